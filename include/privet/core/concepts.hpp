@@ -1,0 +1,105 @@
+// privet/core/concepts.hpp — the number and generator concepts every template
+// parameter in privet is constrained by.
+//
+// `number_traits<T>` is the customisation point: specialise it to make a
+// user-defined big-integer type (or a custom real type) acceptable to privet
+// without touching the library, in the spirit of Eigen's NumTraits.
+#pragma once
+
+#include <boost/multiprecision/number.hpp>
+#include <boost/multiprecision/traits/is_backend.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <type_traits>
+
+namespace privet {
+
+/// Traits privet reads from a number type. Specialise for your own types.
+///
+/// - `is_real`: behaves like a floating-point number (finite checks, +-*/).
+/// - `is_integer`: a built-in integer type usable as a count or a key.
+/// - `is_big_integer`: an arbitrary- or wide-precision integer usable for
+///   modular arithmetic (Paillier).
+template <class T, class Enable = void>
+struct number_traits {
+  static constexpr bool is_real = std::is_floating_point_v<T>;
+  static constexpr bool is_integer =
+      std::is_integral_v<T> && !std::is_same_v<std::remove_cv_t<T>, bool>;
+  static constexpr bool is_big_integer = false;
+};
+
+// Every Boost.Multiprecision integer (cpp_int, the GMP backend's mpz_int,
+// checked fixed-width cpp_int types) is a big integer without further work.
+template <class T>
+struct number_traits<T, std::enable_if_t<boost::multiprecision::is_number<T>::value>> {
+  static constexpr bool is_real = false;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_big_integer =
+      boost::multiprecision::number_category<T>::value ==
+      boost::multiprecision::number_kind_integer;
+};
+
+/// A floating-point-like type: `float`, `double`, `long double`, or a type
+/// whose `number_traits` says so.
+template <class T>
+concept real_number = number_traits<T>::is_real && std::regular<T> &&
+                      std::totally_ordered<T> && requires(T a, T b) {
+                        { a + b } -> std::convertible_to<T>;
+                        { a - b } -> std::convertible_to<T>;
+                        { a * b } -> std::convertible_to<T>;
+                        { a / b } -> std::convertible_to<T>;
+                      };
+
+/// A built-in integer type other than `bool`.
+template <class T>
+concept integer_number = number_traits<T>::is_integer && std::integral<T>;
+
+/// An integer of arbitrary or large fixed precision with the ring and
+/// ordering operations modular arithmetic needs.
+template <class T>
+concept big_integer = number_traits<T>::is_big_integer && std::regular<T> &&
+                      std::totally_ordered<T> && std::constructible_from<T, unsigned long> &&
+                      requires(T a, T b, unsigned u) {
+                        { T(a + b) };
+                        { T(a - b) };
+                        { T(a * b) };
+                        { T(a / b) };
+                        { T(a % b) };
+                        { T(a << u) };
+                        { T(a >> u) };
+                      };
+
+/// The standard concept, re-exported so privet code names one vocabulary.
+template <class G>
+concept uniform_random_bit_generator = std::uniform_random_bit_generator<G>;
+
+namespace detail {
+// Number of uniformly random bits one call of G yields, or 0 when the
+// generator's range is not of the form [0, 2^w - 1].
+template <class G>
+constexpr int generator_bits() {
+  if constexpr (G::min() != 0) {
+    return 0;
+  } else {
+    const auto mx = static_cast<std::uint64_t>(G::max());
+    if (mx == std::numeric_limits<std::uint64_t>::max()) return 64;
+    if ((mx & (mx + 1)) != 0) return 0;  // not 2^w - 1
+    int w = 0;
+    for (std::uint64_t m = mx; m != 0; m >>= 1) ++w;
+    return w;
+  }
+}
+}  // namespace detail
+
+/// A generator whose every output is a block of independent uniform bits
+/// ([0, 2^w - 1] with w >= 8). privet draws exact integer samples from such
+/// blocks; generators such as `std::minstd_rand` whose range is not a power
+/// of two are rejected at compile time.
+template <class G>
+concept random_bit_source =
+    uniform_random_bit_generator<G> && (detail::generator_bits<G>() >= 8);
+
+}  // namespace privet

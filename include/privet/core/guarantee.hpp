@@ -1,0 +1,136 @@
+// privet/core/guarantee.hpp — privacy guarantees as values with units.
+//
+//   pure_dp{eps}          eps-DP (Dwork, McSherry, Nissim, Smith 2006)
+//   approx_dp{eps, delta} (eps, delta)-DP
+//   zcdp{rho}             rho-zCDP (Bun & Steinke 2016)
+//   gdp{mu}               mu-GDP (Dong, Roth & Su 2022)
+//
+// Conversions are named functions, never implicit. This header holds only
+// those that are exact or a single published bound; composition, tighter
+// conversions and accountants live in privet/accounting.
+#pragma once
+
+#include <privet/core/detail/format.hpp>
+#include <privet/core/validate.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <string>
+
+namespace privet {
+
+/// Pure differential privacy: for all neighbours and events,
+/// P[M(x) in S] <= e^epsilon P[M(x') in S].
+class pure_dp {
+ public:
+  /// Throws invalid_parameter unless epsilon is finite and >= 0.
+  explicit pure_dp(double epsilon) : epsilon_(validate_non_negative(epsilon, "epsilon")) {}
+  [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  friend bool operator==(const pure_dp&, const pure_dp&) = default;
+
+ private:
+  double epsilon_;
+};
+
+/// Approximate differential privacy: P[M(x) in S] <= e^epsilon P[M(x') in S] + delta.
+class approx_dp {
+ public:
+  /// Throws unless epsilon is finite and >= 0 and delta is in [0, 1].
+  approx_dp(double epsilon, double delta)
+      : epsilon_(validate_non_negative(epsilon, "epsilon")),
+        delta_(validate_probability(delta, "delta")) {}
+  [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  [[nodiscard]] double delta() const noexcept { return delta_; }
+  friend bool operator==(const approx_dp&, const approx_dp&) = default;
+
+ private:
+  double epsilon_;
+  double delta_;
+};
+
+/// Zero-concentrated differential privacy: D_alpha(M(x) || M(x')) <= rho * alpha
+/// for every Renyi order alpha > 1.
+class zcdp {
+ public:
+  /// Throws unless rho is finite and >= 0.
+  explicit zcdp(double rho) : rho_(validate_non_negative(rho, "rho")) {}
+  [[nodiscard]] double rho() const noexcept { return rho_; }
+  friend bool operator==(const zcdp&, const zcdp&) = default;
+
+ private:
+  double rho_;
+};
+
+/// Gaussian differential privacy: distinguishing neighbours is at least as
+/// hard as distinguishing N(0, 1) from N(mu, 1).
+class gdp {
+ public:
+  /// Throws unless mu is finite and >= 0.
+  explicit gdp(double mu) : mu_(validate_non_negative(mu, "mu")) {}
+  [[nodiscard]] double mu() const noexcept { return mu_; }
+  friend bool operator==(const gdp&, const gdp&) = default;
+
+ private:
+  double mu_;
+};
+
+/// A type is a privacy guarantee if it is one of the value types above (or a
+/// type that specialises this trait; the accounting layer adds RDP curves).
+template <class G>
+inline constexpr bool is_guarantee_v = false;
+template <>
+inline constexpr bool is_guarantee_v<pure_dp> = true;
+template <>
+inline constexpr bool is_guarantee_v<approx_dp> = true;
+template <>
+inline constexpr bool is_guarantee_v<zcdp> = true;
+template <>
+inline constexpr bool is_guarantee_v<gdp> = true;
+
+template <class G>
+concept guarantee = is_guarantee_v<G>;
+
+// ---- named conversions -------------------------------------------------------
+
+/// eps-DP is (eps, 0)-DP.
+inline approx_dp to_approx_dp(const pure_dp& g) { return approx_dp(g.epsilon(), 0.0); }
+
+/// eps-DP implies (eps^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).
+inline zcdp to_zcdp(const pure_dp& g) { return zcdp(g.epsilon() * g.epsilon() / 2); }
+
+/// mu-GDP implies (mu^2 / 2)-zCDP: the Renyi divergences of N(0,1) and
+/// N(mu,1) are alpha mu^2 / 2, and every mu-GDP pair is a post-processing of
+/// that pair (Dong, Roth & Su 2022, Proposition 2.10 and Blackwell's theorem).
+inline zcdp to_zcdp(const gdp& g) { return zcdp(g.mu() * g.mu() / 2); }
+
+/// rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP for delta in
+/// (0, 1) (Bun & Steinke 2016, Proposition 1.3). The accounting layer has the
+/// tighter conversion of Canonne, Kamath & Steinke (2020).
+inline approx_dp to_approx_dp_bun_steinke(const zcdp& g, double delta) {
+  validate_delta_positive(delta);
+  const double rho = g.rho();
+  return approx_dp(rho + 2 * std::sqrt(rho * std::log(1 / delta)), delta);
+}
+
+// ---- printing ----------------------------------------------------------------
+
+inline std::string to_string(const pure_dp& g) {
+  return "epsilon = " + detail::format_value(g.epsilon()) + " (pure DP)";
+}
+inline std::string to_string(const approx_dp& g) {
+  return "epsilon = " + detail::format_value(g.epsilon()) +
+         ", delta = " + detail::format_value(g.delta()) + " (approximate DP)";
+}
+inline std::string to_string(const zcdp& g) {
+  return "rho = " + detail::format_value(g.rho()) + " (zCDP)";
+}
+inline std::string to_string(const gdp& g) {
+  return "mu = " + detail::format_value(g.mu()) + " (Gaussian DP)";
+}
+
+template <guarantee G>
+std::ostream& operator<<(std::ostream& os, const G& g) {
+  return os << to_string(g);
+}
+
+}  // namespace privet
