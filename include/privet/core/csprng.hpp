@@ -4,6 +4,7 @@
 // getrandom(2) on Linux), buffered to amortise the system call.
 #pragma once
 
+#include <privet/core/concepts.hpp>
 #include <privet/core/detail/sodium.hpp>
 
 #include <array>
@@ -75,5 +76,7 @@ inline csprng& secure_generator() {
   thread_local csprng gen;
   return gen;
 }
+
+static_assert(random_bit_source<csprng>);
 
 }  // namespace privet

@@ -7,6 +7,7 @@
 // Not for release noise: anyone who knows the seed knows the noise.
 #pragma once
 
+#include <privet/core/concepts.hpp>
 #include <privet/core/detail/sodium.hpp>
 
 #include <algorithm>
@@ -107,5 +108,7 @@ class seeded_generator {
   std::array<result_type, words> buffer_{};
   std::size_t pos_ = words;
 };
+
+static_assert(random_bit_source<seeded_generator>);
 
 }  // namespace privet

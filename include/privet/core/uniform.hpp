@@ -5,6 +5,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/int128.hpp>
 #include <privet/core/validate.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -37,12 +38,12 @@ template <random_bit_source G>
 std::uint64_t uniform_below(G& gen, std::uint64_t n) {
   if (n == 0) throw_invalid("n", n, ">= 1 (the range [0, n) must not be empty)");
   // Lemire's multiply-and-reject: unbiased, usually without a division.
-  unsigned __int128 m = static_cast<unsigned __int128>(random_u64(gen)) * n;
+  detail::uint128 m = static_cast<detail::uint128>(random_u64(gen)) * n;
   auto low = static_cast<std::uint64_t>(m);
   if (low < n) {
     const std::uint64_t threshold = (0 - n) % n;
     while (low < threshold) {
-      m = static_cast<unsigned __int128>(random_u64(gen)) * n;
+      m = static_cast<detail::uint128>(random_u64(gen)) * n;
       low = static_cast<std::uint64_t>(m);
     }
   }

@@ -1,0 +1,64 @@
+// Core layer: the generators every sampler draws from.
+#include <privet/core/csprng.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/uniform.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstddef>
+#include <random>
+
+namespace {
+
+template <class G>
+void words(benchmark::State& state) {
+  G gen = [] {
+    if constexpr (std::is_default_constructible_v<G>) return G{};
+    else return G(1);
+  }();
+  for (auto _ : state) benchmark::DoNotOptimize(gen());
+  state.SetBytesProcessed(state.iterations() * 8);
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <class G>
+void uniform_below_draws(benchmark::State& state) {
+  G gen = [] {
+    if constexpr (std::is_default_constructible_v<G>) return G{};
+    else return G(1);
+  }();
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_below(gen, n));
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <class G>
+void uniform_real_draws(benchmark::State& state) {
+  G gen = [] {
+    if constexpr (std::is_default_constructible_v<G>) return G{};
+    else return G(1);
+  }();
+  for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_real(gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+void csprng_fill(benchmark::State& state) {
+  privet::csprng gen;
+  std::vector<std::byte> buf(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    gen.fill(buf);
+    benchmark::DoNotOptimize(buf.data());
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+
+}  // namespace
+
+BENCHMARK(words<privet::csprng>)->Name("csprng/words");
+BENCHMARK(words<privet::seeded_generator>)->Name("seeded_generator/words");
+BENCHMARK(words<std::mt19937_64>)->Name("std::mt19937_64/words (reference, not secure)");
+BENCHMARK(uniform_below_draws<privet::csprng>)->Name("csprng/uniform_below")->Arg(6)->Arg(1'000'003);
+BENCHMARK(uniform_below_draws<privet::seeded_generator>)->Name("seeded_generator/uniform_below")->Arg(6)->Arg(1'000'003);
+BENCHMARK(uniform_real_draws<privet::csprng>)->Name("csprng/uniform_real");
+BENCHMARK(csprng_fill)->Name("csprng/fill")->Arg(64)->Arg(4096)->Arg(1 << 20);

@@ -1,0 +1,7 @@
+# privetWarnings.cmake — warning flags for privet's own tests, examples and
+# benchmarks (never propagated to consumers of privet::privet).
+add_library(privet_warnings INTERFACE)
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(privet_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+                                                   -Wnon-virtual-dtor -Werror)
+endif()

@@ -1,0 +1,29 @@
+// privet quick start: two private statistics over a small embedded data set.
+#include <privet/privet.hpp>
+
+#include <iostream>
+#include <vector>
+
+int main() {
+  // Embedded data: (user id, session minutes); some users have many sessions.
+  std::vector<privet::unit_record<int, double>> sessions;
+  for (int user = 0; user < 200; ++user)
+    for (int s = 0; s <= user % 7; ++s) sessions.push_back({user, 5.0 + (user * 37 + s * 11) % 90});
+  std::cout << "data: embedded sample, " << sessions.size() << " sessions of 200 users\n";
+
+  privet::csprng& gen = privet::secure_generator();  // release-grade randomness
+
+  // Total minutes: clamp each session to [0, 60], sum, Laplace noise for eps = 1.
+  std::vector<double> minutes;
+  for (const auto& s : sessions) minutes.push_back(s.value);
+  auto total = privet::clamp(0.0, 60.0) | privet::bounded_sum(0.0, 60.0) |
+               privet::laplace_mechanism<>::from_guarantee(privet::pure_dp(1.0), 60.0);
+  std::cout << "total minutes (per session): " << total(minutes, gen)
+            << "  spent: " << total.guarantee(1) << '\n';
+
+  // Sessions, private per user: keep at most 3 per user, count, Gaussian noise.
+  auto count = privet::bound_contributions<int, double>(3) | privet::count{} |
+               privet::gaussian_mechanism<>::from_guarantee(privet::zcdp(0.05), 3.0);
+  std::cout << "sessions (per user):         " << count(sessions, gen)
+            << "  spent: " << count.guarantee(1) << '\n';
+}

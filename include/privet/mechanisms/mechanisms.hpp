@@ -1,0 +1,9 @@
+// privet/mechanisms/mechanisms.hpp — everything in the mechanisms layer.
+#pragma once
+
+#include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/discrete_gaussian.hpp>
+#include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/laplace.hpp>
+#include <privet/mechanisms/noise.hpp>

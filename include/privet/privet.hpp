@@ -1,0 +1,8 @@
+// privet/privet.hpp — every part of privet that needs no optional dependency.
+#pragma once
+
+#include <privet/core/core.hpp>
+#include <privet/fwd.hpp>
+#include <privet/mechanisms/mechanisms.hpp>
+#include <privet/sketches/sketches.hpp>
+#include <privet/version.hpp>

@@ -1,0 +1,4 @@
+// privet/sketches/sketches.hpp — everything in the sketches layer.
+#pragma once
+
+#include <privet/sketches/contribution_bounding.hpp>

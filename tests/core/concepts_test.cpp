@@ -1,0 +1,53 @@
+#include <privet/core/concepts.hpp>
+
+#include <boost/multiprecision/cpp_int.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+
+namespace {
+// An archetype: a user-defined big integer made acceptable through the
+// number_traits customisation point, with only the operations the concept asks.
+struct archetype_int {
+  unsigned long v = 0;
+  archetype_int() = default;
+  archetype_int(unsigned long x) : v(x) {}  // NOLINT(google-explicit-constructor)
+  friend archetype_int operator+(archetype_int a, archetype_int b) { return a.v + b.v; }
+  friend archetype_int operator-(archetype_int a, archetype_int b) { return a.v - b.v; }
+  friend archetype_int operator*(archetype_int a, archetype_int b) { return a.v * b.v; }
+  friend archetype_int operator/(archetype_int a, archetype_int b) { return a.v / b.v; }
+  friend archetype_int operator%(archetype_int a, archetype_int b) { return a.v % b.v; }
+  friend archetype_int operator<<(archetype_int a, unsigned s) { return a.v << s; }
+  friend archetype_int operator>>(archetype_int a, unsigned s) { return a.v >> s; }
+  friend auto operator<=>(const archetype_int&, const archetype_int&) = default;
+};
+}  // namespace
+
+template <>
+struct privet::number_traits<archetype_int> {
+  static constexpr bool is_real = false;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_big_integer = true;
+};
+
+TEST_CASE("number concepts accept the intended types and reject the rest") {
+  using boost::multiprecision::cpp_int;
+  using checked_1024 = boost::multiprecision::number<boost::multiprecision::cpp_int_backend<
+      1024, 1024, boost::multiprecision::unsigned_magnitude, boost::multiprecision::checked, void>>;
+  static_assert(privet::real_number<double> && privet::real_number<float>);
+  static_assert(!privet::real_number<int> && !privet::real_number<cpp_int>);
+  static_assert(privet::integer_number<std::int64_t> && privet::integer_number<unsigned>);
+  static_assert(!privet::integer_number<bool> && !privet::integer_number<double>);
+  static_assert(privet::big_integer<cpp_int> && privet::big_integer<checked_1024>);
+  static_assert(privet::big_integer<archetype_int>);
+  static_assert(!privet::big_integer<long> && !privet::big_integer<double>);
+  CHECK(true);
+}
+
+TEST_CASE("random_bit_source requires a power-of-two range") {
+  static_assert(privet::random_bit_source<std::mt19937>);
+  static_assert(privet::random_bit_source<std::mt19937_64>);
+  static_assert(!privet::random_bit_source<std::minstd_rand>);  // range [1, 2^31 - 2]
+  CHECK(privet::detail::generator_bits<std::mt19937>() == 32);
+}

@@ -1,0 +1,65 @@
+#include <privet/core/pipeline.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/transformations/bounded_sum.hpp>
+#include <privet/core/transformations/clamp.hpp>
+#include <privet/core/transformations/count.hpp>
+#include <privet/sketches/contribution_bounding.hpp>
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+namespace {
+// Measurement archetypes: the least a type must provide to end a pipeline.
+// They add no noise; the real mechanisms are tested in tests/mechanisms.
+template <class Metric, class Guarantee>
+struct archetype_measurement {
+  using input_metric = Metric;
+  using guarantee_type = Guarantee;
+  double scale;
+  template <class G>
+  double operator()(double x, G&) const {
+    return x;
+  }
+  Guarantee guarantee(double d) const { return Guarantee(d / scale); }
+};
+using l1_archetype = archetype_measurement<privet::l1_distance, privet::pure_dp>;
+using l2_archetype = archetype_measurement<privet::l2_distance, privet::gdp>;
+}  // namespace
+
+static_assert(privet::transformation<privet::clamp<double>>);
+static_assert(privet::transformation<privet::count>);
+static_assert(!privet::measurement<privet::count>);
+static_assert(privet::measurement<l1_archetype>);
+
+TEST_CASE("clamp | bounded_sum | L1 measurement: guarantee computed from stabilities") {
+  privet::seeded_generator gen(1);
+  auto p = privet::clamp(0.0, 10.0) | privet::bounded_sum(0.0, 10.0, 100) | l1_archetype{20.0};
+  static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::pure_dp>);
+  CHECK(p(std::vector<double>{-5, 3, 50}, gen) == 13.0);
+  // Sensitivity 10 (plus the proven rounding margin) over scale 20.
+  CHECK(p.guarantee(1).epsilon() == doctest::Approx(0.5).epsilon(1e-12));
+  CHECK(p.guarantee(1).epsilon() >= 0.5);
+  CHECK(p.guarantee(2).epsilon() == doctest::Approx(1.0).epsilon(1e-12));
+}
+
+TEST_CASE("bound_contributions | count | L2 measurement: per-unit guarantee") {
+  privet::seeded_generator gen(2);
+  using record = privet::unit_record<int, int>;
+  std::vector<record> records;
+  for (int u = 0; u < 5; ++u)
+    for (int i = 0; i < 10; ++i) records.push_back({u, i});
+  auto p = privet::bound_contributions<int, int>(3) | privet::count{} | l2_archetype{6.0};
+  static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::gdp>);
+  static_assert(std::same_as<decltype(p)::input_metric, privet::unit_distance>);
+  CHECK(p(records, gen) == 15.0);         // 5 units, 3 records each kept
+  CHECK(p.guarantee(1).mu() == 0.5);      // one unit moves the count by 3; 3 / 6
+  CHECK(p.guarantee(4).mu() == 2.0);
+}
+
+TEST_CASE("transformations chain without a mechanism") {
+  auto t = privet::clamp(0.0, 1.0) | privet::count{};
+  static_assert(privet::transformation<decltype(t)>);
+  CHECK(t(std::vector<double>{1, 2, 3}) == 3);
+  CHECK(t.stability(2) == 2.0);
+}

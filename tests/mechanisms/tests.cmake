@@ -1,0 +1,1 @@
+privet_add_layer_tests(mechanisms mechanisms/laplace_test.cpp mechanisms/gaussian_test.cpp)
