@@ -1,7 +1,11 @@
 // privet/core/csprng.hpp — the cryptographically secure generator privet uses
 // by default for every release-grade random choice (as Google DP's
-// SecureURBG). Bytes come from libsodium's randombytes (the OS CSPRNG,
-// getrandom(2) on Linux), buffered to amortise the system call.
+// SecureURBG). A fast-key-erasure generator (Bernstein 2017, as OpenBSD's
+// arc4random and Linux's vDSO getrandom): a ChaCha20 key from the OS CSPRNG
+// (libsodium's randombytes, getrandom(2) on Linux) produces 4 KiB of
+// keystream per refill, whose first 32 bytes replace the key at once, so a
+// later memory compromise reveals no earlier output. The key is drawn afresh
+// from the OS every 256 KiB and after fork().
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -10,13 +14,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 
 namespace privet {
 
-/// A `std::uniform_random_bit_generator` producing 64-bit words from the
-/// operating system's CSPRNG. Not copyable: a copy would replay the same
+/// A `std::uniform_random_bit_generator` producing 64-bit words seeded from
+/// the operating system's CSPRNG. Not copyable: a copy would replay the same
 /// buffered randomness. Safe across fork(): a child discards the parent's
 /// buffer. One instance per thread (see `secure_generator()`).
 class csprng {
@@ -26,13 +31,17 @@ class csprng {
   csprng() { detail::ensure_sodium(); }
   csprng(const csprng&) = delete;
   csprng& operator=(const csprng&) = delete;
-  csprng(csprng&& other) noexcept : buffer_(other.buffer_), pos_(other.pos_), gen_(other.gen_) {
+  csprng(csprng&& other) noexcept
+      : key_(other.key_), buffer_(other.buffer_), pos_(other.pos_), refills_(other.refills_),
+        gen_(other.gen_) {
     other.wipe();
   }
   csprng& operator=(csprng&& other) noexcept {
     if (this != &other) {
+      key_ = other.key_;
       buffer_ = other.buffer_;
       pos_ = other.pos_;
+      refills_ = other.refills_;
       gen_ = other.gen_;
       other.wipe();
     }
@@ -54,20 +63,35 @@ class csprng {
   void fill(std::span<std::byte> out) const { randombytes_buf(out.data(), out.size()); }
 
  private:
-  static constexpr std::size_t words = 512;  // 4 KiB per system call
+  static constexpr std::size_t words = 512;           // 4 KiB of output per refill
+  static constexpr unsigned refills_per_reseed = 64;  // fresh OS key every 256 KiB
 
   void refill() {
-    randombytes_buf(buffer_.data(), sizeof(buffer_));
+    if (refills_ == 0 || gen_ != detail::fork_generation()) {
+      randombytes_buf(key_.data(), key_.size());
+      gen_ = detail::fork_generation();
+      refills_ = refills_per_reseed;
+    }
+    --refills_;
+    std::array<unsigned char, crypto_stream_chacha20_KEYBYTES + words * sizeof(result_type)> block{};
+    static constexpr std::array<unsigned char, crypto_stream_chacha20_NONCEBYTES> nonce{};
+    crypto_stream_chacha20(block.data(), block.size(), nonce.data(), key_.data());
+    std::memcpy(key_.data(), block.data(), key_.size());  // erase the key that made this block
+    std::memcpy(buffer_.data(), block.data() + key_.size(), sizeof(buffer_));
+    sodium_memzero(block.data(), block.size());
     pos_ = 0;
-    gen_ = detail::fork_generation();
   }
   void wipe() noexcept {
+    sodium_memzero(key_.data(), key_.size());
     sodium_memzero(buffer_.data(), sizeof(buffer_));
     pos_ = buffer_.size();
+    refills_ = 0;
   }
 
+  std::array<unsigned char, crypto_stream_chacha20_KEYBYTES> key_{};
   std::array<result_type, words> buffer_{};
   std::size_t pos_ = words;
+  unsigned refills_ = 0;
   std::uint64_t gen_ = 0;
 };
 

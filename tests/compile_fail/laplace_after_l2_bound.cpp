@@ -1,0 +1,18 @@
+// expect: this mechanism needs an L1 sensitivity bound
+// A Laplace mechanism after a sum whose rows are clipped in L2 only must not
+// compile. With PRIVET_COMPILE_FAIL_FIXED the rows are clipped in L1.
+#include <privet/core/pipeline.hpp>
+#include <privet/core/transformations/clipped_sum.hpp>
+#include <privet/mechanisms/laplace.hpp>
+
+#ifdef PRIVET_COMPILE_FAIL_FIXED
+using norm = privet::l1_distance;
+#else
+using norm = privet::l2_distance;
+#endif
+
+int main() {
+  auto pipeline = privet::clipped_sum<norm>(4, 1.0) |
+                  privet::laplace_mechanism<>::from_scale(2.0, 4);
+  return pipeline.guarantee(1).epsilon() > 0 ? 0 : 1;
+}
