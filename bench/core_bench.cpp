@@ -14,8 +14,10 @@ namespace {
 template <class G>
 void words(benchmark::State& state) {
   G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>) return G{};
-    else return G(1);
+    if constexpr (std::is_default_constructible_v<G>)
+      return G{};
+    else
+      return G(1);
   }();
   for (auto _ : state) benchmark::DoNotOptimize(gen());
   state.SetBytesProcessed(state.iterations() * 8);
@@ -25,8 +27,10 @@ void words(benchmark::State& state) {
 template <class G>
 void uniform_below_draws(benchmark::State& state) {
   G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>) return G{};
-    else return G(1);
+    if constexpr (std::is_default_constructible_v<G>)
+      return G{};
+    else
+      return G(1);
   }();
   const auto n = static_cast<std::uint64_t>(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_below(gen, n));
@@ -36,8 +40,10 @@ void uniform_below_draws(benchmark::State& state) {
 template <class G>
 void uniform_real_draws(benchmark::State& state) {
   G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>) return G{};
-    else return G(1);
+    if constexpr (std::is_default_constructible_v<G>)
+      return G{};
+    else
+      return G(1);
   }();
   for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_real(gen));
   state.SetItemsProcessed(state.iterations());
@@ -58,7 +64,13 @@ void csprng_fill(benchmark::State& state) {
 BENCHMARK(words<privet::csprng>)->Name("csprng/words");
 BENCHMARK(words<privet::seeded_generator>)->Name("seeded_generator/words");
 BENCHMARK(words<std::mt19937_64>)->Name("std::mt19937_64/words (reference, not secure)");
-BENCHMARK(uniform_below_draws<privet::csprng>)->Name("csprng/uniform_below")->Arg(6)->Arg(1'000'003);
-BENCHMARK(uniform_below_draws<privet::seeded_generator>)->Name("seeded_generator/uniform_below")->Arg(6)->Arg(1'000'003);
+BENCHMARK(uniform_below_draws<privet::csprng>)
+    ->Name("csprng/uniform_below")
+    ->Arg(6)
+    ->Arg(1'000'003);
+BENCHMARK(uniform_below_draws<privet::seeded_generator>)
+    ->Name("seeded_generator/uniform_below")
+    ->Arg(6)
+    ->Arg(1'000'003);
 BENCHMARK(uniform_real_draws<privet::csprng>)->Name("csprng/uniform_real");
 BENCHMARK(csprng_fill)->Name("csprng/fill")->Arg(64)->Arg(4096)->Arg(1 << 20);

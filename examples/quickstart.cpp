@@ -13,10 +13,11 @@ int main() {
 
   privet::csprng& gen = privet::secure_generator();  // release-grade randomness
 
-  // Total minutes: clamp each session to [0, 60], sum, Laplace noise for eps = 1.
+  // Total minutes: clamp each session to [0, 60], sum (of at most 10^6
+  // sessions, which bounds the rounding error), Laplace noise for eps = 1.
   std::vector<double> minutes;
   for (const auto& s : sessions) minutes.push_back(s.value);
-  auto total = privet::clamp(0.0, 60.0) | privet::bounded_sum(0.0, 60.0) |
+  auto total = privet::clamp(0.0, 60.0) | privet::bounded_sum(0.0, 60.0, 1'000'000) |
                privet::laplace_mechanism<>::from_guarantee(privet::pure_dp(1.0), 60.0);
   std::cout << "total minutes (per session): " << total(minutes, gen)
             << "  spent: " << total.guarantee(1) << '\n';

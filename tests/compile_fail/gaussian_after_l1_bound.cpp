@@ -13,7 +13,7 @@ using norm = privet::l1_distance;
 #endif
 
 int main() {
-  auto pipeline = privet::clipped_sum<norm>(4, 1.0) |
-                  privet::gaussian_mechanism<>::from_scale(2.0, 4);
+  auto pipeline =
+      privet::clipped_sum<norm>(4, 1.0) | privet::gaussian_mechanism<>::from_scale(2.0, 4);
   return pipeline.guarantee(1).rho() > 0 ? 0 : 1;
 }

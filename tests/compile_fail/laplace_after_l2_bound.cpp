@@ -12,7 +12,7 @@ using norm = privet::l2_distance;
 #endif
 
 int main() {
-  auto pipeline = privet::clipped_sum<norm>(4, 1.0) |
-                  privet::laplace_mechanism<>::from_scale(2.0, 4);
+  auto pipeline =
+      privet::clipped_sum<norm>(4, 1.0) | privet::laplace_mechanism<>::from_scale(2.0, 4);
   return pipeline.guarantee(1).epsilon() > 0 ? 0 : 1;
 }

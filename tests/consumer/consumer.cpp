@@ -12,7 +12,7 @@ int main() {
                   privet::laplace_mechanism<double>::from_scale(4.0);
   const double released = pipeline(data, gen);
   const privet::pure_dp spent = pipeline.guarantee(1);
-  std::printf("privet %s: released %.3f with %s\n", privet::version_string,
-              released, privet::to_string(spent).c_str());
+  std::printf("privet %s: released %.3f with %s\n", privet::version_string, released,
+              privet::to_string(spent).c_str());
   return spent.epsilon() > 0.5 && spent.epsilon() < 0.5001 ? 0 : 1;
 }

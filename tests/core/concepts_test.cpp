@@ -1,7 +1,7 @@
 #include <privet/core/concepts.hpp>
 
-#include <boost/multiprecision/cpp_int.hpp>
 #include <doctest/doctest.h>
+#include <boost/multiprecision/cpp_int.hpp>
 
 #include <cstdint>
 #include <random>

@@ -8,7 +8,8 @@
 TEST_CASE("guarantee values validate their parameters") {
   CHECK(privet::pure_dp(1.5).epsilon() == 1.5);
   CHECK(privet::pure_dp(0).epsilon() == 0);  // the trivial (constant) mechanism
-  CHECK_THROWS_WITH_AS(privet::pure_dp(-0.1), "privet: epsilon = -0.1 is invalid; allowed: finite and >= 0",
+  CHECK_THROWS_WITH_AS(privet::pure_dp(-0.1),
+                       "privet: epsilon = -0.1 is invalid; allowed: finite and >= 0",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::approx_dp(1, 2), "privet: delta = 2 is invalid; allowed: [0, 1]",
                        privet::invalid_parameter);

@@ -52,8 +52,8 @@ TEST_CASE("bound_contributions | count | L2 measurement: per-unit guarantee") {
   auto p = privet::bound_contributions<int, int>(3) | privet::count{} | l2_archetype{6.0};
   static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::gdp>);
   static_assert(std::same_as<decltype(p)::input_metric, privet::unit_distance>);
-  CHECK(p(records, gen) == 15.0);         // 5 units, 3 records each kept
-  CHECK(p.guarantee(1).mu() == 0.5);      // one unit moves the count by 3; 3 / 6
+  CHECK(p(records, gen) == 15.0);     // 5 units, 3 records each kept
+  CHECK(p.guarantee(1).mu() == 0.5);  // one unit moves the count by 3; 3 / 6
   CHECK(p.guarantee(4).mu() == 2.0);
 }
 

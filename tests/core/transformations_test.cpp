@@ -15,20 +15,23 @@ TEST_CASE("clamp maps records into bounds and rejects NaN") {
   privet::clamp c(0.0, 1.0);
   CHECK(c(std::vector<double>{-1, 0.5, 3}) == std::vector<double>{0, 0.5, 1});
   CHECK(c.stability(4) == 4);
-  CHECK_THROWS_WITH_AS(c(std::vector<double>{0.1, NAN}),
-                       "privet: records[1] = nan is invalid; allowed: a number (NaN cannot be clamped)",
-                       privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::clamp(2.0, 1.0), "privet: upper = 1 is invalid; allowed: >= lower = 2",
+  CHECK_THROWS_WITH_AS(
+      c(std::vector<double>{0.1, NAN}),
+      "privet: records[1] = nan is invalid; allowed: a number (NaN cannot be clamped)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::clamp(2.0, 1.0),
+                       "privet: upper = 1 is invalid; allowed: >= lower = 2",
                        privet::invalid_parameter);
 }
 
 TEST_CASE("bounded_sum sums, refuses out-of-bound records, and covers rounding") {
   privet::bounded_sum s(-2.0, 1.0, 1000);
   CHECK(s(std::vector<double>{1, -2, 0.5}) == -0.5);
-  CHECK_THROWS_WITH_AS(s(std::vector<double>{0.5, 1.5}),
-                       "privet: records[1] = 1.5 is invalid; allowed: [-2, 1] (bounded_sum does not clamp; "
-                       "put clamp before it)",
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      s(std::vector<double>{0.5, 1.5}),
+      "privet: records[1] = 1.5 is invalid; allowed: [-2, 1] (bounded_sum does not clamp; "
+      "put clamp before it)",
+      privet::invalid_parameter);
   CHECK(s.stability(1) > 2.0);
   CHECK(s.stability(1) < 2.0 * (1 + 1e-9));
   CHECK(s.stability_margin() > 0);

@@ -7,8 +7,8 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 
-#include <boost/math/distributions/chi_squared.hpp>
 #include <doctest/doctest.h>
+#include <boost/math/distributions/chi_squared.hpp>
 
 #include <vector>
 
@@ -19,7 +19,8 @@ double chi_square_uniform(G& gen, std::uint64_t bins, std::uint64_t draws) {
   for (std::uint64_t i = 0; i < draws; ++i) ++counts[privet::uniform_below(gen, bins)];
   const double expected = static_cast<double>(draws) / static_cast<double>(bins);
   double chi2 = 0;
-  for (auto c : counts) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  for (auto c : counts)
+    chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
   return chi2;
 }
 
@@ -35,7 +36,8 @@ double chi_square_low_byte(G& gen, std::uint64_t draws) {
   for (std::uint64_t i = 0; i < draws; ++i) ++counts[gen() & 0xff];
   const double expected = static_cast<double>(draws) / 256.0;
   double chi2 = 0;
-  for (auto c : counts) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  for (auto c : counts)
+    chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
   return chi2;
 }
 }  // namespace
@@ -61,6 +63,8 @@ TEST_CASE("the chi-square check can fail: a biased draw is rejected") {
   const std::uint64_t draws = 3'000'000;
   for (std::uint64_t i = 0; i < draws; ++i) ++counts[(gen() & 0x7f) % 3];
   double chi2 = 0;
-  for (auto c : counts) chi2 += (static_cast<double>(c) - draws / 3.0) * (static_cast<double>(c) - draws / 3.0) / (draws / 3.0);
+  for (auto c : counts)
+    chi2 += (static_cast<double>(c) - draws / 3.0) * (static_cast<double>(c) - draws / 3.0) /
+            (draws / 3.0);
   CHECK(chi2 > critical(3));
 }

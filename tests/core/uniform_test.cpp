@@ -1,8 +1,8 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 
-#include <boost/multiprecision/cpp_int.hpp>
 #include <doctest/doctest.h>
+#include <boost/multiprecision/cpp_int.hpp>
 
 #include <random>
 
@@ -17,9 +17,10 @@ TEST_CASE("uniform_below stays in range, including for narrow generators") {
       CHECK(privet::uniform_below(narrow, n) < n);
     }
   }
-  CHECK_THROWS_WITH_AS(privet::uniform_below(gen, std::uint64_t{0}),
-                       "privet: n = 0 is invalid; allowed: >= 1 (the range [0, n) must not be empty)",
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      privet::uniform_below(gen, std::uint64_t{0}),
+      "privet: n = 0 is invalid; allowed: >= 1 (the range [0, n) must not be empty)",
+      privet::invalid_parameter);
 }
 
 TEST_CASE("uniform_int covers a closed range, including the full int64 range") {
@@ -34,8 +35,8 @@ TEST_CASE("uniform_int covers a closed range, including the full int64 range") {
   }
   CHECK((lo && hi));
   (void)privet::uniform_int(gen, INT64_MIN, INT64_MAX);
-  CHECK_THROWS_WITH_AS(privet::uniform_int(gen, 5, 4), "privet: lo = 5 is invalid; allowed: <= hi = 4",
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::uniform_int(gen, 5, 4),
+                       "privet: lo = 5 is invalid; allowed: <= hi = 4", privet::invalid_parameter);
 }
 
 TEST_CASE("uniform_real is in [0, 1) on the 2^-53 grid") {
@@ -60,7 +61,7 @@ TEST_CASE("random big integers below a bound") {
   }
   CHECK(high);  // all 200 draws below half the bound: probability 2^-200
   CHECK(privet::uniform_below(gen, cpp_int(1)) == 0);
-  CHECK_THROWS_WITH_AS(privet::uniform_below(gen, cpp_int(0)), "privet: bound = 0 is invalid; allowed: > 0",
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::uniform_below(gen, cpp_int(0)),
+                       "privet: bound = 0 is invalid; allowed: > 0", privet::invalid_parameter);
   CHECK(privet::random_bits<cpp_int>(gen, 70) < (cpp_int(1) << 70));
 }

@@ -18,25 +18,31 @@ TEST_CASE("validators accept their ranges") {
 TEST_CASE("validators reject with messages naming parameter, value and range") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH_AS(privet::validate_epsilon(-1), "privet: epsilon = -1 is invalid; allowed: finite and > 0",
+  CHECK_THROWS_WITH_AS(privet::validate_epsilon(-1),
+                       "privet: epsilon = -1 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::validate_epsilon(nan), "privet: epsilon = nan is invalid; allowed: finite and > 0",
+  CHECK_THROWS_WITH_AS(privet::validate_epsilon(nan),
+                       "privet: epsilon = nan is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::validate_epsilon(inf, "eps_1"),
-                       "privet: eps_1 = inf is invalid; allowed: finite and > 0", privet::invalid_parameter);
+                       "privet: eps_1 = inf is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::validate_delta(1), "privet: delta = 1 is invalid; allowed: [0, 1)",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::validate_delta_positive(0), "privet: delta = 0 is invalid; allowed: (0, 1)",
+  CHECK_THROWS_WITH_AS(privet::validate_delta_positive(0),
+                       "privet: delta = 0 is invalid; allowed: (0, 1)", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_probability(1.25, "p"),
+                       "privet: p = 1.25 is invalid; allowed: [0, 1]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_finite(-inf, "x"),
+                       "privet: x = -inf is invalid; allowed: a finite number",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::validate_probability(1.25, "p"), "privet: p = 1.25 is invalid; allowed: [0, 1]",
-                       privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::validate_finite(-inf, "x"), "privet: x = -inf is invalid; allowed: a finite number",
-                       privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::validate_at_least<int>(0, 1, "k"), "privet: k = 0 is invalid; allowed: >= 1",
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_at_least<int>(0, 1, "k"),
+                       "privet: k = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::validate_non_empty(std::vector<int>{}, "records"),
-                       "privet: records is empty; allowed: at least one element", privet::invalid_parameter);
+                       "privet: records is empty; allowed: at least one element",
+                       privet::invalid_parameter);
   // Shortest round-trip formatting shows exactly the value passed in.
   CHECK_THROWS_WITH_AS(privet::validate_delta(1.0000000000000002),
-                       "privet: delta = 1.0000000000000002 is invalid; allowed: [0, 1)", privet::invalid_parameter);
+                       "privet: delta = 1.0000000000000002 is invalid; allowed: [0, 1)",
+                       privet::invalid_parameter);
 }

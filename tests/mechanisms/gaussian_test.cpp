@@ -65,7 +65,8 @@ TEST_CASE("pipeline bound_contributions | count | Gaussian: per-user guarantee")
 
 TEST_CASE("vector pipeline: clipped_sum<l2> | Gaussian, and L1 only via a named cast") {
   privet::seeded_generator gen(7);
-  auto p = privet::clipped_sum<privet::l2_distance>(3, 1.0) | gaussian_mechanism<>::from_scale(2.0, 3);
+  auto p =
+      privet::clipped_sum<privet::l2_distance>(3, 1.0) | gaussian_mechanism<>::from_scale(2.0, 3);
   CHECK(p(std::vector<std::vector<double>>{{1, 0, 0}, {0, 5, 0}}, gen).size() == 3);
   auto q = privet::clipped_sum<privet::l1_distance>(3, 1.0) | privet::l1_as_l2() |
            gaussian_mechanism<>::from_scale(2.0, 3);
@@ -73,10 +74,13 @@ TEST_CASE("vector pipeline: clipped_sum<l2> | Gaussian, and L1 only via a named 
 }
 
 TEST_CASE("Gaussian rejects bad parameters with clear messages") {
-  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_scale(-1), "privet: sigma = -1 is invalid; allowed: finite and > 0",
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_scale(-1),
+                       "privet: sigma = -1 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(0.1), 0),
-                       "privet: l2_sensitivity = 0 is invalid; allowed: finite and > 0", privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_scale(1, 0), "privet: dimension = 0 is invalid; allowed: >= 1",
+                       "privet: l2_sensitivity = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_scale(1, 0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
 }

@@ -55,16 +55,20 @@ TEST_CASE("Laplace noise has the right spread (coarse check)") {
 
 TEST_CASE("Laplace rejects bad parameters and inputs with clear messages") {
   privet::seeded_generator gen(3);
-  CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_scale(0), "privet: scale = 0 is invalid; allowed: finite and > 0",
+  CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_scale(0),
+                       "privet: scale = 0 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_guarantee(privet::pure_dp(0), 1),
-                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0", privet::invalid_parameter);
+                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
   const auto m = laplace_mechanism<>::from_scale(1.0);
-  CHECK_THROWS_WITH_AS(m(NAN, gen), "privet: x = nan is invalid; allowed: a finite number", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(m(NAN, gen), "privet: x = nan is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
   CHECK_THROWS_AS(m(1e300, gen), privet::overflow_error);
   const auto v = laplace_mechanism<>::from_scale(1.0, 3);
   CHECK(v(std::vector<double>{1, 2, 3}, gen).size() == 3);
-  CHECK_THROWS_WITH_AS(v(std::vector<double>{1, 2}, gen), "privet: input size = 2 is invalid; allowed: == dimension = 3",
+  CHECK_THROWS_WITH_AS(v(std::vector<double>{1, 2}, gen),
+                       "privet: input size = 2 is invalid; allowed: == dimension = 3",
                        privet::invalid_parameter);
 }
 
@@ -73,9 +77,9 @@ TEST_CASE("pipeline clamp | bounded_sum | Laplace reports the composed guarantee
   auto p = privet::clamp(0.0, 5.0) | privet::bounded_sum(0.0, 5.0, 1000) |
            laplace_mechanism<>::from_guarantee(privet::pure_dp(0.5), 5.0);
   static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::pure_dp>);
-  // bounded_sum's stability is 5 plus its rounding margin, so the pipeline
-  // spends a hair more than the 0.5 the mechanism was calibrated for.
-  CHECK(p.guarantee(1).epsilon() > 0.5);
+  // bounded_sum's stability is 5 plus its rounding margin (< 1e-12 here),
+  // which the mechanism's grid rounding absorbs or adds a hair to.
+  CHECK(p.guarantee(1).epsilon() >= 0.5);
   CHECK(p.guarantee(1).epsilon() < 0.5 * (1 + 1e-9));
   const double y = p(std::vector<double>{1, 2, 9}, gen);
   CHECK(std::isfinite(y));

@@ -1,1 +1,3 @@
-privet_add_layer_tests(mechanisms mechanisms/laplace_test.cpp mechanisms/gaussian_test.cpp)
+privet_add_layer_tests(
+  mechanisms mechanisms/laplace_test.cpp mechanisms/gaussian_test.cpp
+  mechanisms/discrete_laplace_test.cpp mechanisms/discrete_laplace_statistical_test.cpp)

@@ -47,7 +47,7 @@ TEST_CASE("bound_contributions samples uniformly (every record can survive)") {
 }
 
 TEST_CASE("bound_contributions validates its bound") {
-  CHECK_THROWS_WITH_AS(bound_int(0),
-                       "privet: max_per_unit = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(bound_int(0), "privet: max_per_unit = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
   CHECK(privet::bound_contributions<int, int>(5).stability(3) == 15);
 }

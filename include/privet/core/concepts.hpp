@@ -37,21 +37,20 @@ template <class T>
 struct number_traits<T, std::enable_if_t<boost::multiprecision::is_number<T>::value>> {
   static constexpr bool is_real = false;
   static constexpr bool is_integer = false;
-  static constexpr bool is_big_integer =
-      boost::multiprecision::number_category<T>::value ==
-      boost::multiprecision::number_kind_integer;
+  static constexpr bool is_big_integer = boost::multiprecision::number_category<T>::value ==
+                                         boost::multiprecision::number_kind_integer;
 };
 
 /// A floating-point-like type: `float`, `double`, `long double`, or a type
 /// whose `number_traits` says so.
 template <class T>
-concept real_number = number_traits<T>::is_real && std::regular<T> &&
-                      std::totally_ordered<T> && requires(T a, T b) {
-                        { a + b } -> std::convertible_to<T>;
-                        { a - b } -> std::convertible_to<T>;
-                        { a * b } -> std::convertible_to<T>;
-                        { a / b } -> std::convertible_to<T>;
-                      };
+concept real_number = number_traits<T>::is_real && std::regular<T> && std::totally_ordered<T> &&
+    requires(T a, T b) {
+  { a + b } -> std::convertible_to<T>;
+  { a - b } -> std::convertible_to<T>;
+  { a* b } -> std::convertible_to<T>;
+  { a / b } -> std::convertible_to<T>;
+};
 
 /// A built-in integer type other than `bool`.
 template <class T>
@@ -61,16 +60,16 @@ concept integer_number = number_traits<T>::is_integer && std::integral<T>;
 /// ordering operations modular arithmetic needs.
 template <class T>
 concept big_integer = number_traits<T>::is_big_integer && std::regular<T> &&
-                      std::totally_ordered<T> && std::constructible_from<T, unsigned long> &&
-                      requires(T a, T b, unsigned u) {
-                        { T(a + b) };
-                        { T(a - b) };
-                        { T(a * b) };
-                        { T(a / b) };
-                        { T(a % b) };
-                        { T(a << u) };
-                        { T(a >> u) };
-                      };
+    std::totally_ordered<T> && std::constructible_from<T, unsigned long> &&
+    requires(T a, T b, unsigned u) {
+  {T(a + b)};
+  {T(a - b)};
+  {T(a * b)};
+  {T(a / b)};
+  {T(a % b)};
+  {T(a << u)};
+  {T(a >> u)};
+};
 
 /// The standard concept, re-exported so privet code names one vocabulary.
 template <class G>
@@ -99,7 +98,6 @@ constexpr int generator_bits() {
 /// blocks; generators such as `std::minstd_rand` whose range is not a power
 /// of two are rejected at compile time.
 template <class G>
-concept random_bit_source =
-    uniform_random_bit_generator<G> && (detail::generator_bits<G>() >= 8);
+concept random_bit_source = uniform_random_bit_generator<G> &&(detail::generator_bits<G>() >= 8);
 
 }  // namespace privet

@@ -32,7 +32,10 @@ class csprng {
   csprng(const csprng&) = delete;
   csprng& operator=(const csprng&) = delete;
   csprng(csprng&& other) noexcept
-      : key_(other.key_), buffer_(other.buffer_), pos_(other.pos_), refills_(other.refills_),
+      : key_(other.key_),
+        buffer_(other.buffer_),
+        pos_(other.pos_),
+        refills_(other.refills_),
         gen_(other.gen_) {
     other.wipe();
   }
@@ -73,7 +76,8 @@ class csprng {
       refills_ = refills_per_reseed;
     }
     --refills_;
-    std::array<unsigned char, crypto_stream_chacha20_KEYBYTES + words * sizeof(result_type)> block{};
+    std::array<unsigned char, crypto_stream_chacha20_KEYBYTES + words * sizeof(result_type)>
+        block{};
     static constexpr std::array<unsigned char, crypto_stream_chacha20_NONCEBYTES> nonce{};
     crypto_stream_chacha20(block.data(), block.size(), nonce.data(), key_.data());
     std::memcpy(key_.data(), block.data(), key_.size());  // erase the key that made this block

@@ -93,15 +93,21 @@ concept guarantee = is_guarantee_v<G>;
 // ---- named conversions -------------------------------------------------------
 
 /// eps-DP is (eps, 0)-DP.
-inline approx_dp to_approx_dp(const pure_dp& g) { return approx_dp(g.epsilon(), 0.0); }
+inline approx_dp to_approx_dp(const pure_dp& g) {
+  return approx_dp(g.epsilon(), 0.0);
+}
 
 /// eps-DP implies (eps^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).
-inline zcdp to_zcdp(const pure_dp& g) { return zcdp(g.epsilon() * g.epsilon() / 2); }
+inline zcdp to_zcdp(const pure_dp& g) {
+  return zcdp(g.epsilon() * g.epsilon() / 2);
+}
 
 /// mu-GDP implies (mu^2 / 2)-zCDP: the Renyi divergences of N(0,1) and
 /// N(mu,1) are alpha mu^2 / 2, and every mu-GDP pair is a post-processing of
 /// that pair (Dong, Roth & Su 2022, Proposition 2.10 and Blackwell's theorem).
-inline zcdp to_zcdp(const gdp& g) { return zcdp(g.mu() * g.mu() / 2); }
+inline zcdp to_zcdp(const gdp& g) {
+  return zcdp(g.mu() * g.mu() / 2);
+}
 
 /// rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP for delta in
 /// (0, 1) (Bun & Steinke 2016, Proposition 1.3). The accounting layer has the

@@ -87,9 +87,8 @@ struct metric_conversion<M, M> {
 };
 
 template <class To>
-  requires(std::same_as<To, l1_distance> || std::same_as<To, l2_distance> ||
-           std::same_as<To, linf_distance>)
-struct metric_conversion<absolute_distance, To> {
+requires(std::same_as<To, l1_distance> || std::same_as<To, l2_distance> ||
+         std::same_as<To, linf_distance>) struct metric_conversion<absolute_distance, To> {
   static constexpr bool exists = true;
   static constexpr double convert(double d) { return d; }
 };
@@ -122,7 +121,7 @@ inline constexpr bool metric_converts_v = metric_conversion<From, To>::exists;
 
 /// Converts a distance from metric From to metric To.
 template <metric From, metric To>
-  requires metric_converts_v<From, To>
+requires metric_converts_v<From, To>
 constexpr typename To::distance_type convert_distance(typename From::distance_type d) {
   return metric_conversion<From, To>::convert(d);
 }

@@ -27,22 +27,22 @@ template <class T>
 concept transformation = requires {
   typename T::input_metric;
   typename T::output_metric;
-} && metric<typename T::input_metric> && metric<typename T::output_metric> &&
-                         requires(const T& t, typename T::input_metric::distance_type d) {
-                           {
-                             t.stability(d)
-                             } -> std::convertible_to<typename T::output_metric::distance_type>;
-                         };
+}
+&&metric<typename T::input_metric>&& metric<typename T::output_metric>&& requires(
+    const T& t, typename T::input_metric::distance_type d) {
+  { t.stability(d) } -> std::convertible_to<typename T::output_metric::distance_type>;
+};
 
 /// A randomised map with a privacy guarantee.
 template <class M>
 concept measurement = requires {
   typename M::input_metric;
   typename M::guarantee_type;
-} && metric<typename M::input_metric> && guarantee<typename M::guarantee_type> &&
-                      requires(const M& m, typename M::input_metric::distance_type d) {
-                        { m.guarantee(d) } -> std::same_as<typename M::guarantee_type>;
-                      };
+}
+&&metric<typename M::input_metric>&& guarantee<typename M::guarantee_type>&& requires(
+    const M& m, typename M::input_metric::distance_type d) {
+  { m.guarantee(d) } -> std::same_as<typename M::guarantee_type>;
+};
 
 namespace detail {
 
@@ -114,8 +114,7 @@ class chained_transformation {
         second_, detail::apply_transformation(first_, std::forward<In>(in), gen), gen);
   }
 
-  typename output_metric::distance_type stability(
-      typename input_metric::distance_type d_in) const {
+  typename output_metric::distance_type stability(typename input_metric::distance_type d_in) const {
     return second_.stability(
         convert_distance<typename First::output_metric, typename Second::input_metric>(
             first_.stability(d_in)));
@@ -164,8 +163,7 @@ class chained_measurement {
 /// Fails to compile, with a sentence saying why, when the second step does
 /// not accept the first step's output metric.
 template <transformation First, class Second>
-  requires(transformation<Second> || measurement<Second>)
-auto operator|(First first, Second second) {
+requires(transformation<Second> || measurement<Second>) auto operator|(First first, Second second) {
   detail::check_metric_fits<typename First::output_metric, typename Second::input_metric>();
   if constexpr (measurement<Second>) {
     return chained_measurement<First, Second>(std::move(first), std::move(second));

@@ -85,8 +85,9 @@ class seeded_generator {
 
   // Outputs consumed so far, whatever the buffering state.
   [[nodiscard]] unsigned long long position() const noexcept {
-    return pos_ == words && block_ == 0 ? 0
-                                        : (block_ - blocks_per_refill) * (64 / sizeof(result_type)) + pos_;
+    return pos_ == words && block_ == 0
+               ? 0
+               : (block_ - blocks_per_refill) * (64 / sizeof(result_type)) + pos_;
   }
 
   void refill() {

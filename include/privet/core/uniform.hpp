@@ -12,9 +12,9 @@
 
 #include <climits>
 #include <cmath>
-#include <limits>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <type_traits>
 
@@ -56,15 +56,15 @@ I uniform_int(G& gen, I lo, I hi) {
   if (lo > hi) throw_invalid("lo", lo, "<= hi = " + detail::format_value(hi));
   using U = std::make_unsigned_t<I>;
   const auto span = static_cast<std::uint64_t>(static_cast<U>(hi) - static_cast<U>(lo));
-  const std::uint64_t off =
-      span == UINT64_MAX ? random_u64(gen) : uniform_below(gen, span + 1);
+  const std::uint64_t off = span == UINT64_MAX ? random_u64(gen) : uniform_below(gen, span + 1);
   return static_cast<I>(static_cast<U>(lo) + static_cast<U>(off));
 }
 
 /// Uniform real in [0, 1) on the grid of multiples of 2^-53 (2^-24 for float).
 template <real_number Real = double, random_bit_source G>
 Real uniform_real(G& gen) {
-  constexpr int digits = std::numeric_limits<Real>::digits < 64 ? std::numeric_limits<Real>::digits : 64;
+  constexpr int digits =
+      std::numeric_limits<Real>::digits < 64 ? std::numeric_limits<Real>::digits : 64;
   const std::uint64_t bits = random_u64(gen) >> (64 - digits);
   return std::ldexp(static_cast<Real>(bits), -digits);
 }

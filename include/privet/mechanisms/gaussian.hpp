@@ -48,7 +48,8 @@ class gaussian_mechanism {
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
       const double g = detail::grid_for(sigma, grid_bits);
-      const auto units = static_cast<std::uint64_t>(std::ceil(std::ldexp(sigma / g, sigma_fraction_bits)));
+      const auto units =
+          static_cast<std::uint64_t>(std::ceil(std::ldexp(sigma / g, sigma_fraction_bits)));
       return gaussian_mechanism(std::ldexp(static_cast<double>(units), -sigma_fraction_bits) * g, g,
                                 units, dimension);
     }
@@ -64,7 +65,8 @@ class gaussian_mechanism {
     const double sigma0 = l2_sensitivity / std::sqrt(2 * target.rho());
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       double sigma = sigma0;
-      while (gaussian_mechanism(sigma, 0, 0, dimension).guarantee(l2_sensitivity).rho() > target.rho())
+      while (gaussian_mechanism(sigma, 0, 0, dimension).guarantee(l2_sensitivity).rho() >
+             target.rho())
         sigma = detail::next_up(sigma);
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
@@ -73,8 +75,8 @@ class gaussian_mechanism {
       auto units = static_cast<std::uint64_t>(
           std::ceil(std::ldexp(steps / std::sqrt(2 * target.rho()), sigma_fraction_bits)));
       auto make = [&](std::uint64_t u) {
-        return gaussian_mechanism(std::ldexp(static_cast<double>(u), -sigma_fraction_bits) * g, g, u,
-                                  dimension);
+        return gaussian_mechanism(std::ldexp(static_cast<double>(u), -sigma_fraction_bits) * g, g,
+                                  u, dimension);
       };
       gaussian_mechanism m = make(units);
       while (m.guarantee(l2_sensitivity).rho() > target.rho()) m = make(++units);
@@ -91,8 +93,8 @@ class gaussian_mechanism {
   }
 
   template <std::ranges::input_range R, random_bit_source G>
-    requires std::convertible_to<std::ranges::range_value_t<R>, Real>
-  std::vector<Real> operator()(const R& xs, G& gen) const {
+  requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
+  operator()(const R& xs, G& gen) const {
     std::vector<Real> out;
     for (const auto& x : xs) out.push_back(perturb(static_cast<Real>(x), gen));
     if (out.size() != dimension_) {
@@ -124,7 +126,8 @@ class gaussian_mechanism {
   static constexpr int grid_bits = 20;
   static constexpr int sigma_fraction_bits = 10;
 
-  gaussian_mechanism(double sigma, double granularity, std::uint64_t sigma_units, std::size_t dimension)
+  gaussian_mechanism(double sigma, double granularity, std::uint64_t sigma_units,
+                     std::size_t dimension)
       : sigma_(sigma), granularity_(granularity), sigma_units_(sigma_units), dimension_(dimension) {
     if constexpr (std::same_as<Noise, secure_noise>) {
       // sigma^2 in grid units = units^2 / 2^20, exact in 64 bits (units < 2^32).

@@ -79,8 +79,8 @@ class laplace_mechanism {
 
   /// Independent noise on each coordinate; the input must have `dimension` entries.
   template <std::ranges::input_range R, random_bit_source G>
-    requires std::convertible_to<std::ranges::range_value_t<R>, Real>
-  std::vector<Real> operator()(const R& xs, G& gen) const {
+  requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
+  operator()(const R& xs, G& gen) const {
     std::vector<Real> out;
     for (const auto& x : xs) out.push_back(perturb(static_cast<Real>(x), gen));
     if (out.size() != dimension_) {
@@ -97,7 +97,8 @@ class laplace_mechanism {
       return pure_dp(detail::div_up(l1_sensitivity, scale_));
     } else {
       return pure_dp(detail::div_up(
-          detail::mul_up(grid_steps(l1_sensitivity, granularity_, dimension_), granularity_), scale_));
+          detail::mul_up(grid_steps(l1_sensitivity, granularity_, dimension_), granularity_),
+          scale_));
     }
   }
 

@@ -35,9 +35,9 @@ struct unit_record {
 };
 
 template <class Unit, class Value>
-  requires std::equality_comparable<Unit> && requires(const Unit& u) {
-    { std::hash<Unit>{}(u) } -> std::convertible_to<std::size_t>;
-  }
+requires std::equality_comparable<Unit> && requires(const Unit& u) {
+  { std::hash<Unit>{}(u) } -> std::convertible_to<std::size_t>;
+}
 class bound_contributions {
  public:
   using input_metric = unit_distance;
@@ -51,8 +51,8 @@ class bound_contributions {
   /// Keeps, for every unit, a uniformly random subset of min(n_u, bound) of
   /// its n_u records. Output is grouped by unit in order of first appearance.
   template <std::ranges::input_range R, random_bit_source G>
-    requires std::convertible_to<std::ranges::range_value_t<R>, record_type>
-  std::vector<record_type> operator()(const R& records, G& gen) const {
+  requires std::convertible_to<std::ranges::range_value_t<R>, record_type> std::vector<record_type>
+  operator()(const R& records, G& gen) const {
     struct reservoir {
       std::vector<Value> kept;
       std::uint64_t seen = 0;
@@ -79,11 +79,12 @@ class bound_contributions {
   }
 
   /// Throws overflow_error if d_in * max_per_unit does not fit in 64 bits.
-  [[nodiscard]] symmetric_distance::distance_type stability(unit_distance::distance_type d_in) const {
+  [[nodiscard]] symmetric_distance::distance_type stability(
+      unit_distance::distance_type d_in) const {
     if (d_in != 0 && max_per_unit_ > std::numeric_limits<std::uint64_t>::max() / d_in) {
-      throw overflow_error("privet: bound_contributions stability d_in * max_per_unit = " +
-                           std::to_string(d_in) + " * " + std::to_string(max_per_unit_) +
-                           " overflows 64 bits; allowed: a product < 2^64");
+      throw overflow_error(
+          "privet: bound_contributions stability d_in * max_per_unit = " + std::to_string(d_in) +
+          " * " + std::to_string(max_per_unit_) + " overflows 64 bits; allowed: a product < 2^64");
     }
     return d_in * max_per_unit_;
   }

@@ -19,8 +19,12 @@ inline std::string format_value(double v) {
   return std::string(buf, end);
 }
 
-inline std::string format_value(long double v) { return format_value(static_cast<double>(v)); }
-inline std::string format_value(float v) { return format_value(static_cast<double>(v)); }
+inline std::string format_value(long double v) {
+  return format_value(static_cast<double>(v));
+}
+inline std::string format_value(float v) {
+  return format_value(static_cast<double>(v));
+}
 
 template <std::integral I>
 std::string format_value(I v) {
@@ -33,6 +37,8 @@ std::string format_value(I v) {
   }
 }
 
-inline std::string format_value(std::string_view v) { return std::string(v); }
+inline std::string format_value(std::string_view v) {
+  return std::string(v);
+}
 
 }  // namespace privet::detail

@@ -7,9 +7,9 @@
 
 #include <sodium.h>
 
+#include <pthread.h>
 #include <atomic>
 #include <cstdint>
-#include <pthread.h>
 
 namespace privet::detail {
 

@@ -46,8 +46,8 @@ class bounded_sum {
   }
 
   template <std::ranges::input_range R>
-    requires std::convertible_to<std::ranges::range_value_t<R>, Real>
-  Real operator()(const R& records) const {
+  requires std::convertible_to<std::ranges::range_value_t<R>, Real> Real
+  operator()(const R& records) const {
     detail::pairwise_sum<long double> sum;
     std::uint64_t n = 0;
     for (const auto& r : records) {
@@ -59,7 +59,8 @@ class bounded_sum {
                           "] (bounded_sum does not clamp; put clamp before it)");
       }
       if (++n > max_records_) {
-        throw_invalid("records.size()", n, "<= max_records = " + detail::format_value(max_records_));
+        throw_invalid("records.size()", n,
+                      "<= max_records = " + detail::format_value(max_records_));
       }
       sum.add(static_cast<long double>(x));
     }
@@ -87,7 +88,8 @@ class bounded_sum {
     const double lu = detail::mul_up(levels, u);
     const double gamma = detail::div_up(lu, 1 - lu);
     const double u_real = std::ldexp(1.0, -std::numeric_limits<Real>::digits);
-    const double one_sum = detail::add_up(detail::mul_up(gamma, total), detail::mul_up(total, u_real));
+    const double one_sum =
+        detail::add_up(detail::mul_up(gamma, total), detail::mul_up(total, u_real));
     return detail::mul_up(2, one_sum);
   }
 

@@ -33,8 +33,8 @@ class clamp {
   /// A NaN record has no place in [lower, upper]: it throws rather than being
   /// silently mapped to a bound.
   template <std::ranges::input_range R>
-    requires std::convertible_to<std::ranges::range_value_t<R>, Real>
-  std::vector<Real> operator()(const R& records) const {
+  requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
+  operator()(const R& records) const {
     std::vector<Real> out;
     if constexpr (std::ranges::sized_range<R>) out.reserve(std::ranges::size(records));
     for (const auto& r : records) {

@@ -23,8 +23,7 @@
 namespace privet {
 
 template <class Norm, real_number Real = double>
-  requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>)
-class clipped_sum {
+requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>) class clipped_sum {
  public:
   using input_metric = symmetric_distance;
   using output_metric = Norm;
@@ -35,8 +34,8 @@ class clipped_sum {
         clip_(static_cast<Real>(validate_positive(static_cast<double>(clip), "clip"))) {}
 
   template <std::ranges::input_range R>
-    requires std::ranges::input_range<std::ranges::range_value_t<R>>
-  std::vector<Real> operator()(const R& rows) const {
+  requires std::ranges::input_range<std::ranges::range_value_t<R>> std::vector<Real>
+  operator()(const R& rows) const {
     std::vector<Real> sum(dimension_, Real(0));
     std::vector<Real> row;
     std::size_t index = 0;

@@ -29,7 +29,9 @@ class metric_cast {
     return std::forward<T>(value);
   }
 
-  [[nodiscard]] double stability(double d_in) const noexcept { return detail::mul_up(d_in, factor_); }
+  [[nodiscard]] double stability(double d_in) const noexcept {
+    return detail::mul_up(d_in, factor_);
+  }
   [[nodiscard]] double factor() const noexcept { return factor_; }
 
  private:

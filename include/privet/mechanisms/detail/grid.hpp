@@ -26,7 +26,8 @@ inline std::int64_t to_grid(double x, double g, const char* what) {
 inline double from_grid(std::int64_t k, std::int64_t noise, double g) {
   std::int64_t sum = 0;
   if (__builtin_add_overflow(k, noise, &sum)) {
-    throw overflow_error("privet: value plus noise overflows 64-bit grid units; allowed: |sum| < 2^63");
+    throw overflow_error(
+        "privet: value plus noise overflows 64-bit grid units; allowed: |sum| < 2^63");
   }
   return static_cast<double>(sum) * g;
 }
