@@ -17,14 +17,16 @@ int main() {
   // sessions, which bounds the rounding error), Laplace noise for eps = 1.
   std::vector<double> minutes;
   for (const auto& s : sessions) minutes.push_back(s.value);
-  auto total = privet::clamp(0.0, 60.0) | privet::bounded_sum(0.0, 60.0, 1'000'000) |
-               privet::laplace_mechanism<>::from_guarantee(privet::pure_dp(1.0), 60.0);
+  auto sum = privet::clamp(0.0, 60.0) | privet::bounded_sum(0.0, 60.0, 1'000'000);
+  auto total =
+      sum | privet::laplace_mechanism<>::from_guarantee(privet::pure_dp(1.0), sum.stability(1));
   std::cout << "total minutes (per session): " << total(minutes, gen)
             << "  spent: " << total.guarantee(1) << '\n';
 
   // Sessions, private per user: keep at most 3 per user, count, Gaussian noise.
-  auto count = privet::bound_contributions<int, double>(3) | privet::count{} |
-               privet::gaussian_mechanism<>::from_guarantee(privet::zcdp(0.05), 3.0);
+  auto per_user = privet::bound_contributions<int, double>(3) | privet::count{};
+  auto count = per_user | privet::gaussian_mechanism<>::from_guarantee(privet::zcdp(0.05),
+                                                                       per_user.stability(1));
   std::cout << "sessions (per user):         " << count(sessions, gen)
             << "  spent: " << count.guarantee(1) << '\n';
 }

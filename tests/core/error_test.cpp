@@ -1,3 +1,4 @@
+#include <privet/accounting/privacy_filter.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
@@ -24,6 +25,13 @@ TEST_CASE("overflow_error from a stability map that would wrap") {
   CHECK_THROWS_WITH_AS((void)bound.stability(3),
                        doctest::Contains("overflows 64 bits; allowed: a product < 2^64"),
                        privet::overflow_error);
+}
+
+TEST_CASE("budget_exhausted from a privacy filter, caught as privet::error") {
+  privet::privacy_filter<privet::pure_dp> filter(privet::pure_dp(1));
+  CHECK_THROWS_WITH_AS(filter.spend(privet::pure_dp(2)),
+                       "privet: spending epsilon = 2 would exceed the budget: 0 of 1 already spent",
+                       privet::error);
 }
 
 TEST_CASE("hierarchy: every privet exception is a privet::error and a std::runtime_error") {
