@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
+#ifdef PRIVET_HAS_GMP
+#include <boost/multiprecision/gmp.hpp>
+#endif
 
 #include <cstdint>
 #include <random>
@@ -42,6 +45,10 @@ TEST_CASE("number concepts accept the intended types and reject the rest") {
   static_assert(privet::big_integer<cpp_int> && privet::big_integer<checked_1024>);
   static_assert(privet::big_integer<archetype_int>);
   static_assert(!privet::big_integer<long> && !privet::big_integer<double>);
+#ifdef PRIVET_HAS_GMP
+  static_assert(privet::big_integer<boost::multiprecision::mpz_int>);
+  static_assert(!privet::real_number<boost::multiprecision::mpz_int>);
+#endif
   CHECK(true);
 }
 

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
+#ifdef PRIVET_HAS_GMP
+#include <boost/multiprecision/gmp.hpp>
+#endif
 
 #include <random>
 
@@ -65,3 +68,16 @@ TEST_CASE("random big integers below a bound") {
                        "privet: bound = 0 is invalid; allowed: > 0", privet::invalid_parameter);
   CHECK(privet::random_bits<cpp_int>(gen, 70) < (cpp_int(1) << 70));
 }
+
+#ifdef PRIVET_HAS_GMP
+TEST_CASE("random big integers with the GMP backend") {
+  using boost::multiprecision::mpz_int;
+  privet::seeded_generator gen(5);
+  const mpz_int bound = (mpz_int(1) << 2048) - 159;
+  for (int i = 0; i < 50; ++i) CHECK(privet::uniform_below(gen, bound) < bound);
+  // Same generator state, same draw, whichever backend holds the number.
+  privet::seeded_generator a(6), b(6);
+  CHECK(privet::uniform_below(a, mpz_int(1000003)).str() ==
+        privet::uniform_below(b, cpp_int(1000003)).str());
+}
+#endif
