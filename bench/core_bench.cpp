@@ -11,14 +11,19 @@
 
 namespace {
 
+// The secure generator seeds itself; the others take a fixed seed.
+template <class G>
+G make_generator() {
+  if constexpr (std::is_default_constructible_v<G>) {
+    return G{};
+  } else {
+    return G(1);
+  }
+}
+
 template <class G>
 void words(benchmark::State& state) {
-  G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>)
-      return G{};
-    else
-      return G(1);
-  }();
+  G gen = make_generator<G>();
   for (auto _ : state) benchmark::DoNotOptimize(gen());
   state.SetBytesProcessed(state.iterations() * 8);
   state.SetItemsProcessed(state.iterations());
@@ -26,12 +31,7 @@ void words(benchmark::State& state) {
 
 template <class G>
 void uniform_below_draws(benchmark::State& state) {
-  G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>)
-      return G{};
-    else
-      return G(1);
-  }();
+  G gen = make_generator<G>();
   const auto n = static_cast<std::uint64_t>(state.range(0));
   for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_below(gen, n));
   state.SetItemsProcessed(state.iterations());
@@ -39,12 +39,7 @@ void uniform_below_draws(benchmark::State& state) {
 
 template <class G>
 void uniform_real_draws(benchmark::State& state) {
-  G gen = [] {
-    if constexpr (std::is_default_constructible_v<G>)
-      return G{};
-    else
-      return G(1);
-  }();
+  G gen = make_generator<G>();
   for (auto _ : state) benchmark::DoNotOptimize(privet::uniform_real(gen));
   state.SetItemsProcessed(state.iterations());
 }

@@ -62,6 +62,13 @@ inline double validate_closed_range(double value, double lo, double hi, std::str
   return value;
 }
 
+/// Finite bounds with lower <= upper (the range of a clamp or a sum).
+inline void validate_bounds(double lower, double upper) {
+  validate_finite(lower, "lower");
+  validate_finite(upper, "upper");
+  if (lower > upper) throw_invalid("upper", upper, ">= lower = " + detail::format_value(lower));
+}
+
 /// A privacy parameter epsilon of a mechanism: finite and > 0.
 inline double validate_epsilon(double epsilon, std::string_view name = "epsilon") {
   return validate_positive(epsilon, name);

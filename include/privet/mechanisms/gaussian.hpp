@@ -16,6 +16,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/additive_noise.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/noise.hpp>
@@ -32,7 +33,7 @@
 namespace privet {
 
 template <real_number Real = double, noise_policy Noise = secure_noise>
-class gaussian_mechanism {
+class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real, Noise>, Real> {
  public:
   using value_type = Real;
   using noise_type = Noise;
@@ -84,25 +85,6 @@ class gaussian_mechanism {
     }
   }
 
-  template <random_bit_source G>
-  Real operator()(Real x, G& gen) const {
-    if (dimension_ != 1) {
-      throw_invalid("dimension", dimension_, "1 for a scalar input (pass a vector of that size)");
-    }
-    return perturb(x, gen);
-  }
-
-  template <std::ranges::input_range R, random_bit_source G>
-  requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
-  operator()(const R& xs, G& gen) const {
-    std::vector<Real> out;
-    for (const auto& x : xs) out.push_back(perturb(static_cast<Real>(x), gen));
-    if (out.size() != dimension_) {
-      throw_invalid("input size", out.size(), "== dimension = " + std::to_string(dimension_));
-    }
-    return out;
-  }
-
   /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity`.
   [[nodiscard]] zcdp guarantee(double l2_sensitivity) const {
     validate_non_negative(l2_sensitivity, "l2_sensitivity");
@@ -123,6 +105,8 @@ class gaussian_mechanism {
   [[nodiscard]] double variance() const noexcept { return sigma_ * sigma_; }
 
  private:
+  friend class detail::additive_noise<gaussian_mechanism<Real, Noise>, Real>;
+
   static constexpr int grid_bits = 20;
   static constexpr int sigma_fraction_bits = 10;
 
@@ -142,9 +126,6 @@ class gaussian_mechanism {
 
   template <random_bit_source G>
   Real perturb(Real x, G& gen) const {
-    if (!std::isfinite(static_cast<double>(x))) {
-      throw_invalid("x", static_cast<double>(x), "a finite number");
-    }
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::normal_distribution<double> n(0.0, sigma_);
       return static_cast<Real>(static_cast<double>(x) + n(gen));

@@ -14,6 +14,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/additive_noise.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
@@ -29,7 +30,7 @@
 namespace privet {
 
 template <real_number Real = double, noise_policy Noise = secure_noise>
-class laplace_mechanism {
+class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, Noise>, Real> {
  public:
   using value_type = Real;
   using noise_type = Noise;
@@ -68,27 +69,6 @@ class laplace_mechanism {
     }
   }
 
-  /// x + noise, for a mechanism of dimension 1.
-  template <random_bit_source G>
-  Real operator()(Real x, G& gen) const {
-    if (dimension_ != 1) {
-      throw_invalid("dimension", dimension_, "1 for a scalar input (pass a vector of that size)");
-    }
-    return perturb(x, gen);
-  }
-
-  /// Independent noise on each coordinate; the input must have `dimension` entries.
-  template <std::ranges::input_range R, random_bit_source G>
-  requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
-  operator()(const R& xs, G& gen) const {
-    std::vector<Real> out;
-    for (const auto& x : xs) out.push_back(perturb(static_cast<Real>(x), gen));
-    if (out.size() != dimension_) {
-      throw_invalid("input size", out.size(), "== dimension = " + std::to_string(dimension_));
-    }
-    return out;
-  }
-
   /// The guarantee for inputs at L1 distance `l1_sensitivity`.
   [[nodiscard]] pure_dp guarantee(double l1_sensitivity) const {
     validate_non_negative(l1_sensitivity, "l1_sensitivity");
@@ -111,6 +91,8 @@ class laplace_mechanism {
   [[nodiscard]] double variance() const noexcept { return 2 * scale_ * scale_; }
 
  private:
+  friend class detail::additive_noise<laplace_mechanism<Real, Noise>, Real>;
+
   static constexpr int grid_bits = 40;
 
   laplace_mechanism(double scale, double granularity, std::size_t dimension)
@@ -125,9 +107,6 @@ class laplace_mechanism {
 
   template <random_bit_source G>
   Real perturb(Real x, G& gen) const {
-    if (!std::isfinite(static_cast<double>(x))) {
-      throw_invalid("x", static_cast<double>(x), "a finite number");
-    }
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::exponential_distribution<double> e(1 / scale_);
       const double noise = e(gen);

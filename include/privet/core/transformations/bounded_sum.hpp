@@ -36,14 +36,9 @@ class bounded_sum {
   /// Throws invalid_parameter unless the bounds are finite and lower <= upper;
   /// `max_records` bounds the dataset size the stability map accounts for.
   bounded_sum(Real lower, Real upper, std::uint64_t max_records = std::uint64_t{1} << 32)
-      : lower_(static_cast<Real>(validate_finite(static_cast<double>(lower), "lower"))),
-        upper_(static_cast<Real>(validate_finite(static_cast<double>(upper), "upper"))),
-        max_records_(validate_at_least<std::uint64_t>(max_records, 1, "max_records")) {
-    if (lower_ > upper_) {
-      throw_invalid("upper", static_cast<double>(upper_),
-                    ">= lower = " + detail::format_value(static_cast<double>(lower_)));
-    }
-  }
+      : lower_((validate_bounds(static_cast<double>(lower), static_cast<double>(upper)), lower)),
+        upper_(upper),
+        max_records_(validate_at_least<std::uint64_t>(max_records, 1, "max_records")) {}
 
   template <std::ranges::input_range R>
   requires std::convertible_to<std::ranges::range_value_t<R>, Real> Real

@@ -22,13 +22,8 @@ class clamp {
 
   /// Throws invalid_parameter unless lower and upper are finite and lower <= upper.
   clamp(Real lower, Real upper)
-      : lower_(static_cast<Real>(validate_finite(static_cast<double>(lower), "lower"))),
-        upper_(static_cast<Real>(validate_finite(static_cast<double>(upper), "upper"))) {
-    if (lower_ > upper_) {
-      throw_invalid("upper", static_cast<double>(upper_),
-                    ">= lower = " + detail::format_value(static_cast<double>(lower_)));
-    }
-  }
+      : lower_((validate_bounds(static_cast<double>(lower), static_cast<double>(upper)), lower)),
+        upper_(upper) {}
 
   /// A NaN record has no place in [lower, upper]: it throws rather than being
   /// silently mapped to a bound.
