@@ -1,0 +1,49 @@
+// Mechanisms layer: exact integer samplers and the real-valued mechanisms,
+// secure and simulation-only policies side by side.
+#include <privet/core/csprng.hpp>
+#include <privet/mechanisms/discrete_gaussian.hpp>
+#include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/laplace.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+namespace {
+
+void discrete_laplace(benchmark::State& state) {
+  privet::csprng gen;
+  const privet::discrete_laplace_distribution dist(
+      std::ldexp(1.0, static_cast<int>(state.range(0))));
+  for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+void discrete_gaussian(benchmark::State& state) {
+  privet::csprng gen;
+  const auto sigma = static_cast<std::uint64_t>(state.range(0));
+  const privet::discrete_gaussian_distribution dist(sigma * sigma, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <class Mechanism>
+void mechanism(benchmark::State& state) {
+  privet::csprng gen;
+  const auto m = Mechanism::from_scale(1.0);
+  double x = 0.5;
+  for (auto _ : state) benchmark::DoNotOptimize(x = m(0.5, gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+}  // namespace
+
+BENCHMARK(discrete_laplace)->Name("discrete_laplace/log2_scale")->Arg(0)->Arg(7)->Arg(40);
+BENCHMARK(discrete_gaussian)->Name("discrete_gaussian/sigma")->Arg(1)->Arg(100)->Arg(1 << 20);
+BENCHMARK(mechanism<privet::laplace_mechanism<double>>)->Name("laplace_mechanism/secure");
+BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_noise>>)
+    ->Name("laplace_mechanism/simulation_only");
+BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechanism/secure");
+BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)
+    ->Name("gaussian_mechanism/simulation_only");
