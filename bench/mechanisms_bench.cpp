@@ -5,6 +5,7 @@
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
+#include <privet/mechanisms/randomized_response.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -37,6 +38,13 @@ void mechanism(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+void randomized_response(benchmark::State& state) {
+  privet::csprng gen;
+  const privet::randomized_response rr(1.0, static_cast<std::uint64_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(rr(1, gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
 }  // namespace
 
 BENCHMARK(discrete_laplace)->Name("discrete_laplace/log2_scale")->Arg(0)->Arg(7)->Arg(40);
@@ -47,3 +55,4 @@ BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_no
 BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechanism/secure");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)
     ->Name("gaussian_mechanism/simulation_only");
+BENCHMARK(randomized_response)->Name("randomized_response/eps1/k")->Arg(2)->Arg(100);

@@ -7,3 +7,4 @@
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
+#include <privet/mechanisms/randomized_response.hpp>

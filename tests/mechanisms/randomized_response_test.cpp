@@ -1,0 +1,27 @@
+#include <privet/core/seeded_generator.hpp>
+#include <privet/mechanisms/randomized_response.hpp>
+
+#include <doctest/doctest.h>
+
+TEST_CASE("randomised response validates its inputs") {
+  CHECK_THROWS_WITH_AS(privet::randomized_response(1.0, 1),
+                       "privet: k = 1 is invalid; allowed: >= 2", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::randomized_response(0.0, 4),
+                       "privet: epsilon = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  privet::seeded_generator gen(1);
+  const privet::randomized_response rr(1.0, 4);
+  CHECK_THROWS_WITH_AS(rr(4, gen), "privet: value = 4 is invalid; allowed: [0, k) with k = 4",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(rr.estimate_counts({1, 2}),
+                       "privet: counts.size() = 2 is invalid; allowed: == k = 4",
+                       privet::invalid_parameter);
+  CHECK(rr.guarantee().epsilon() == 1.0);
+}
+
+TEST_CASE("report probabilities follow e^eps / (e^eps + k - 1)") {
+  const privet::randomized_response rr(std::log(3.0), 5);
+  CHECK(rr.p_true() == doctest::Approx(3.0 / 7.0));
+  CHECK(rr.p_other() == doctest::Approx(1.0 / 7.0));
+  CHECK(rr.p_true() / rr.p_other() == doctest::Approx(3.0));  // the eps-LDP ratio, exactly e^eps
+}
