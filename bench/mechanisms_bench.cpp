@@ -3,6 +3,7 @@
 #include <privet/core/csprng.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/exponential.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
@@ -10,6 +11,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
@@ -45,6 +47,16 @@ void randomized_response(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+template <class Selector>
+void selection(benchmark::State& state) {
+  privet::csprng gen;
+  std::vector<double> scores(static_cast<std::size_t>(state.range(0)));
+  for (std::size_t i = 0; i < scores.size(); ++i) scores[i] = static_cast<double>(i % 17);
+  const Selector s(1.0, 1.0);
+  for (auto _ : state) benchmark::DoNotOptimize(s(scores, gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
 }  // namespace
 
 BENCHMARK(discrete_laplace)->Name("discrete_laplace/log2_scale")->Arg(0)->Arg(7)->Arg(40);
@@ -56,3 +68,11 @@ BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechani
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)
     ->Name("gaussian_mechanism/simulation_only");
 BENCHMARK(randomized_response)->Name("randomized_response/eps1/k")->Arg(2)->Arg(100);
+BENCHMARK(selection<privet::exponential_mechanism>)
+    ->Name("exponential_mechanism/candidates")
+    ->Arg(10)
+    ->Arg(1000);
+BENCHMARK(selection<privet::permute_and_flip>)
+    ->Name("permute_and_flip/candidates")
+    ->Arg(10)
+    ->Arg(1000);

@@ -4,6 +4,7 @@
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/exponential.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
