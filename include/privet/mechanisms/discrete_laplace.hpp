@@ -12,6 +12,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/detail/dyadic.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -19,29 +20,6 @@
 #include <utility>
 
 namespace privet {
-
-namespace detail {
-// The exact value of a positive double as num / den with den a power of two,
-// both < 2^62; throws invalid_parameter naming `name` when it does not fit.
-inline std::pair<std::uint64_t, std::uint64_t> exact_dyadic(double x, const char* name) {
-  validate_positive(x, name);
-  int e = 0;
-  const double frac = std::frexp(x, &e);  // x = frac * 2^e, frac in [0.5, 1)
-  auto m = static_cast<std::uint64_t>(std::ldexp(frac, 53));
-  e -= 53;
-  while (e < 0 && (m & 1u) == 0) {
-    m >>= 1;
-    ++e;
-  }
-  if (e >= 0) {
-    if (e >= 62 || m >= (std::uint64_t{1} << (62 - e))) throw_invalid(name, x, "< 2^62");
-    return {m << e, 1};
-  }
-  if (-e >= 62)
-    throw_invalid(name, x, "a value whose binary fraction has < 62 bits (>= about 2^-9)");
-  return {m, std::uint64_t{1} << -e};
-}
-}  // namespace detail
 
 class discrete_laplace_distribution {
  public:

@@ -22,7 +22,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
-#include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/detail/dyadic.hpp>
 
 #include <cmath>
 #include <cstdint>
