@@ -9,3 +9,4 @@
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
+#include <privet/mechanisms/sparse_vector.hpp>

@@ -22,14 +22,19 @@ inline std::int64_t to_grid(double x, double g, const char* what) {
   return static_cast<std::int64_t>(units);
 }
 
-/// (k + noise) * g; throws overflow_error instead of wrapping.
-inline double from_grid(std::int64_t k, std::int64_t noise, double g) {
+/// k + noise in grid units; throws overflow_error instead of wrapping.
+inline std::int64_t add_noise(std::int64_t k, std::int64_t noise) {
   std::int64_t sum = 0;
   if (__builtin_add_overflow(k, noise, &sum)) {
     throw overflow_error(
         "privet: value plus noise overflows 64-bit grid units; allowed: |sum| < 2^63");
   }
-  return static_cast<double>(sum) * g;
+  return sum;
+}
+
+/// (k + noise) * g.
+inline double from_grid(std::int64_t k, std::int64_t noise, double g) {
+  return static_cast<double>(add_noise(k, noise)) * g;
 }
 
 }  // namespace privet::detail
