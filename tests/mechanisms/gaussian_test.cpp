@@ -35,6 +35,16 @@ TEST_CASE("Gaussian calibrated to a zCDP target never exceeds it") {
     }
 }
 
+TEST_CASE("Gaussian calibration near a power-of-two sigma stays in the sampler's range") {
+  // sigma0 = 1 / sqrt(2 rho) just below 2^k: the grid slack pushes sigma / g
+  // over 2^21, which used to overflow the sampler's 62-bit sigma^2.
+  for (double sigma0 : {std::nextafter(1.0, 0.0), std::nextafter(1024.0, 0.0), 0.999999}) {
+    const double rho = 1 / (2 * sigma0 * sigma0);
+    const auto m = gaussian_mechanism<>::from_guarantee(privet::zcdp(rho), 1.0, 1000);
+    CHECK(m.guarantee(1.0).rho() <= rho);
+  }
+}
+
 TEST_CASE("Gaussian noise variance matches sigma^2 (coarse check)") {
   // Sample variance of 20000 normals has relative sd sqrt(2/20000) = 1%; a
   // 6% band fails with probability < 1e-8.

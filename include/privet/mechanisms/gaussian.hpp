@@ -71,16 +71,24 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
         sigma = detail::next_up(sigma);
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
-      const double g = detail::grid_for(sigma0, grid_bits);
-      const double steps = grid_steps(l2_sensitivity, g, dimension);
-      auto units = static_cast<std::uint64_t>(
-          std::ceil(std::ldexp(steps / std::sqrt(2 * target.rho()), sigma_fraction_bits)));
+      double g = detail::grid_for(sigma0, grid_bits);
+      std::uint64_t units = 0;
+      // The grid's rounding slack raises sigma a little above sigma0; if that
+      // pushes sigma / g past 2^21 (units^2 would leave 62 bits), coarsen g.
+      for (;;) {
+        const double steps = grid_steps(l2_sensitivity, g, dimension);
+        units = static_cast<std::uint64_t>(
+            std::ceil(std::ldexp(steps / std::sqrt(2 * target.rho()), sigma_fraction_bits)));
+        if (units < max_units) break;
+        g *= 2;
+      }
       auto make = [&](std::uint64_t u) {
         return gaussian_mechanism(std::ldexp(static_cast<double>(u), -sigma_fraction_bits) * g, g,
                                   u, dimension);
       };
       gaussian_mechanism m = make(units);
-      while (m.guarantee(l2_sensitivity).rho() > target.rho()) m = make(++units);
+      while (m.guarantee(l2_sensitivity).rho() > target.rho())
+        m = make(++units);  // < max_units + a few
       return m;
     }
   }
@@ -109,6 +117,9 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
 
   static constexpr int grid_bits = 20;
   static constexpr int sigma_fraction_bits = 10;
+  // sigma in grid units times 2^10 stays below 2^31, so its square fits the
+  // discrete Gaussian's 62-bit numerator.
+  static constexpr std::uint64_t max_units = std::uint64_t{1} << 31;
 
   gaussian_mechanism(double sigma, double granularity, std::uint64_t sigma_units,
                      std::size_t dimension)
