@@ -1,6 +1,10 @@
 // Mechanisms layer: exact integer samplers and the real-valued mechanisms,
-// secure and simulation-only policies side by side.
+// secure and simulation-only policies side by side. The exact samplers run
+// on both the secure generator (release noise) and the seeded one (tests and
+// simulations), so their cost can be told apart from the generator's.
 #include <privet/core/csprng.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/exponential.hpp>
@@ -10,24 +14,47 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cmath>
+#include <concepts>
+#include <cstdint>
 #include <vector>
 
 namespace {
 
+template <privet::random_bit_source G>
+G make_generator() {
+  if constexpr (std::same_as<G, privet::seeded_generator>) {
+    return privet::seeded_generator(2026);
+  } else {
+    return G{};
+  }
+}
+
+// Scale t = state.range(0).
+template <privet::random_bit_source G>
 void discrete_laplace(benchmark::State& state) {
-  privet::csprng gen;
-  const privet::discrete_laplace_distribution dist(
-      std::ldexp(1.0, static_cast<int>(state.range(0))));
+  G gen = make_generator<G>();
+  const privet::discrete_laplace_distribution dist(static_cast<std::uint64_t>(state.range(0)), 1);
   for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
   state.SetItemsProcessed(state.iterations());
 }
 
+// sigma = state.range(0), so sigma^2 = sigma * sigma exactly.
+template <privet::random_bit_source G>
 void discrete_gaussian(benchmark::State& state) {
-  privet::csprng gen;
+  G gen = make_generator<G>();
   const auto sigma = static_cast<std::uint64_t>(state.range(0));
   const privet::discrete_gaussian_distribution dist(sigma * sigma, 1);
   for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Bernoulli(exp(-num / den)) with num / den = range(0) / range(1).
+template <privet::random_bit_source G>
+void bernoulli_exp(benchmark::State& state) {
+  G gen = make_generator<G>();
+  const auto num = static_cast<std::uint64_t>(state.range(0));
+  const auto den = static_cast<std::uint64_t>(state.range(1));
+  for (auto _ : state) benchmark::DoNotOptimize(privet::bernoulli_exp(gen, num, den));
   state.SetItemsProcessed(state.iterations());
 }
 
@@ -59,8 +86,35 @@ void selection(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(discrete_laplace)->Name("discrete_laplace/log2_scale")->Arg(0)->Arg(7)->Arg(40);
-BENCHMARK(discrete_gaussian)->Name("discrete_gaussian/sigma")->Arg(1)->Arg(100)->Arg(1 << 20);
+BENCHMARK(discrete_laplace<privet::csprng>)
+    ->Name("discrete_laplace/csprng")
+    ->ArgName("scale")
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(std::int64_t{1} << 40);
+BENCHMARK(discrete_laplace<privet::seeded_generator>)
+    ->Name("discrete_laplace/seeded")
+    ->ArgName("scale")
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(std::int64_t{1} << 40);
+BENCHMARK(discrete_gaussian<privet::csprng>)
+    ->Name("discrete_gaussian/csprng")
+    ->ArgName("sigma")
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1 << 20);
+BENCHMARK(discrete_gaussian<privet::seeded_generator>)
+    ->Name("discrete_gaussian/seeded")
+    ->ArgName("sigma")
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(1 << 20);
+BENCHMARK(bernoulli_exp<privet::csprng>)
+    ->Name("bernoulli_exp/csprng")
+    ->ArgNames({"num", "den"})
+    ->Args({1, 3})
+    ->Args({5, 2});
 BENCHMARK(mechanism<privet::laplace_mechanism<double>>)->Name("laplace_mechanism/secure");
 BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_noise>>)
     ->Name("laplace_mechanism/simulation_only");

@@ -1,57 +1,178 @@
-// tests/support/statistics.hpp — goodness-of-fit helpers for statistical tests.
+// tests/support/statistics.hpp — goodness-of-fit helpers for the statistical
+// tests: Pearson's chi-square test (Pearson 1900) with cells pooled until
+// each expects at least 5 observations (the usual validity rule, e.g.
+// Cochran 1954), critical values from the chi-square quantile (Boost.Math),
+// and sample moments.
+//
+// Every check takes its false-alarm probability `alpha` explicitly, so each
+// test can state the chance that a correct sampler fails it.
 #pragma once
 
 #include <boost/math/distributions/chi_squared.hpp>
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace privet::test {
 
 struct chi_square_result {
-  double statistic;
-  double critical;  // the (1 - alpha) quantile for the pooled bins' degrees of freedom
-  int bins;
+  double statistic = 0;
+  double critical = std::numeric_limits<double>::infinity();  // (1 - alpha) quantile
+  int cells = 0;  // after pooling; degrees of freedom = cells - 1
   [[nodiscard]] bool passes() const { return statistic < critical; }
 };
 
-/// Chi-square goodness of fit of integer samples against `pmf`. Bins with an
-/// expected count below 5 are pooled from each tail inward into the tail
-/// bins, so the test is valid for any support. `alpha` is the false-alarm
-/// probability of one call.
+/// The (1 - alpha) quantile of the chi-square distribution with `df` degrees
+/// of freedom: a statistic above it has probability alpha under the null.
+inline double chi_square_critical(double df, double alpha) {
+  const boost::math::chi_squared dist(df);
+  return boost::math::quantile(boost::math::complement(dist, alpha));
+}
+
+/// Pearson's chi-square of `observed` counts against cell `probabilities`
+/// (which must sum to 1 within 1e-6: a pmf that is not normalised is a bug
+/// the test should report, not absorb). Adjacent cells are pooled in order
+/// until each pooled cell expects >= 5; a short last group joins the one
+/// before it. With a single cell left there is nothing to test and the
+/// result passes. A correct sampler fails with probability `alpha`.
+inline chi_square_result chi_square_cells(const std::vector<std::uint64_t>& observed,
+                                          const std::vector<double>& probabilities, double alpha) {
+  if (observed.size() != probabilities.size() || observed.empty()) {
+    throw std::invalid_argument("chi_square_cells: one probability per observed cell");
+  }
+  double n = 0, total_p = 0;
+  for (auto o : observed) n += static_cast<double>(o);
+  for (double p : probabilities) total_p += p;
+  if (!(std::fabs(total_p - 1) < 1e-6)) {
+    throw std::invalid_argument("chi_square_cells: probabilities sum to " +
+                                std::to_string(total_p) + ", not 1");
+  }
+  std::vector<double> obs, expct;
+  double o_acc = 0, e_acc = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    o_acc += static_cast<double>(observed[i]);
+    e_acc += n * probabilities[i];
+    if (e_acc >= 5) {
+      obs.push_back(o_acc);
+      expct.push_back(e_acc);
+      o_acc = e_acc = 0;
+    }
+  }
+  if (o_acc != 0 || e_acc != 0) {
+    if (obs.empty()) {
+      obs.push_back(o_acc);
+      expct.push_back(e_acc);
+    } else {
+      obs.back() += o_acc;
+      expct.back() += e_acc;
+    }
+  }
+  chi_square_result r;
+  r.cells = static_cast<int>(obs.size());
+  if (r.cells < 2) return r;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    r.statistic += (obs[i] - expct[i]) * (obs[i] - expct[i]) / expct[i];
+  }
+  r.critical = chi_square_critical(r.cells - 1, alpha);
+  return r;
+}
+
+namespace detail {
+// sum of pmf(x) for x = from, from + step, ... until the terms are negligible
+// (pmf must decrease in that direction, as beyond the mode of a unimodal pmf).
+inline double tail_sum(const std::function<double(std::int64_t)>& pmf, std::int64_t from,
+                       std::int64_t step) {
+  double sum = 0;
+  for (std::int64_t x = from, i = 0; i < 100'000'000; x += step, ++i) {
+    const double p = pmf(x);
+    sum += p;
+    if (p < 1e-300 || p < sum * 1e-18) break;
+  }
+  return sum;
+}
+}  // namespace detail
+
+/// Chi-square goodness of fit of integer samples against `pmf`, unimodal
+/// with its mode at `mode`. The cells are every x walking out from the mode
+/// while its expected count is >= 5, plus the left and right tails, each
+/// summed numerically into one cell (pooled with its neighbour when it
+/// expects < 5). The cells depend on the pmf and the sample size only, never
+/// on the sample. A correct sampler fails with probability `alpha`.
 inline chi_square_result chi_square_integer(const std::vector<std::int64_t>& samples,
                                             const std::function<double(std::int64_t)>& pmf,
-                                            double alpha) {
-  std::map<std::int64_t, std::uint64_t> counts;
-  for (auto x : samples) ++counts[x];
+                                            double alpha, std::int64_t mode = 0) {
   const double n = static_cast<double>(samples.size());
-  // Core range where expected counts are >= 5, found by walking out from the mode at 0.
-  std::int64_t lo = 0, hi = 0;
+  std::int64_t lo = mode, hi = mode;
   while (n * pmf(lo - 1) >= 5) --lo;
   while (n * pmf(hi + 1) >= 5) ++hi;
-  double stat = 0;
-  double inner_p = 0;
-  std::uint64_t inner_count = 0;
-  for (std::int64_t x = lo; x <= hi; ++x) {
-    const double e = n * pmf(x);
-    const auto it = counts.find(x);
-    const double o = it == counts.end() ? 0.0 : static_cast<double>(it->second);
-    stat += (o - e) * (o - e) / e;
-    inner_p += pmf(x);
-    inner_count += static_cast<std::uint64_t>(o);
+  // Cells: 0 = (-inf, lo), 1 + (x - lo) = {x}, last = (hi, inf).
+  const auto inner = static_cast<std::size_t>(hi - lo + 1);
+  std::vector<std::uint64_t> counts(inner + 2);
+  for (auto x : samples) {
+    if (x < lo) {
+      ++counts.front();
+    } else if (x > hi) {
+      ++counts.back();
+    } else {
+      ++counts[1 + static_cast<std::size_t>(x - lo)];
+    }
   }
-  int bins = static_cast<int>(hi - lo + 1);
-  // Both tails together as one pooled bin.
-  const double tail_e = n * (1 - inner_p);
-  const double tail_o = n - static_cast<double>(inner_count);
-  if (tail_e >= 1e-9) {
-    stat += (tail_o - tail_e) * (tail_o - tail_e) / tail_e;
-    ++bins;
+  std::vector<double> probs(inner + 2);
+  probs.front() = detail::tail_sum(pmf, lo - 1, -1);
+  probs.back() = detail::tail_sum(pmf, hi + 1, 1);
+  for (std::int64_t x = lo; x <= hi; ++x) probs[1 + static_cast<std::size_t>(x - lo)] = pmf(x);
+  return chi_square_cells(counts, probs, alpha);
+}
+
+/// Counts of `samples` in the cells (-inf, edges[0]), [edges[0], edges[1]),
+/// ..., [edges.back(), inf); `edges` ascending.
+inline std::vector<std::uint64_t> histogram(const std::vector<std::int64_t>& samples,
+                                            const std::vector<std::int64_t>& edges) {
+  std::vector<std::uint64_t> counts(edges.size() + 1);
+  for (auto x : samples) {
+    std::size_t lo = 0, hi = edges.size();  // first edge > x, by bisection
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (edges[mid] > x) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    ++counts[lo];
   }
-  boost::math::chi_squared dist(bins - 1);
-  return {stat, boost::math::quantile(boost::math::complement(dist, alpha)), bins};
+  return counts;
+}
+
+struct moments {
+  double mean;
+  double variance;  // with divisor n - 1
+};
+
+inline moments sample_moments(const std::vector<std::int64_t>& xs) {
+  // Shifted by the first sample, so large-scale samples lose no precision.
+  const long double shift = xs.empty() ? 0 : static_cast<long double>(xs.front());
+  long double s = 0, s2 = 0;
+  for (auto x : xs) {
+    const long double d = static_cast<long double>(x) - shift;
+    s += d;
+    s2 += d * d;
+  }
+  const auto n = static_cast<long double>(xs.size());
+  const long double mean = s / n;
+  return {static_cast<double>(mean + shift), static_cast<double>((s2 - n * mean * mean) / (n - 1))};
+}
+
+/// |estimate - truth| <= z * sd: a two-sided normal-approximation band. With
+/// z = 5.5 a correct estimator fails with probability about 3.8e-8.
+inline bool within_sd(double estimate, double truth, double sd, double z = 5.5) {
+  return std::fabs(estimate - truth) <= z * sd;
 }
 
 }  // namespace privet::test

@@ -8,6 +8,7 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -50,6 +51,21 @@ inline std::pair<boost::multiprecision::cpp_int, boost::multiprecision::cpp_int>
     den <<= -shift;
   }
   return {std::move(num), std::move(den)};
+}
+
+/// A finite double x > 0 as mantissa * 2^exponent with an odd mantissa < 2^53.
+struct binary_value {
+  std::uint64_t mantissa;
+  int exponent;
+};
+
+inline binary_value exact_binary_value(double x) {
+  int e = 0;
+  const double f = std::frexp(x, &e);  // x = f 2^e, f in [1/2, 1), exact for subnormals too
+  auto m = static_cast<std::uint64_t>(std::ldexp(f, 53));
+  e -= 53;
+  const int zeros = std::countr_zero(m);
+  return {m >> zeros, e + zeros};
 }
 
 // The exact value of a positive double as num / den with den a power of two,
