@@ -11,6 +11,7 @@
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
+#include <privet/mechanisms/subset_selection.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -74,6 +75,26 @@ void randomized_response(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// One report of subset selection over s = range(0) candidates at
+// eps = range(1) (d = ceil(s / (e^eps + 1))), into a reused buffer as LDP
+// TrieHH's clients do.
+template <privet::random_bit_source G>
+void subset_selection(benchmark::State& state) {
+  G gen = make_generator<G>();
+  const auto s = static_cast<std::uint64_t>(state.range(0));
+  const privet::subset_selection ss(static_cast<double>(state.range(1)), s);
+  std::vector<std::uint64_t> out;
+  std::uint64_t item = 0;
+  for (auto _ : state) {
+    out.clear();
+    ss(item, gen, out);
+    benchmark::DoNotOptimize(out.data());
+    item = item + 1 == s ? 0 : item + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["d"] = static_cast<double>(ss.d());
+}
+
 template <class Selector>
 void selection(benchmark::State& state) {
   privet::csprng gen;
@@ -121,7 +142,23 @@ BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_no
 BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechanism/secure");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)
     ->Name("gaussian_mechanism/simulation_only");
-BENCHMARK(randomized_response)->Name("randomized_response/eps1/k")->Arg(2)->Arg(100);
+BENCHMARK(randomized_response)
+    ->Name("randomized_response/eps1/k")
+    ->Arg(2)
+    ->Arg(100)
+    ->Arg(1'000'000);
+BENCHMARK(subset_selection<privet::csprng>)
+    ->Name("subset_selection/csprng")
+    ->ArgNames({"s", "eps"})
+    ->Args({1'000'000, 10})
+    ->Args({1'000'000, 5})
+    ->Args({1000, 1});
+BENCHMARK(subset_selection<privet::seeded_generator>)
+    ->Name("subset_selection/seeded")
+    ->ArgNames({"s", "eps"})
+    ->Args({1'000'000, 10})
+    ->Args({1'000'000, 5})
+    ->Args({1000, 1});
 BENCHMARK(selection<privet::exponential_mechanism>)
     ->Name("exponential_mechanism/candidates")
     ->Arg(10)

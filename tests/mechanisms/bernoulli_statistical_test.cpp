@@ -110,3 +110,24 @@ TEST_CASE("the two-cell chi-square test notices a 3.5% error in a probability") 
   CAPTURE(r.statistic);
   CHECK_FALSE(r.passes());
 }
+
+TEST_CASE("logistic_bernoulli has probability a / (a + b e^-x)") {
+  privet::seeded_generator gen(107);
+  struct odds {
+    std::uint64_t a, b;
+    double x;
+  };
+  // The subset-selection coin of LDP TrieHH at s = 10^6, eps = 10 (d = 46)
+  // and eps = 1; randomised response's coin for k = 2 and k = 1000.
+  for (auto [a, b, x] :
+       {odds{46, 999'954, 10.0}, odds{268'942, 731'058, 1.0}, odds{1, 1, 0.5}, odds{1, 999, 4.0}}) {
+    const double p =
+        static_cast<double>(a) / (static_cast<double>(a) + static_cast<double>(b) * std::exp(-x));
+    const privet::logistic_bernoulli coin(a, b, x);
+    const auto r = coin_fit([&] { return coin(gen); }, p);
+    CAPTURE(a);
+    CAPTURE(x);
+    CAPTURE(r.statistic);
+    CHECK(r.passes());
+  }
+}

@@ -7,8 +7,10 @@
 
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -116,4 +118,108 @@ TEST_CASE("the 128-bit uniform draw stays below its bound and reaches the top bi
     }
     if (n > 1) CHECK(high_half);  // misses with probability 2^-200
   }
+}
+
+// ---- logistic_bernoulli ------------------------------------------------------
+
+namespace {
+
+// A random bit source that replays given words, then repeats `fill`: it
+// steers the coin's uniform into the narrow band where the first word does
+// not decide, to exercise the refinement that real generators reach with
+// probability about 2^-62.
+struct scripted_words {
+  using result_type = std::uint64_t;
+  std::vector<std::uint64_t> words;
+  std::uint64_t fill = 0;
+  std::size_t next = 0;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return UINT64_MAX; }
+  result_type operator()() { return next < words.size() ? words[next++] : fill; }
+};
+
+// The first `count` 64-bit words of the binary expansion of p, from bounds
+// at 64 (count + 2) bits (a second, independent computation at a higher
+// precision than the coin's first one).
+std::vector<std::uint64_t> leading_words(const privet::logistic_bernoulli& coin, int count) {
+  const int bits = 64 * (count + 2);
+  const auto p = coin.bounds(bits);
+  REQUIRE(p.hi - p.lo <= 4);  // tight, so the words are p's own
+  std::vector<std::uint64_t> out;
+  for (int i = 1; i <= count; ++i) {
+    out.push_back(boost::multiprecision::cpp_int((p.lo >> (bits - 64 * i)) & max64)
+                      .convert_to<std::uint64_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("logistic_bernoulli validates a, b and x") {
+  CHECK_THROWS_WITH_AS(
+      privet::logistic_bernoulli(0, 0, 1.0),
+      "privet: b = 0 is invalid; allowed: >= 1 when a = 0 (a + b must be positive)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::logistic_bernoulli(1, 1, -0.5),
+                       "privet: x = -0.5 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_AS(privet::logistic_bernoulli(1, 1, std::nan("")), privet::invalid_parameter);
+  CHECK_THROWS_AS(privet::logistic_bernoulli(1, 1, HUGE_VAL), privet::invalid_parameter);
+}
+
+TEST_CASE(
+    "logistic_bernoulli: certain coins are certain, and the probability is a / (a + b e^-x)") {
+  privet::seeded_generator gen(11);
+  const privet::logistic_bernoulli never(0, 5, 1.0), always(5, 0, 1.0);
+  for (int i = 0; i < 1000; ++i) {
+    CHECK_FALSE(never(gen));
+    CHECK(always(gen));
+  }
+  CHECK(never.probability() == 0);
+  CHECK(always.probability() == 1);
+  // x = 0 gives the rational a / (a + b), whose bounds are exact when dyadic.
+  const auto half = privet::logistic_bernoulli(3, 3, 0.0).bounds(128);
+  CHECK(half.lo == half.hi);
+  CHECK(half.lo == boost::multiprecision::cpp_int(1) << 127);
+  for (double x : {1e-9, 0.1, 1.0, 10.0, 40.0}) {
+    for (auto [a, b] : {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {46, 999'954}, {1, max64}}) {
+      const double a_d = static_cast<double>(a), b_d = static_cast<double>(b);
+      const double expected = a_d / (a_d + b_d * std::exp(-x));
+      CAPTURE(x);
+      CAPTURE(a);
+      CHECK(privet::logistic_bernoulli(a, b, x).probability() ==
+            doctest::Approx(expected).epsilon(1e-14));
+    }
+  }
+}
+
+TEST_CASE("logistic_bernoulli's bounds bracket p and shrink with precision") {
+  const privet::logistic_bernoulli coin(46, 999'954, 10.0);
+  auto previous = coin.bounds(64);
+  for (int bits : {128, 256, 1024}) {
+    const auto p = coin.bounds(bits);
+    const int gain = bits - previous.bits;
+    // Nested: the finer interval lies within the coarser one.
+    CHECK(p.lo >= previous.lo << gain);
+    CHECK(p.hi <= previous.hi << gain);
+    CHECK(p.hi - p.lo <= 4);
+    previous = p;
+  }
+}
+
+TEST_CASE("logistic_bernoulli refines its bounds when the uniform lands next to p") {
+  const privet::logistic_bernoulli coin(46, 999'954, 10.0);
+  // U agrees with p on its first 5 words (320 bits, past the coin's 192-bit
+  // and its first refined 384-bit bounds), then is all zeros (U < p: true)
+  // or all ones (U > p: false).
+  const auto words = leading_words(coin, 5);
+  scripted_words below{words, 0};
+  CHECK(coin(below));
+  CHECK(below.next == words.size());  // it really looked that deep
+  scripted_words above{words, max64};
+  CHECK_FALSE(coin(above));
+  // A first word just under p decides at once.
+  scripted_words early{{words[0] - 1}, 0};
+  CHECK(coin(early));
+  CHECK(early.next == 1);
 }

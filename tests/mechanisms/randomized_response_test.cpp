@@ -25,3 +25,15 @@ TEST_CASE("report probabilities follow e^eps / (e^eps + k - 1)") {
   CHECK(rr.p_other() == doctest::Approx(1.0 / 7.0));
   CHECK(rr.p_true() / rr.p_other() == doctest::Approx(3.0));  // the eps-LDP ratio, exactly e^eps
 }
+
+TEST_CASE("randomised response takes any finite eps > 0 and a million values") {
+  // The coin is certified bounds on e^eps / (e^eps + k - 1), so an eps such
+  // as 1e-3 (whose binary fraction needs 62+ bits) and eps = 700 both work.
+  privet::seeded_generator gen(3);
+  for (double eps : {1e-3, 700.0}) {
+    const privet::randomized_response rr(eps, 1'000'000);
+    for (int i = 0; i < 100; ++i) CHECK(rr(999'999, gen) < 1'000'000);
+  }
+  const privet::randomized_response sure(700.0, 1'000'000);
+  CHECK(sure(123, gen) == 123);  // keeps with probability 1 - 1e-298
+}

@@ -14,4 +14,5 @@
 #include <privet/core/transformations/count.hpp>
 #include <privet/core/transformations/metric_cast.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>

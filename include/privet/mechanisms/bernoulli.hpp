@@ -15,8 +15,10 @@
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/exp_bounds.hpp>
 
 #include <bit>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -160,5 +162,88 @@ bool bernoulli_exp(G& gen, const Int& num, const Int& den) {
   detail::validate_big_fraction(num, den);
   return detail::bernoulli_exp_any(gen, num, den);
 }
+
+/// True with probability a / (a + b exp(-x)) exactly, for a, b in
+/// [0, 2^64 - 1] not both 0 and x a finite double >= 0 taken at its binary
+/// value. This is the coin of randomised response and subset selection
+/// (a = d, b = s - d, x = eps), where tossing exp(-eps) coins against
+/// d / s odds would take about s / d rounds: here a uniform 64-bit word is
+/// compared with certified bounds on the probability, which decides at
+/// once unless the word falls within a few units of 2^-64 of it; then more
+/// words are drawn and the bounds refined (probability about 2^-62, and the
+/// result is exact either way).
+class logistic_bernoulli {
+ public:
+  logistic_bernoulli(std::uint64_t a, std::uint64_t b, double x) : a_(a), b_(b), x_(x) {
+    validate_non_negative(x, "x");
+    if (a == 0 && b == 0) throw_invalid("b", b, ">= 1 when a = 0 (a + b must be positive)");
+    // p in [lo, hi] / 2^initial_bits; lo <= hi <= 2^initial_bits, so their
+    // top parts below fit 65 bits.
+    const detail::fixed_interval p = bounds(initial_bits);
+    constexpr int drop = initial_bits - 64;
+    sure_true_below_ = detail::low_u128(detail::big_uint(p.lo >> drop));
+    const detail::big_uint hi_top = p.hi >> drop;
+    sure_false_from_ = detail::low_u128(hi_top) + ((hi_top << drop) == p.hi ? 0 : 1);
+  }
+
+  template <random_bit_source G>
+  bool operator()(G& gen) const {
+    const std::uint64_t u = random_u64(gen);
+    // The uniform U lies in [u, u + 1) / 2^64.
+    if (static_cast<detail::uint128>(u) + 1 <= sure_true_below_) return true;
+    if (u >= sure_false_from_) return false;
+    return refine(gen, u);
+  }
+
+  /// The probability, rounded to a double (for estimators and tests).
+  [[nodiscard]] double probability() const {
+    const detail::fixed_interval p = bounds(initial_bits);
+    return std::ldexp(static_cast<double>(p.lo), -initial_bits);
+  }
+
+  /// Certified bounds on the probability with `bits` fractional bits.
+  [[nodiscard]] detail::fixed_interval bounds(int bits) const {
+    detail::fixed_interval p;
+    p.bits = bits;
+    if (a_ == 0) return p;  // exactly 0
+    // b magnifies q's rounding: 64 extra bits beyond b's width keep p's
+    // bounds within a few units of 2^-bits.
+    const int q_bits = bits + 64 + static_cast<int>(std::bit_width(b_));
+    const detail::fixed_interval q = detail::exp_neg_bounds(x_, q_bits);
+    const detail::big_uint a_scaled = detail::big_uint(a_) << q_bits;
+    const detail::big_uint numerator = a_scaled << bits;
+    // a / (a + b q) falls as q grows.
+    p.lo = detail::div_floor(numerator, detail::big_uint(a_scaled + detail::big_uint(b_) * q.hi));
+    p.hi = detail::div_ceil(numerator, detail::big_uint(a_scaled + detail::big_uint(b_) * q.lo));
+    return p;
+  }
+
+ private:
+  static constexpr int initial_bits = 192;
+
+  // U's first word did not decide: draw more words and, when U is known to
+  // more bits than the bounds, double their precision.
+  template <random_bit_source G>
+  bool refine(G& gen, std::uint64_t first) const {
+    detail::big_uint u = first;
+    int known = 64;
+    int bits = initial_bits;
+    detail::fixed_interval p = bounds(bits);
+    for (;;) {
+      while (known > bits) p = bounds(bits *= 2);
+      const int gap = bits - known;
+      if (detail::big_uint(detail::big_uint(u + 1) << gap) <= p.lo) return true;
+      if (detail::big_uint(u << gap) >= p.hi) return false;
+      u = (u << 64) | detail::big_uint(random_u64(gen));
+      known += 64;
+    }
+  }
+
+  std::uint64_t a_;
+  std::uint64_t b_;
+  double x_;
+  detail::uint128 sure_true_below_;  // floor(lo 2^64): u + 1 <= it means U < p
+  detail::uint128 sure_false_from_;  // ceil(hi 2^64): u >= it means U >= p
+};
 
 }  // namespace privet

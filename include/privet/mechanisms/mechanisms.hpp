@@ -10,3 +10,4 @@
 #include <privet/mechanisms/noise.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
+#include <privet/mechanisms/subset_selection.hpp>

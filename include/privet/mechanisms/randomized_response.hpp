@@ -4,11 +4,10 @@
 // value is kept with probability e^eps / (e^eps + k - 1), otherwise one of
 // the other k - 1 values is reported uniformly.
 //
-// Sampling is exact from random bits: with q = exp(-eps) (exact Bernoulli
-// draws of the double eps at its binary value), a candidate drawn uniformly
-// from the k values is accepted at once if it is the true value and with
-// probability q otherwise, so outputs have weights 1 : q : ... : q. The
-// expected number of candidates is k / (1 + (k - 1) q).
+// Sampling is exact from random bits and costs O(1) for every k and eps: one
+// logistic_bernoulli coin keeps the true value with probability
+// 1 / (1 + (k - 1) e^-eps) (no rejection loop whose length would grow as
+// k e^-eps), and otherwise one uniform draw picks among the k - 1 others.
 //
 // Frequency estimation (unbiased): with p = e^eps / (e^eps + k - 1) and
 // r = 1 / (e^eps + k - 1), a value with observed count c among n reports has
@@ -22,7 +21,6 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
-#include <privet/mechanisms/detail/dyadic.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -37,17 +35,15 @@ class randomized_response {
   randomized_response(double epsilon, std::uint64_t k)
       : epsilon_(validate_epsilon(epsilon)),
         k_(validate_at_least<std::uint64_t>(k, 2, "k")),
-        eps_fraction_(detail::exact_dyadic(epsilon, "epsilon")) {}
+        keep_(1, k - 1, epsilon) {}
 
   /// The randomised report of `value` (in [0, k)).
   template <random_bit_source G>
   std::uint64_t operator()(std::uint64_t value, G& gen) const {
     if (value >= k_) throw_invalid("value", value, "[0, k) with k = " + std::to_string(k_));
-    for (;;) {
-      const std::uint64_t candidate = uniform_below(gen, k_);
-      if (candidate == value) return value;
-      if (bernoulli_exp(gen, eps_fraction_.first, eps_fraction_.second)) return candidate;
-    }
+    if (keep_(gen)) return value;
+    const std::uint64_t other = uniform_below(gen, k_ - 1);
+    return other >= value ? other + 1 : other;
   }
 
   /// Each report is epsilon-LDP: pure_dp for a change of one user's value.
@@ -87,7 +83,7 @@ class randomized_response {
  private:
   double epsilon_;
   std::uint64_t k_;
-  std::pair<std::uint64_t, std::uint64_t> eps_fraction_;
+  logistic_bernoulli keep_;  // P[true] = e^eps / (e^eps + k - 1)
 };
 
 /// Binary randomised response (Warner 1965): k = 2.
