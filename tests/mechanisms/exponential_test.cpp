@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <type_traits>
 #include <vector>
 
 TEST_CASE("selectors validate scores and parameters") {
@@ -26,4 +27,15 @@ TEST_CASE("a single candidate or a dominant one is returned") {
   CHECK(pf(std::vector<double>{5.0}, gen) == 0);
   const privet::exponential_mechanism em(50.0, 1.0);
   for (int i = 0; i < 100; ++i) CHECK(em(std::vector<double>{0, 1000, 0}, gen) == 1);
+}
+
+TEST_CASE("report-noisy-max names the exactly equivalent mechanisms") {
+  static_assert(std::is_same_v<privet::report_noisy_max<privet::gumbel_noise>,
+                               privet::exponential_mechanism>);
+  static_assert(std::is_same_v<privet::report_noisy_max<privet::exponential_noise>,
+                               privet::permute_and_flip>);
+  static_assert(!privet::report_noisy_max_noise<double>);
+  privet::seeded_generator gen(3);
+  const privet::report_noisy_max<privet::exponential_noise> rnm(1.0, 1.0);
+  CHECK(rnm(std::vector<double>{0, 100, 0}, gen) == 1);
 }

@@ -24,10 +24,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <numeric>
 #include <ranges>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace privet {
@@ -121,5 +123,24 @@ class permute_and_flip : public detail::score_selector {
     return order.back();  // unreachable: the best candidate's coin is certain
   }
 };
+
+/// Noise distributions of report-noisy-max, for report_noisy_max below.
+struct gumbel_noise {};
+struct exponential_noise {};
+
+template <class Noise>
+concept report_noisy_max_noise =
+    std::same_as<Noise, gumbel_noise> || std::same_as<Noise, exponential_noise>;
+
+/// Report-noisy-max (the index of the largest q_r + noise with scale 2 D /
+/// eps, or D / eps for monotonic scores) under its two exact names: with
+/// Gumbel noise its output has exactly the exponential mechanism's
+/// distribution (the Gumbel-max trick), and with exponential noise exactly
+/// permute-and-flip's (Ding, Kifer, Wang, Xiao & Zhang 2021). privet samples
+/// them through those exact coins rather than adding floating-point noise,
+/// whose rounding would break the privacy proof.
+template <report_noisy_max_noise Noise>
+using report_noisy_max =
+    std::conditional_t<std::same_as<Noise, gumbel_noise>, exponential_mechanism, permute_and_flip>;
 
 }  // namespace privet
