@@ -21,13 +21,6 @@ namespace {
 
 constexpr double alpha = 1e-6;
 
-std::vector<std::int64_t> draw(const discrete_gaussian_distribution& d, std::uint64_t seed, int n) {
-  privet::seeded_generator gen(seed);
-  std::vector<std::int64_t> xs(static_cast<std::size_t>(n));
-  for (auto& x : xs) x = d(gen);
-  return xs;
-}
-
 // E[x^4] by direct summation of the pmf.
 double fourth_moment(const discrete_gaussian_distribution& d) {
   const auto range = static_cast<std::int64_t>(40 * d.sigma()) + 40;
@@ -86,7 +79,7 @@ TEST_CASE("discrete Gaussian matches its pmf, mean and variance from sigma 0.3 t
       discrete_gaussian_distribution(1'000'000, 1)};
   std::uint64_t seed = 300;
   for (const auto& d : dists) {
-    const auto xs = draw(d, ++seed, 200'000);
+    const auto xs = privet::test::draw_samples(d, ++seed, 200'000);
     const auto r = privet::test::chi_square_integer(
         xs, [&](std::int64_t x) { return d.pmf(x); }, alpha);
     CAPTURE(d.sigma());
@@ -103,7 +96,7 @@ TEST_CASE("discrete Gaussian at sigma 2^20 and 2^24 matches the normal in sigma/
     const std::uint64_t s = std::uint64_t{1} << log2_sigma;
     const discrete_gaussian_distribution d(s * s, 1);
     const double sigma = static_cast<double>(s);
-    const auto xs = draw(d, ++seed, 100'000);
+    const auto xs = privet::test::draw_samples(d, ++seed, 100'000);
     const auto r = binned_fit(xs, sigma);
     CAPTURE(log2_sigma);
     CAPTURE(r.statistic);
@@ -120,13 +113,14 @@ TEST_CASE("the chi-square checks reject a 5% error in sigma") {
   // A correct sampler judged against sigma * 1.05: the statistics land far
   // above the critical values (~900 per-integer, ~250 binned).
   const discrete_gaussian_distribution truth(3.5), wrong(3.5 * 1.05);
-  const auto xs = draw(truth, 340, 200'000);
+  const auto xs = privet::test::draw_samples(truth, 340, 200'000);
   const auto r = privet::test::chi_square_integer(
       xs, [&](std::int64_t x) { return wrong.pmf(x); }, alpha);
   CAPTURE(r.statistic);
   CHECK_FALSE(r.passes());
   const std::uint64_t s = std::uint64_t{1} << 20;
-  const auto ys = draw(discrete_gaussian_distribution(s * s, 1), 341, 100'000);
+  const auto ys =
+      privet::test::draw_samples(discrete_gaussian_distribution(s * s, 1), 341, 100'000);
   const auto b = binned_fit(ys, static_cast<double>(s) * 1.05);
   CAPTURE(b.statistic);
   CHECK_FALSE(b.passes());

@@ -5,6 +5,7 @@
 #include <privet/mechanisms/discrete_gaussian.hpp>
 
 #include <doctest/doctest.h>
+#include <support/statistics.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -22,14 +23,6 @@ using privet::detail::uint128;
 namespace {
 
 constexpr std::uint64_t max_sigma2_den1 = 13043817824165068815u;  // sigma ~ 3.6e9
-
-std::vector<std::int64_t> draw(const discrete_gaussian_distribution& d, std::uint64_t seed,
-                               std::uint64_t stream, int n) {
-  privet::seeded_generator gen(seed, stream);
-  std::vector<std::int64_t> xs;
-  for (int i = 0; i < n; ++i) xs.push_back(d(gen));
-  return xs;
-}
 
 // (stored sigma^2 - exact sigma^2) / exact sigma^2, computed exactly.
 double relative_rounding(double sigma, const discrete_gaussian_distribution& d) {
@@ -137,7 +130,7 @@ TEST_CASE("other double sigmas round sigma^2 up, by the documented relative amou
   const discrete_gaussian_distribution tiny(1e-12);
   CHECK(tiny.sigma2_num() == 1);
   CHECK(tiny.sigma2_den() == std::uint64_t{1} << 63);
-  CHECK(draw(tiny, 1, 0, 100) == std::vector<std::int64_t>(100, 0));
+  CHECK(privet::test::draw_samples(tiny, 1, 100, 0) == std::vector<std::int64_t>(100, 0));
 }
 
 TEST_CASE("pmf is symmetric and normalised; variance matches the direct sums") {
@@ -201,14 +194,14 @@ TEST_CASE("discrete Gaussian samples are a deterministic function of seed and st
                           {1u << 20, 1},
                           {std::uint64_t{1} << 48, 1}}) {
     const discrete_gaussian_distribution d(num, den);
-    CHECK(draw(d, 1, 0, 200) == draw(d, 1, 0, 200));
-    CHECK(draw(d, 1, 0, 200) != draw(d, 1, 1, 200));
-    CHECK(draw(d, 1, 0, 200) != draw(d, 2, 0, 200));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) == privet::test::draw_samples(d, 1, 200, 0));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) != privet::test::draw_samples(d, 1, 200, 1));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) != privet::test::draw_samples(d, 2, 200, 0));
   }
 }
 
 TEST_CASE("discrete Gaussian samples take both signs and huge sigmas stay in range") {
-  const auto xs = draw(discrete_gaussian_distribution(4, 1), 3, 0, 1000);
+  const auto xs = privet::test::draw_samples(discrete_gaussian_distribution(4, 1), 3, 1000, 0);
   int negative = 0, positive = 0;
   for (auto x : xs) {
     negative += x < 0;
@@ -218,7 +211,8 @@ TEST_CASE("discrete Gaussian samples take both signs and huge sigmas stay in ran
   CHECK(positive > 300);
   const discrete_gaussian_distribution wide(max_sigma2_den1, 1);
   const double sigma = wide.sigma();
-  for (auto x : draw(wide, 4, 0, 1000)) CHECK(std::fabs(static_cast<double>(x)) < 7 * sigma);
+  for (auto x : privet::test::draw_samples(wide, 4, 1000, 0))
+    CHECK(std::fabs(static_cast<double>(x)) < 7 * sigma);
 }
 
 TEST_CASE("discrete Gaussian works with a 32-bit generator and is copyable") {

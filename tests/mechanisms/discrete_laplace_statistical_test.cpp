@@ -21,13 +21,6 @@ namespace {
 
 constexpr double alpha = 1e-6;
 
-std::vector<std::int64_t> draw(const discrete_laplace_distribution& d, std::uint64_t seed, int n) {
-  privet::seeded_generator gen(seed);
-  std::vector<std::int64_t> xs(static_cast<std::size_t>(n));
-  for (auto& x : xs) x = d(gen);
-  return xs;
-}
-
 // E[x^4] = 2 q (1 + 11 q + 11 q^2 + q^3) / ((1 + q) (1 - q)^4), from
 // sum_{x >= 1} x^4 q^x = q (1 + 11 q + 11 q^2 + q^3) / (1 - q)^5.
 double fourth_moment(const discrete_laplace_distribution& d) {
@@ -82,7 +75,7 @@ TEST_CASE("discrete Laplace matches its pmf, mean and variance from scale 0.1 to
       discrete_laplace_distribution(1000, 1)};
   std::uint64_t seed = 200;
   for (const auto& d : dists) {
-    const auto xs = draw(d, ++seed, 200'000);
+    const auto xs = privet::test::draw_samples(d, ++seed, 200'000);
     const auto r = privet::test::chi_square_integer(
         xs, [&](std::int64_t x) { return d.pmf(x); }, alpha);
     CAPTURE(d.scale());
@@ -100,7 +93,7 @@ TEST_CASE("discrete Laplace at large scales matches its distribution in t/4-wide
   std::uint64_t seed = 220;
   for (double scale : {std::ldexp(1.0, 40), std::ldexp(1.0, 40) * 1.5, std::ldexp(1.3, 56)}) {
     const discrete_laplace_distribution d(scale);
-    const auto xs = draw(d, ++seed, 100'000);
+    const auto xs = privet::test::draw_samples(d, ++seed, 100'000);
     const auto r = binned_fit(xs, d);
     CAPTURE(scale);
     CAPTURE(r.statistic);
@@ -116,7 +109,7 @@ TEST_CASE("discrete Laplace at large scales matches its distribution in t/4-wide
 TEST_CASE("discrete Laplace signs are balanced") {
   // Positive vs negative among nonzero samples: a fair two-cell test.
   const discrete_laplace_distribution d(0.7);
-  const auto xs = draw(d, 230, 200'000);
+  const auto xs = privet::test::draw_samples(d, 230, 200'000);
   std::vector<std::uint64_t> counts(2);
   for (auto x : xs)
     if (x != 0) ++counts[x > 0 ? 1 : 0];
@@ -128,13 +121,13 @@ TEST_CASE("the chi-square checks reject a 5% error in the scale") {
   // above the critical values (~1000 per-integer and ~300 binned), so these
   // CHECK_FALSEs show the tests above have power.
   const discrete_laplace_distribution truth(3.5), wrong(3.5 * 1.05);
-  const auto xs = draw(truth, 240, 200'000);
+  const auto xs = privet::test::draw_samples(truth, 240, 200'000);
   const auto r = privet::test::chi_square_integer(
       xs, [&](std::int64_t x) { return wrong.pmf(x); }, alpha);
   CAPTURE(r.statistic);
   CHECK_FALSE(r.passes());
   const discrete_laplace_distribution big(std::ldexp(1.0, 40)), big_wrong(std::ldexp(1.05, 40));
-  const auto ys = draw(big, 241, 100'000);
+  const auto ys = privet::test::draw_samples(big, 241, 100'000);
   const auto b = binned_fit(ys, big_wrong);
   CAPTURE(b.statistic);
   CHECK_FALSE(b.passes());

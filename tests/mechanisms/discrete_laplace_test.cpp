@@ -5,6 +5,7 @@
 #include <privet/mechanisms/discrete_laplace.hpp>
 
 #include <doctest/doctest.h>
+#include <support/statistics.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -16,15 +17,7 @@
 
 using privet::discrete_laplace_distribution;
 
-namespace {
-std::vector<std::int64_t> draw(const discrete_laplace_distribution& d, std::uint64_t seed,
-                               std::uint64_t stream, int n) {
-  privet::seeded_generator gen(seed, stream);
-  std::vector<std::int64_t> xs;
-  for (int i = 0; i < n; ++i) xs.push_back(d(gen));
-  return xs;
-}
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("discrete Laplace keeps a rational scale in lowest terms") {
   const discrete_laplace_distribution d(6, 4);
@@ -120,14 +113,14 @@ TEST_CASE("discrete Laplace pmf is symmetric, sums to 1 and has the closed-form 
 TEST_CASE("discrete Laplace samples are a deterministic function of seed and stream") {
   for (double scale : {0.6, 2.5, 1e6, std::ldexp(1.0, 40)}) {
     const discrete_laplace_distribution d(scale);
-    CHECK(draw(d, 1, 0, 200) == draw(d, 1, 0, 200));
-    CHECK(draw(d, 1, 0, 200) != draw(d, 1, 1, 200));
-    CHECK(draw(d, 1, 0, 200) != draw(d, 2, 0, 200));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) == privet::test::draw_samples(d, 1, 200, 0));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) != privet::test::draw_samples(d, 1, 200, 1));
+    CHECK(privet::test::draw_samples(d, 1, 200, 0) != privet::test::draw_samples(d, 2, 200, 0));
   }
 }
 
 TEST_CASE("discrete Laplace samples take both signs") {
-  const auto xs = draw(discrete_laplace_distribution(2.5), 3, 0, 1000);
+  const auto xs = privet::test::draw_samples(discrete_laplace_distribution(2.5), 3, 1000, 0);
   int negative = 0, positive = 0;
   for (auto x : xs) {
     negative += x < 0;
@@ -139,9 +132,11 @@ TEST_CASE("discrete Laplace samples take both signs") {
 }
 
 TEST_CASE("a tiny scale gives 0 and a huge one reaches 2^63 in O(1) time") {
-  const auto zeros = draw(discrete_laplace_distribution(1, UINT64_MAX), 4, 0, 1000);
+  const auto zeros =
+      privet::test::draw_samples(discrete_laplace_distribution(1, UINT64_MAX), 4, 1000, 0);
   CHECK(zeros == std::vector<std::int64_t>(1000, 0));  // P[x != 0] ~ 2 exp(-2^64)
-  const auto wide = draw(discrete_laplace_distribution(std::ldexp(1.0, 56)), 4, 0, 1000);
+  const auto wide =
+      privet::test::draw_samples(discrete_laplace_distribution(std::ldexp(1.0, 56)), 4, 1000, 0);
   int beyond_2_55 = 0;
   for (auto x : wide) beyond_2_55 += std::fabs(static_cast<double>(x)) >= std::ldexp(1.0, 55);
   CHECK(beyond_2_55 > 400);  // probability exp(-1/2) ~ 0.61 each

@@ -8,6 +8,8 @@
 // test can state the chance that a correct sampler fails it.
 #pragma once
 
+#include <privet/core/seeded_generator.hpp>
+
 #include <boost/math/distributions/chi_squared.hpp>
 
 #include <cmath>
@@ -20,6 +22,16 @@
 #include <vector>
 
 namespace privet::test {
+
+/// n samples of an integer distribution from a seeded generator (seed, stream).
+template <class Distribution>
+std::vector<std::int64_t> draw_samples(const Distribution& d, std::uint64_t seed, int n,
+                                       std::uint64_t stream = 0) {
+  privet::seeded_generator gen(seed, stream);
+  std::vector<std::int64_t> xs(static_cast<std::size_t>(n));
+  for (auto& x : xs) x = d(gen);
+  return xs;
+}
 
 struct chi_square_result {
   double statistic = 0;
