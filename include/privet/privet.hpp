@@ -1,7 +1,7 @@
 // privet/privet.hpp — every part of privet that needs no optional dependency.
 #pragma once
 
-#include <privet/accounting/privacy_filter.hpp>
+#include <privet/accounting/accounting.hpp>
 #include <privet/core/core.hpp>
 #include <privet/fwd.hpp>
 #include <privet/mechanisms/mechanisms.hpp>

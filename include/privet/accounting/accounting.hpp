@@ -1,0 +1,5 @@
+// privet/accounting/accounting.hpp — everything in the accounting layer.
+#pragma once
+
+#include <privet/accounting/privacy_filter.hpp>
+#include <privet/accounting/rdp.hpp>
