@@ -1,6 +1,7 @@
 // privet/accounting/accounting.hpp — everything in the accounting layer.
 #pragma once
 
+#include <privet/accounting/composition.hpp>
 #include <privet/accounting/privacy_filter.hpp>
 #include <privet/accounting/rdp.hpp>
 #include <privet/accounting/rdp_accountant.hpp>
