@@ -2,6 +2,7 @@
 #pragma once
 
 #include <privet/accounting/composition.hpp>
+#include <privet/accounting/gdp.hpp>
 #include <privet/accounting/privacy_filter.hpp>
 #include <privet/accounting/rdp.hpp>
 #include <privet/accounting/rdp_accountant.hpp>
