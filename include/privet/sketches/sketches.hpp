@@ -2,3 +2,4 @@
 #pragma once
 
 #include <privet/sketches/contribution_bounding.hpp>
+#include <privet/sketches/prefix_trie.hpp>

@@ -1,0 +1,242 @@
+// privet/sketches/prefix_trie.hpp — the layered prefix trie of TrieHH
+// (../shared/spec/gboard-oov.md): layer 0 holds every symbol of the alphabet
+// X; layer i holds the prefixes of length i + 1 that a round of voting kept.
+// A round's candidates are every kept prefix of the last layer extended by
+// every symbol of X (the end-of-word symbol included), numbered
+// parent_position * |X| + symbol_index so that a vote vector over the
+// candidates needs no string at all; keeping candidates grows the next
+// layer. A prefix that ends with the end-of-word symbol is a discovered word
+// and is never extended.
+//
+// Nodes are stored once, with their parent and last symbol, so a prefix of
+// length L costs one node, not L symbols; children are found through a hash
+// of (parent, symbol index).
+#pragma once
+
+#include <privet/core/detail/format.hpp>
+#include <privet/core/validate.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace privet {
+
+template <std::integral Symbol = char32_t>
+class prefix_trie {
+ public:
+  using symbol_type = Symbol;
+  using string_type = std::basic_string<Symbol>;
+  using view_type = std::basic_string_view<Symbol>;
+  using node_id = std::uint32_t;
+
+  /// `alphabet`: the symbols X, distinct, not containing `end_of_word`,
+  /// which is added as the last symbol. Layer 0 is every symbol of X
+  /// (not end_of_word: an empty word is never a candidate). Throws
+  /// invalid_parameter for an empty alphabet or a repeated symbol.
+  prefix_trie(std::vector<Symbol> alphabet, Symbol end_of_word)
+      : symbols_(std::move(alphabet)), end_of_word_(end_of_word) {
+    if (symbols_.empty()) throw_empty("alphabet");
+    for (std::size_t i = 0; i < symbols_.size(); ++i) {
+      if (symbols_[i] == end_of_word_) {
+        throw_invalid("alphabet[" + std::to_string(i) + "]", static_cast<long long>(symbols_[i]),
+                      "any symbol but end_of_word");
+      }
+      if (!index_.try_emplace(symbols_[i], i).second) {
+        throw_invalid("alphabet[" + std::to_string(i) + "]", static_cast<long long>(symbols_[i]),
+                      "a symbol not already in the alphabet");
+      }
+    }
+    index_.emplace(end_of_word_, symbols_.size());
+    symbols_.push_back(end_of_word_);
+    layers_.emplace_back();
+    for (std::size_t s = 0; s + 1 < symbols_.size(); ++s) {
+      layers_.back().push_back(add_node(none, s));
+    }
+  }
+
+  /// |X| including the end-of-word symbol.
+  [[nodiscard]] std::size_t alphabet_size() const noexcept { return symbols_.size(); }
+  [[nodiscard]] Symbol end_of_word() const noexcept { return end_of_word_; }
+  [[nodiscard]] std::size_t depth() const noexcept { return layers_.size(); }
+
+  /// The nodes of layer i (prefixes of length i + 1), in candidate order.
+  [[nodiscard]] std::span<const node_id> layer(std::size_t i) const {
+    check_layer(i);
+    return layers_[i];
+  }
+
+  /// How many candidates extend the last layer: its open prefixes (those not
+  /// ending a word) times |X|.
+  [[nodiscard]] std::uint64_t candidate_count() const noexcept {
+    return static_cast<std::uint64_t>(layers_.back().size()) * symbols_.size();
+  }
+
+  /// The candidate number of `prefix` (length depth() + 1), or nothing when
+  /// its first depth() symbols are not a kept open prefix or a symbol is not
+  /// in X.
+  [[nodiscard]] std::optional<std::uint64_t> candidate_index(view_type prefix) const {
+    if (prefix.size() != depth() + 1) return std::nullopt;
+    const auto parent = find(prefix.substr(0, depth()));
+    if (!parent || nodes_[*parent].word) return std::nullopt;
+    const auto sym = symbol_index(prefix.back());
+    if (!sym) return std::nullopt;
+    return static_cast<std::uint64_t>(nodes_[*parent].position) * symbols_.size() + *sym;
+  }
+
+  /// The prefix a candidate number stands for.
+  [[nodiscard]] string_type candidate(std::uint64_t index) const {
+    if (index >= candidate_count()) {
+      throw_invalid(
+          "index", index,
+          "[0, candidate_count()) = [0, " + detail::format_value(candidate_count()) + ")");
+    }
+    string_type s = prefix(layers_.back()[static_cast<std::size_t>(index / symbols_.size())]);
+    s.push_back(symbols_[static_cast<std::size_t>(index % symbols_.size())]);
+    return s;
+  }
+
+  /// Adds the next layer: the kept candidates (indices into the current
+  /// candidates, any order, no repeats). Those ending with end_of_word
+  /// become words; the rest form the new last layer (possibly empty, after
+  /// which no candidate remains). Throws invalid_parameter on an index out
+  /// of range or repeated, leaving the trie unchanged.
+  void extend(std::span<const std::uint64_t> kept) {
+    std::vector<std::uint64_t> sorted(kept.begin(), kept.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (sorted[i] >= candidate_count()) {
+        throw_invalid(
+            "kept[i]", sorted[i],
+            "[0, candidate_count()) = [0, " + detail::format_value(candidate_count()) + ")");
+      }
+      if (i > 0 && sorted[i] == sorted[i - 1]) throw_invalid("kept[i]", sorted[i], "no repeats");
+    }
+    std::vector<node_id> next;
+    const std::vector<node_id>& last = layers_.back();
+    for (std::uint64_t c : sorted) {
+      const node_id parent = last[static_cast<std::size_t>(c / symbols_.size())];
+      const auto sym = static_cast<std::size_t>(c % symbols_.size());
+      const node_id id = add_node(parent, sym);
+      if (symbols_[sym] == end_of_word_) {
+        nodes_[id].word = true;
+        words_.push_back(id);
+      } else {
+        nodes_[id].position = static_cast<std::uint32_t>(next.size());
+        next.push_back(id);
+      }
+    }
+    layers_.push_back(std::move(next));
+  }
+
+  /// Whether `prefix` (of any length) is a kept prefix or word.
+  [[nodiscard]] bool contains(view_type prefix) const { return find(prefix).has_value(); }
+
+  /// The node of `prefix`, if kept.
+  [[nodiscard]] std::optional<node_id> find(view_type prefix) const {
+    if (prefix.empty()) return std::nullopt;
+    node_id at = none;
+    for (Symbol s : prefix) {
+      const auto sym = symbol_index(s);
+      if (!sym) return std::nullopt;
+      const auto it = children_.find(edge(at, *sym));
+      if (it == children_.end()) return std::nullopt;
+      at = it->second;
+    }
+    return at;
+  }
+
+  /// The kept children of a node.
+  [[nodiscard]] std::vector<node_id> children(node_id n) const {
+    check_node(n);
+    std::vector<node_id> out;
+    for (std::size_t s = 0; s < symbols_.size(); ++s) {
+      if (const auto it = children_.find(edge(n, s)); it != children_.end())
+        out.push_back(it->second);
+    }
+    return out;
+  }
+
+  /// The symbols of a node, from the root.
+  [[nodiscard]] string_type prefix(node_id n) const {
+    check_node(n);
+    string_type s;
+    for (node_id at = n; at != none; at = nodes_[at].parent)
+      s.push_back(symbols_[nodes_[at].symbol]);
+    std::reverse(s.begin(), s.end());
+    return s;
+  }
+
+  [[nodiscard]] bool is_word(node_id n) const {
+    check_node(n);
+    return nodes_[n].word;
+  }
+
+  /// Every discovered word, without its end-of-word symbol, in discovery order.
+  [[nodiscard]] std::vector<string_type> words() const {
+    std::vector<string_type> out;
+    out.reserve(words_.size());
+    for (node_id w : words_) {
+      string_type s = prefix(w);
+      s.pop_back();
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+ private:
+  static constexpr node_id none = ~node_id{0};
+
+  struct node {
+    node_id parent;
+    std::uint32_t symbol;
+    std::uint32_t position = 0;  // index within its layer (open prefixes only)
+    bool word = false;
+  };
+
+  std::uint64_t edge(node_id parent, std::size_t sym) const noexcept {
+    return (static_cast<std::uint64_t>(parent) << 32 | static_cast<std::uint32_t>(sym));
+  }
+
+  node_id add_node(node_id parent, std::size_t sym) {
+    if (nodes_.size() >= none)
+      throw overflow_error("privet: prefix_trie holds at most 2^32 - 1 nodes");
+    const auto id = static_cast<node_id>(nodes_.size());
+    nodes_.push_back(node{parent, static_cast<std::uint32_t>(sym)});
+    if (parent == none) nodes_.back().position = static_cast<std::uint32_t>(sym);
+    children_.emplace(edge(parent, sym), id);
+    return id;
+  }
+
+  std::optional<std::size_t> symbol_index(Symbol s) const {
+    const auto it = index_.find(s);
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  void check_layer(std::size_t i) const {
+    if (i >= layers_.size())
+      throw_invalid("layer", i, "[0, depth()) = [0, " + detail::format_value(layers_.size()) + ")");
+  }
+  void check_node(node_id n) const {
+    if (n >= nodes_.size())
+      throw_invalid("node", n, "[0, " + detail::format_value(nodes_.size()) + ")");
+  }
+
+  std::vector<Symbol> symbols_;
+  Symbol end_of_word_;
+  std::unordered_map<Symbol, std::size_t> index_;
+  std::vector<node> nodes_;
+  std::vector<std::vector<node_id>> layers_;
+  std::vector<node_id> words_;
+  std::unordered_map<std::uint64_t, node_id> children_;
+};
+
+}  // namespace privet
