@@ -66,7 +66,8 @@ TEST_CASE("zCDP composes by adding rhos; the Gaussian's rho is D^2 / (2 sigma^2)
   CHECK(total.rho() == doctest::Approx(0.4));
   CHECK(privet::to_approx_dp(privet::zcdp(0), 1e-6).epsilon() == 0);
   CHECK(privet::zcdp_delta(privet::zcdp(0), 0.5) == 0);
-  CHECK(privet::zcdp_delta(privet::zcdp(50), 0.0) == 1);
+  CHECK(privet::zcdp_delta(privet::zcdp(50), 0.0) > 0.99);
+  CHECK(privet::zcdp_delta(privet::zcdp(50), 0.0) <= 1);
 }
 
 TEST_CASE("bad zCDP inputs throw, naming the parameter") {

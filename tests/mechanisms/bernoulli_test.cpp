@@ -223,3 +223,18 @@ TEST_CASE("logistic_bernoulli refines its bounds when the uniform lands next to 
   CHECK(coin(early));
   CHECK(early.next == 1);
 }
+
+TEST_CASE("bernoulli_double is exact at the double's binary value, down to 2^-1000") {
+  // U = 0 is below every p > 0 and U = 1 - 2^-64 - ... is above every p < 1;
+  // p = 2^-1000 needs 1000 - 63 leading zero bits before its last coin.
+  scripted_words zeros{{}, 0}, ones{{}, max64};
+  CHECK(privet::bernoulli_double(zeros, 0x1p-1000));
+  CHECK_FALSE(privet::bernoulli_double(ones, 0x1p-1000));
+  CHECK(privet::bernoulli_double(ones, 1.0));
+  CHECK_FALSE(privet::bernoulli_double(zeros, 0.0));
+  CHECK_FALSE(privet::bernoulli_double(zeros, -1.0));
+  // 0.75 = 3 / 4: U in [0.5, 0.75) is true, U >= 0.75 false.
+  scripted_words just_below{{0xBFFFFFFFFFFFFFFFull}, 0}, at{{0xC000000000000000ull}, 0};
+  CHECK(privet::bernoulli_double(just_below, 0.75));
+  CHECK_FALSE(privet::bernoulli_double(at, 0.75));
+}

@@ -15,4 +15,6 @@ privet_add_layer_tests(
   mechanisms/sparse_vector_test.cpp
   mechanisms/sparse_vector_statistical_test.cpp
   mechanisms/subset_selection_test.cpp
-  mechanisms/subset_selection_statistical_test.cpp)
+  mechanisms/subset_selection_statistical_test.cpp
+  mechanisms/partition_selection_test.cpp
+  mechanisms/partition_selection_statistical_test.cpp)

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <privet/accounting/detail/log_math.hpp>
+#include <privet/core/detail/rounding.hpp>
+#include <privet/core/detail/zcdp_conversion.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
@@ -28,11 +30,6 @@ namespace detail {
 // eps(alpha) for rho-zCDP at delta (the bound above solved for eps).
 inline double zcdp_epsilon_at(double rho, double log_delta, double alpha) {
   return alpha * rho + std::log1p(-1 / alpha) - (log_delta + std::log(alpha)) / (alpha - 1);
-}
-
-// log delta(alpha) for rho-zCDP at eps.
-inline double zcdp_log_delta_at(double rho, double eps, double alpha) {
-  return (alpha - 1) * (alpha * rho - eps) - std::log(alpha - 1) + alpha * std::log1p(-1 / alpha);
 }
 
 // Minimises f over alpha in (1, 1e7]: a log-spaced grid in alpha - 1, then
@@ -80,25 +77,26 @@ inline zcdp compose(const std::vector<zcdp>& parts) {
   return zcdp(rho);
 }
 
+/// The smallest delta at `epsilon` for rho-zCDP (Canonne, Kamath & Steinke
+/// 2020, Corollary 13), rounded up, capped at 1.
+inline double zcdp_delta(const zcdp& g, double epsilon) {
+  validate_non_negative(epsilon, "epsilon");
+  if (g.rho() == 0) return 0;
+  return detail::zcdp_delta_upper(epsilon, g.rho());
+}
+
 /// (eps, delta) from rho-zCDP by Canonne, Kamath & Steinke (2020,
-/// Corollary 13), minimised over the order alpha. delta in (0, 1).
+/// Corollary 13): the eps minimised over the order alpha, then raised until
+/// the rounded-up delta at it is at most `delta`. delta in (0, 1).
 inline approx_dp to_approx_dp(const zcdp& g, double delta) {
   validate_delta_positive(delta);
   if (g.rho() == 0) return approx_dp(0, delta);
   const double log_delta = std::log(delta);
-  const double eps = detail::minimise_over_orders(
-      [&](double a) { return detail::zcdp_epsilon_at(g.rho(), log_delta, a); });
-  return approx_dp(std::max(0.0, eps), delta);
-}
-
-/// The smallest delta at `epsilon` for rho-zCDP (Canonne, Kamath & Steinke
-/// 2020, Corollary 13), capped at 1.
-inline double zcdp_delta(const zcdp& g, double epsilon) {
-  validate_non_negative(epsilon, "epsilon");
-  if (g.rho() == 0) return 0;
-  const double log_delta = detail::minimise_over_orders(
-      [&](double a) { return detail::zcdp_log_delta_at(g.rho(), epsilon, a); });
-  return std::min(1.0, std::exp(log_delta));
+  double eps = std::max(0.0, detail::minimise_over_orders([&](double a) {
+                          return detail::zcdp_epsilon_at(g.rho(), log_delta, a);
+                        }));
+  while (detail::zcdp_delta_upper(eps, g.rho()) > delta) eps = detail::next_up(eps * (1 + 1e-13));
+  return approx_dp(eps, delta);
 }
 
 }  // namespace privet

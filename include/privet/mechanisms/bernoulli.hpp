@@ -15,6 +15,7 @@
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/dyadic.hpp>
 #include <privet/mechanisms/detail/exp_bounds.hpp>
 
 #include <bit>
@@ -161,6 +162,25 @@ template <random_bit_source G, big_integer Int>
 bool bernoulli_exp(G& gen, const Int& num, const Int& den) {
   detail::validate_big_fraction(num, den);
   return detail::bernoulli_exp_any(gen, num, den);
+}
+
+/// True with probability p exactly, for a double p taken at its binary value
+/// m 2^-k (p <= 0 gives false, p >= 1 true), as partition selection's rule
+/// tables need.
+template <random_bit_source G>
+bool bernoulli_double(G& gen, double p) {
+  if (!(p > 0)) return false;
+  if (p >= 1) return true;
+  const auto [m, e] = detail::exact_binary_value(p);
+  int k = -e;  // m < 2^53 and p < 1, so k >= 1
+  if (k <= 63) return bernoulli_rational(gen, m, std::uint64_t{1} << k);
+  // m 2^-k = 2^-(k - 63) * m 2^-63: k - 63 fair bits that must all be 0,
+  // times an independent Bernoulli(m / 2^63).
+  for (k -= 63; k >= 64; k -= 64) {
+    if (random_u64(gen) != 0) return false;
+  }
+  if (k > 0 && (random_u64(gen) >> (64 - k)) != 0) return false;
+  return bernoulli_rational(gen, m, std::uint64_t{1} << 63);
 }
 
 /// True with probability a / (a + b exp(-x)) exactly, for a, b in

@@ -8,6 +8,7 @@
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
+#include <privet/mechanisms/partition_selection.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
