@@ -25,42 +25,6 @@
 
 namespace privet {
 
-namespace detail {
-
-// eps(alpha) for rho-zCDP at delta (the bound above solved for eps).
-inline double zcdp_epsilon_at(double rho, double log_delta, double alpha) {
-  return alpha * rho + std::log1p(-1 / alpha) - (log_delta + std::log(alpha)) / (alpha - 1);
-}
-
-// Minimises f over alpha in (1, 1e7]: a log-spaced grid in alpha - 1, then
-// golden-section refinement around the best grid point.
-template <class F>
-double minimise_over_orders(F&& f) {
-  constexpr int grid = 400;
-  double best_x = 0, best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i <= grid; ++i) {
-    const double x = -12 + 19.0 * i / grid;  // log10(alpha - 1) in [-12, 7]
-    const double v = f(1 + std::pow(10.0, x));
-    if (v < best) {
-      best = v;
-      best_x = x;
-    }
-  }
-  double lo = best_x - 19.0 / grid, hi = best_x + 19.0 / grid;
-  const double phi = (std::sqrt(5.0) - 1) / 2;
-  for (int it = 0; it < 100; ++it) {
-    const double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-    if (f(1 + std::pow(10.0, a)) < f(1 + std::pow(10.0, b))) {
-      hi = b;
-    } else {
-      lo = a;
-    }
-  }
-  return std::min(best, f(1 + std::pow(10.0, (lo + hi) / 2)));
-}
-
-}  // namespace detail
-
 /// rho-zCDP of the Gaussian mechanism with standard deviation sigma on
 /// inputs `l2_sensitivity` apart: D^2 / (2 sigma^2).
 inline zcdp zcdp_gaussian(double sigma, double l2_sensitivity = 1) {
@@ -91,12 +55,7 @@ inline double zcdp_delta(const zcdp& g, double epsilon) {
 inline approx_dp to_approx_dp(const zcdp& g, double delta) {
   validate_delta_positive(delta);
   if (g.rho() == 0) return approx_dp(0, delta);
-  const double log_delta = std::log(delta);
-  double eps = std::max(0.0, detail::minimise_over_orders([&](double a) {
-                          return detail::zcdp_epsilon_at(g.rho(), log_delta, a);
-                        }));
-  while (detail::zcdp_delta_upper(eps, g.rho()) > delta) eps = detail::next_up(eps * (1 + 1e-13));
-  return approx_dp(eps, delta);
+  return approx_dp(detail::zcdp_epsilon_upper(g.rho(), delta), delta);
 }
 
 }  // namespace privet

@@ -1,6 +1,7 @@
 // privet/core/core.hpp — everything in the core layer.
 #pragma once
 
+#include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/error.hpp>

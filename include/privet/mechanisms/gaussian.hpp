@@ -9,10 +9,29 @@
 // integers. Rounding inputs to the grid moves d-apart neighbours to at most
 // d / g + sqrt(dimension) grid steps apart in L2 (floor(d / g) + 1 in one
 // dimension), and the privacy map uses exactly that.
+//
+// approx_guarantee gives the smallest sound (eps, delta) directly, which is
+// tighter than going through zCDP:
+//  - simulation_only_noise: the continuous Gaussian is exactly mu-GDP with
+//    mu = D / s in any dimension, so eps is the analytic Gaussian's
+//    (core/analytic_gaussian.hpp; Balle & Wang 2018).
+//  - secure_noise, one dimension: the exact delta of the discrete Gaussian
+//    with integer shift k (Canonne, Kamath & Steinke 2020, Theorem 7),
+//    delta = P[X > eps s^2/k - k/2] - e^eps P[X > eps s^2/k + k/2], is bounded
+//    above by the continuous mu-GDP delta at mu = k / s plus a midpoint-rule
+//    remainder, 1e-11 to 1e-9 relative at the grid's s >= 2^20 (see
+//    detail::discrete_gaussian_log_delta_bound); summing the pmf itself would
+//    take tens of millions of terms per evaluation at that s.
+//  - secure_noise, dimension > 1: the conversion of the zCDP guarantee by
+//    Canonne, Kamath & Steinke 2020, Corollary 13, which holds for every
+//    rho-zCDP mechanism (their exact multivariate (eps, delta) result is not
+//    used).
 #pragma once
 
+#include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/rounding.hpp>
+#include <privet/core/detail/zcdp_conversion.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
@@ -21,9 +40,13 @@
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/noise.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <numbers>
 #include <optional>
 #include <random>
 #include <ranges>
@@ -31,6 +54,73 @@
 #include <vector>
 
 namespace privet {
+
+namespace detail {
+
+/// log(sum of e^x over xs), -inf for an empty sum.
+inline double log_sum_exp(std::initializer_list<double> xs) noexcept {
+  double top = -std::numeric_limits<double>::infinity();
+  for (double x : xs) top = std::max(top, x);
+  if (!std::isfinite(top)) return top;
+  double sum = 0;
+  for (double x : xs) sum += std::exp(x - top);
+  return top + std::log(sum);
+}
+
+/// An upper bound on log delta(epsilon) of adding the discrete Gaussian
+/// N_Z(0, sigma^2) to integers that differ by at most `steps` (an integer
+/// >= 1), valid for every sigma > 0 and tight to about
+/// 1 / (sigma^2 mu) relative when mu = steps / sigma.
+///
+/// For a shift k, with a = eps sigma^2 / k - k / 2 and
+/// h(x) = e^{-x^2 / 2 sigma^2} - e^eps e^{-(x + k)^2 / 2 sigma^2}, the exact
+/// delta (Canonne, Kamath & Steinke 2020, Theorem 7) is sum_{j > a} h(j) / Z,
+/// all terms positive, Z = sum_j e^{-j^2 / 2 sigma^2} >= sqrt(2 pi) sigma
+/// (Poisson summation). The midpoint rule on cells [j - 1/2, j + 1/2] gives
+/// sum_{j >= n} h(j) <= integral_{n - 1/2}^inf h + (1/24) sum_j sup_cell |h''|,
+/// and since h < 0 below a and > 0 above it, integral_{n - 1/2}^inf h <=
+/// integral_a^inf h = sqrt(2 pi) sigma (continuous mu_k-GDP delta), which
+/// grows with k. The remainder is at most integral |h''| plus the total
+/// variation of |h''| over [n - 1/2, inf); with u = (n - 1/2) / sigma and
+/// v = u + mu_k (so that e^eps e^{-v^2/2} = e^{-u^2/2} up to the half-step
+/// offset), each term has a closed form bounded below for every k <= steps.
+inline double discrete_gaussian_log_delta_bound(double sigma, double steps, double epsilon) {
+  const double mu_up = div_up(steps, sigma);
+  const double continuous = gdp_log_delta(mu_up, epsilon);
+  // u over all shifts is smallest at the largest one; the relative slack
+  // covers the rounding of this line.
+  double u = epsilon / mu_up - mu_up / 2 - 1 / (2 * sigma);
+  u -= 1e-9 * (1 + std::fabs(u));
+  const double log_sigma = std::log(sigma);
+  const double log4 = std::log(4.0);
+  // Ib(u) >= integral_u^inf |w^2 - 1| e^{-w^2/2} dw, non-increasing in u.
+  const double log_i = u >= 1 ? std::log(u) - u * u / 2 : log4 - 0.5;
+  // Vb(u) >= total variation of |w^2 - 1| e^{-w^2/2} on [u, inf).
+  const double log_v = u >= std::numbers::sqrt3 ? std::log(u * u - 1) - u * u / 2 : log4;
+  // The e^eps-weighted terms at v, bounded over all shifts.
+  double log_j = 0, log_vbar = 0;
+  if (u >= 1) {
+    log_j = std::log(u + mu_up) - u * u / 2;
+  } else {
+    log_j = std::log(1 + mu_up);
+    if (epsilon < 0.5) log_j = std::max(log_j, log4 - 0.5 + epsilon);
+  }
+  if (u >= 2) {
+    log_vbar = 2 * std::log(u + mu_up) - u * u / 2;
+  } else {
+    log_vbar = std::log(2 + 2 * mu_up * mu_up);
+    if (epsilon < 1.5) log_vbar = std::max(log_vbar, log4 + epsilon);
+  }
+  // (1/24) [ (Ib + J) / sigma + (Vb + Vbar) / sigma^2 ] / (sqrt(2 pi) sigma),
+  // doubled to cover the rounding of this bound itself.
+  const double log_remainder = log_sum_exp({log_i - log_sigma, log_j - log_sigma,
+                                            log_v - 2 * log_sigma, log_vbar - 2 * log_sigma}) -
+                               std::log(24 * std::sqrt(2 * std::numbers::pi)) - log_sigma +
+                               std::log(2.0);
+  return log_sum_exp({continuous + gdp_delta_margin, log_remainder});
+}
+
+}  // namespace detail
 
 template <real_number Real = double, noise_policy Noise = secure_noise>
 class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real, Noise>, Real> {
@@ -93,6 +183,77 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     }
   }
 
+  /// The least noise (up to one step of sigma's representation) whose
+  /// approx_guarantee at target.delta for inputs `l2_sensitivity` apart has
+  /// epsilon <= target.epsilon: the analytic Gaussian mechanism (Balle & Wang
+  /// 2018) for simulation_only_noise, its discrete counterpart for
+  /// secure_noise. Throws unless target.delta is in (0, 1), l2_sensitivity is
+  /// finite and > 0 and dimension >= 1.
+  static gaussian_mechanism from_guarantee(approx_dp target, double l2_sensitivity,
+                                           std::size_t dimension = 1) {
+    validate_delta_positive(target.delta(), "target.delta");
+    validate_positive(l2_sensitivity, "l2_sensitivity");
+    validate_at_least<std::size_t>(dimension, 1, "dimension");
+    // The continuous Gaussian needs the least noise: the grid only adds
+    // sensitivity, and the discrete and zCDP bounds are above the exact
+    // continuous delta.
+    const double sigma0 = analytic_gaussian_sigma(target, l2_sensitivity);
+    const double delta = target.delta();
+    if constexpr (std::same_as<Noise, simulation_only_noise>) {
+      double sigma = sigma0;
+      while (continuous_epsilon(l2_sensitivity, sigma, delta) > target.epsilon())
+        sigma = detail::next_up(sigma);
+      return gaussian_mechanism(sigma, 0, 0, dimension);
+    } else {
+      double g = detail::grid_for(sigma0, grid_bits);
+      for (;;) {
+        const double steps = grid_steps(l2_sensitivity, g, dimension);
+        auto ok = [&](std::uint64_t u) {
+          return secure_epsilon(steps, u, dimension, delta) <= target.epsilon();
+        };
+        std::uint64_t lo =
+            static_cast<std::uint64_t>(std::floor(std::ldexp(sigma0 / g, sigma_fraction_bits)));
+        while (lo > 1 && ok(lo)) lo /= 2;  // not expected; keeps lo failing
+        if (ok(lo)) return from_units(lo, g, dimension);
+        // Gallop up from lo (the zCDP bound for dimension > 1 may need tens of
+        // percent more noise), then bisect: the result has passed ok().
+        std::uint64_t stride = std::max<std::uint64_t>(1, lo >> 12);
+        std::uint64_t hi = lo + stride;
+        while (hi < max_units && !ok(hi)) {
+          lo = hi;
+          stride *= 2;
+          hi = lo + stride;
+        }
+        if (hi >= max_units) {
+          g *= 2;  // sigma / g would leave the sampler's range
+          continue;
+        }
+        while (hi - lo > 1) {
+          const std::uint64_t mid = lo + (hi - lo) / 2;
+          (ok(mid) ? hi : lo) = mid;
+        }
+        return from_units(hi, g, dimension);
+      }
+    }
+  }
+
+  /// The smallest sound epsilon (rounded up) at which inputs `l2_sensitivity`
+  /// apart are (epsilon, delta)-DP; see the header comment for the bound used
+  /// by each noise. Throws unless l2_sensitivity is finite and >= 0 and delta
+  /// is in (0, 1).
+  [[nodiscard]] approx_dp approx_guarantee(double l2_sensitivity, double delta) const {
+    validate_non_negative(l2_sensitivity, "l2_sensitivity");
+    validate_delta_positive(delta);
+    if (l2_sensitivity == 0) return approx_dp(0, delta);
+    if constexpr (std::same_as<Noise, simulation_only_noise>) {
+      return approx_dp(continuous_epsilon(l2_sensitivity, sigma_, delta), delta);
+    } else {
+      return approx_dp(secure_epsilon(grid_steps(l2_sensitivity, granularity_, dimension_),
+                                      sigma_units_, dimension_, delta),
+                       delta);
+    }
+  }
+
   /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity`.
   [[nodiscard]] zcdp guarantee(double l2_sensitivity) const {
     validate_non_negative(l2_sensitivity, "l2_sensitivity");
@@ -128,6 +289,32 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
       // sigma^2 in grid units = units^2 / 2^20, exact in 64 bits (units < 2^32).
       sampler_.emplace(sigma_units_ * sigma_units_, std::uint64_t{1} << (2 * sigma_fraction_bits));
     }
+  }
+
+  static gaussian_mechanism from_units(std::uint64_t units, double g, std::size_t dimension) {
+    return gaussian_mechanism(std::ldexp(static_cast<double>(units), -sigma_fraction_bits) * g, g,
+                              units, dimension);
+  }
+
+  // mu-GDP with mu = d / sigma, rounded up.
+  static double continuous_epsilon(double d, double sigma, double delta) {
+    return to_approx_dp(gdp(detail::div_up(d, sigma)), delta).epsilon();
+  }
+
+  // steps in grid units, sigma = units 2^-10 grid units (exact).
+  static double secure_epsilon(double steps, std::uint64_t units, std::size_t dimension,
+                               double delta) {
+    const double sigma = std::ldexp(static_cast<double>(units), -sigma_fraction_bits);
+    if (dimension > 1) {
+      const double ratio = detail::div_up(steps, sigma);
+      return detail::zcdp_epsilon_upper(detail::mul_up(ratio, ratio) / 2, delta);
+    }
+    const double log_target = std::log(delta);
+    return detail::smallest_double_where(
+        [&](double eps) {
+          return detail::discrete_gaussian_log_delta_bound(sigma, steps, eps) <= log_target;
+        },
+        1.0);
   }
 
   static double grid_steps(double d, double g, std::size_t dimension) {
