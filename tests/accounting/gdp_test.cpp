@@ -18,6 +18,14 @@ TEST_CASE("mu of the Gaussian and composition by the root of the sum of squares"
   CHECK(k100.mu() == doctest::Approx(1.0).epsilon(1e-14));
 }
 
+TEST_CASE("composed GDP converts exactly: 100 Gaussians of sigma 10 are one of sigma 1") {
+  const auto mu = privet::compose(std::vector<privet::gdp>(100, privet::gdp_gaussian(10.0)));
+  const double eps = privet::to_approx_dp(mu, 1e-5).epsilon();
+  // The analytic sigma for that (eps, 1e-5) is 1, up to the composed mu's rounding.
+  CHECK(privet::analytic_gaussian_sigma(privet::approx_dp(eps, 1e-5), 1.0) ==
+        doctest::Approx(1.0).epsilon(1e-9));
+}
+
 TEST_CASE("combined sigma follows 1 / sigma*^2 = sum 1 / sigma_k^2") {
   CHECK(privet::combined_sigma({3.0, 4.0}) ==
         doctest::Approx(1 / std::sqrt(1 / 9.0 + 1 / 16.0)).epsilon(1e-14));

@@ -5,9 +5,12 @@
 // mechanisms of L2 sensitivity 1 this is DPNE's rule (../shared/spec/dpne.md,
 // Theorem 2.1): noises sigma_1..sigma_T act as one Gaussian with
 // 1 / sigma*^2 = sum 1 / sigma_k^2, and spread_sigma goes the other way,
-// splitting a calibrated sigma* over T steps without exceeding it.
+// splitting a calibrated sigma* over T steps without exceeding it. The
+// exact conversion of mu-GDP to (eps, delta) and its inverse (the analytic
+// Gaussian) are in core/analytic_gaussian.hpp, included here.
 #pragma once
 
+#include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
