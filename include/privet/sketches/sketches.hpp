@@ -3,3 +3,5 @@
 
 #include <privet/sketches/contribution_bounding.hpp>
 #include <privet/sketches/prefix_trie.hpp>
+#include <privet/sketches/tokenizer.hpp>
+#include <privet/sketches/utf8.hpp>
