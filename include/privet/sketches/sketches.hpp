@@ -5,3 +5,4 @@
 #include <privet/sketches/prefix_trie.hpp>
 #include <privet/sketches/tokenizer.hpp>
 #include <privet/sketches/utf8.hpp>
+#include <privet/sketches/ngrams.hpp>

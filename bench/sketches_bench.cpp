@@ -1,0 +1,59 @@
+// Sketches layer: word n-gram extraction with interned ids (DPNE's inner
+// loop) on a synthetic text whose word frequencies follow Zipf's law.
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/sketches/ngrams.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace {
+
+// 10^5 words from a vocabulary of 5000 with Zipf(1) frequencies.
+std::vector<privet::ngram_table::id> zipf_text(privet::ngram_table& table) {
+  privet::seeded_generator gen(7);
+  std::vector<double> cdf;
+  double total = 0;
+  for (int r = 1; r <= 5000; ++r) cdf.push_back(total += 1.0 / r);
+  std::vector<privet::ngram_table::id> words;
+  for (int r = 0; r < 5000; ++r) words.push_back(table.word("w" + std::to_string(r)));
+  std::vector<privet::ngram_table::id> text;
+  for (int i = 0; i < 100'000; ++i) {
+    const double u = privet::uniform_real(gen) * total;
+    const auto r =
+        static_cast<std::size_t>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+    text.push_back(words[std::min<std::size_t>(r, 4999)]);
+  }
+  return text;
+}
+
+// Grams of length 1..9 of the text; range(0) = 1 measures into a fresh
+// table each time (interning), 0 into a warm one (lookups only).
+void ngrams_up_to_9(benchmark::State& state) {
+  const bool fresh = state.range(0) == 1;
+  privet::ngram_table warm;
+  const auto text = zipf_text(warm);
+  warm.for_each_ngram(text, 9, [](auto, auto, auto) {});
+  std::size_t grams = 0;
+  for (auto _ : state) {
+    if (fresh) {
+      state.PauseTiming();
+      privet::ngram_table table;
+      const auto t = zipf_text(table);
+      state.ResumeTiming();
+      table.for_each_ngram(t, 9, [&](auto g, auto, auto) { grams += g & 1; });
+    } else {
+      warm.for_each_ngram(text, 9, [&](auto g, auto, auto) { grams += g & 1; });
+    }
+  }
+  benchmark::DoNotOptimize(grams);
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(text.size() * 9 - 36));
+}
+
+}  // namespace
+
+BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/fresh_table")->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/warm_table")->Arg(0)->Unit(benchmark::kMillisecond);

@@ -1,0 +1,201 @@
+// privet/sketches/ngrams.hpp — word n-grams as interned ids, for DPNE
+// (../shared/spec/dpne.md): every n-gram of every length up to T gets a
+// 32-bit id without its words ever being copied into a per-gram string.
+//
+// A word is a 1-gram; a k-gram (k >= 2) is stored as the pair (id of its
+// (k-1)-gram prefix, id of its last word), so extending a gram by one word
+// is one hash lookup and a text of N words yields its N T grams in O(N T).
+// The same structure answers DPNE's validity check for a k-gram x.y.z built
+// from a kept prefix x.y: its suffix y.z must be kept too, and y.z is found
+// from the suffix of x.y and z in O(k) lookups (suffix_of).
+#pragma once
+
+#include <privet/core/error.hpp>
+#include <privet/core/validate.hpp>
+
+#include <tsl/robin_map.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace privet {
+
+class ngram_table {
+ public:
+  using id = std::uint32_t;
+
+  /// The id of word `w` (a 1-gram), interning it if new.
+  id word(std::string_view w) {
+    if (const auto it = words_.find(w); it != words_.end()) return it->second;
+    const id g = add(none, 0);
+    nodes_[g].last = g;
+    const auto it = words_.emplace(std::string(w), g).first;
+    spelling_.emplace(g, std::string_view(it->first));  // keys of a node-based map stay put
+    return g;
+  }
+
+  [[nodiscard]] std::optional<id> find_word(std::string_view w) const {
+    const auto it = words_.find(w);
+    if (it == words_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  /// The id of gram `prefix` followed by word `w` (a 1-gram id), interning it.
+  id extend(id prefix, id w) {
+    check(prefix, "prefix");
+    check_word(w);
+    if (const auto it = children_.find(key(prefix, w)); it != children_.end()) return it->second;
+    const id g = add(prefix, nodes_[prefix].length);
+    nodes_[g].last = w;
+    children_.emplace(key(prefix, w), g);
+    return g;
+  }
+
+  /// The id of `prefix` followed by `w`, if interned.
+  [[nodiscard]] std::optional<id> find_extension(id prefix, id w) const {
+    check(prefix, "prefix");
+    check_word(w);
+    const auto it = children_.find(key(prefix, w));
+    if (it == children_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  /// The (k-1)-gram ending gram g (k >= 2), if interned: for a 2-gram its
+  /// last word, otherwise the suffix of its prefix extended by its last word.
+  [[nodiscard]] std::optional<id> suffix(id g) const {
+    check(g, "g");
+    if (nodes_[g].length < 2) {
+      throw_invalid("g", g, "a gram of length >= 2 (a word has no suffix gram)");
+    }
+    return suffix_of(nodes_[g].prefix, nodes_[g].last);
+  }
+
+  /// The suffix of the gram `prefix`.`w` without interning that gram (DPNE
+  /// checks candidates this way before deciding to keep them).
+  [[nodiscard]] std::optional<id> suffix_of(id prefix, id w) const {
+    check(prefix, "prefix");
+    check_word(w);
+    if (nodes_[prefix].length == 1) return w;
+    const auto inner = suffix_of(nodes_[prefix].prefix, nodes_[prefix].last);
+    if (!inner) return std::nullopt;
+    return find_extension(*inner, w);
+  }
+
+  [[nodiscard]] std::size_t length(id g) const {
+    check(g, "g");
+    return nodes_[g].length;
+  }
+  /// The (k-1)-gram prefix of a k-gram, k >= 2.
+  [[nodiscard]] id prefix(id g) const {
+    check(g, "g");
+    if (nodes_[g].length < 2) throw_invalid("g", g, "a gram of length >= 2 (a word has no prefix)");
+    return nodes_[g].prefix;
+  }
+  [[nodiscard]] id last_word(id g) const {
+    check(g, "g");
+    return nodes_[g].last;
+  }
+
+  /// The word ids of gram g, first to last.
+  [[nodiscard]] std::vector<id> words_of(id g) const {
+    check(g, "g");
+    std::vector<id> out(nodes_[g].length);
+    for (std::size_t i = out.size(); i-- > 0; g = nodes_[g].prefix) out[i] = nodes_[g].last;
+    return out;
+  }
+
+  /// The gram's words joined by `separator`.
+  [[nodiscard]] std::string text(id g, std::string_view separator = " ") const {
+    std::string out;
+    for (id w : words_of(g)) {
+      if (!out.empty()) out += separator;
+      out += spelling_.at(w);
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return nodes_.size(); }
+  [[nodiscard]] std::size_t word_count() const noexcept { return words_.size(); }
+
+  /// Interns every n-gram of `tokens` (word ids) of length 1..max_length and
+  /// calls f(gram_id, length, start) for each occurrence, shortest first at
+  /// each start position. Throws invalid_parameter for max_length = 0.
+  template <class F>
+  void for_each_ngram(std::span<const id> tokens, std::size_t max_length, F&& f) {
+    validate_at_least<std::size_t>(max_length, 1, "max_length");
+    for (std::size_t start = 0; start < tokens.size(); ++start) {
+      check_word(tokens[start]);
+      id g = tokens[start];
+      f(g, std::size_t{1}, start);
+      for (std::size_t k = 2; k <= max_length && start + k <= tokens.size(); ++k) {
+        g = extend(g, tokens[start + k - 1]);
+        f(g, k, start);
+      }
+    }
+  }
+
+ private:
+  static constexpr id none = ~id{0};
+
+  struct node {
+    id prefix;
+    id last = 0;
+    std::uint32_t length;
+  };
+
+  static std::uint64_t key(id prefix, id w) noexcept {
+    return (static_cast<std::uint64_t>(prefix) << 32) | w;
+  }
+
+  id add(id prefix, std::uint32_t prefix_length) {
+    if (nodes_.size() >= none)
+      throw overflow_error("privet: ngram_table holds at most 2^32 - 1 grams");
+    nodes_.push_back(node{prefix, 0, prefix_length + 1});
+    return static_cast<id>(nodes_.size() - 1);
+  }
+
+  void check(id g, const char* name) const {
+    if (g >= nodes_.size())
+      throw_invalid(name, g, "an id from this table (< " + std::to_string(nodes_.size()) + ")");
+  }
+  void check_word(id w) const {
+    check(w, "w");
+    if (nodes_[w].length != 1) throw_invalid("w", w, "the id of a word (a 1-gram)");
+  }
+
+  std::vector<node> nodes_;
+  // Transparent hashing: looking a word up never copies it into a string.
+  struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, id, string_hash, std::equal_to<>> words_;
+  std::unordered_map<id, std::string_view> spelling_;
+  // Open addressing with robin-hood probing: the (prefix, word) -> gram map
+  // is the hot loop of n-gram extraction, and tsl::robin_map interns about
+  // 2x faster than std::unordered_map here (bench/README.md).
+  struct key_hash {
+    // A full-avalanche mix (the murmur3 finaliser): std::hash is the identity
+    // on integers, and a power-of-two table would then see only the word id.
+    std::size_t operator()(std::uint64_t k) const noexcept {
+      k ^= k >> 33;
+      k *= 0xff51afd7ed558ccdull;
+      k ^= k >> 33;
+      k *= 0xc4ceb9fe1a85ec53ull;
+      k ^= k >> 33;
+      return static_cast<std::size_t>(k);
+    }
+  };
+  tsl::robin_map<std::uint64_t, id, key_hash> children_;
+};
+
+}  // namespace privet
