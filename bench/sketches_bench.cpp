@@ -2,6 +2,7 @@
 // loop) on a synthetic text whose word frequencies follow Zipf's law.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/sketches/char_ngrams.hpp>
 #include <privet/sketches/ngrams.hpp>
 
 #include <benchmark/benchmark.h>
@@ -53,7 +54,19 @@ void ngrams_up_to_9(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(text.size() * 9 - 36));
 }
 
+// The spam filter's features of one 35 KB email of random printable bytes,
+// into a space of d = range(0).
+void char4grams(benchmark::State& state) {
+  privet::seeded_generator gen(11);
+  std::string email(privet::spam_filter_prefix_bytes, ' ');
+  for (auto& c : email) c = static_cast<char>(32 + privet::uniform_below(gen, 95));
+  const auto d = static_cast<std::uint32_t>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(privet::char4gram_features(email, d));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(email.size()));
+}
+
 }  // namespace
 
 BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/fresh_table")->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/warm_table")->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(char4grams)->Name("char4gram_features/35KB/d")->Arg(10'000)->Arg(1'000'000);

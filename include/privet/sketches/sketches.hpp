@@ -6,3 +6,4 @@
 #include <privet/sketches/tokenizer.hpp>
 #include <privet/sketches/utf8.hpp>
 #include <privet/sketches/ngrams.hpp>
+#include <privet/sketches/char_ngrams.hpp>
