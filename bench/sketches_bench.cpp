@@ -4,6 +4,9 @@
 #include <privet/core/uniform.hpp>
 #include <privet/sketches/char_ngrams.hpp>
 #include <privet/sketches/ngrams.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
+
+#include <unordered_map>
 
 #include <benchmark/benchmark.h>
 
@@ -65,8 +68,47 @@ void char4grams(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(email.size()));
 }
 
+// 10^6 updates with integer keys drawn uniformly from range(0) distinct keys.
+std::vector<std::uint64_t> histogram_keys(std::uint64_t distinct) {
+  privet::seeded_generator gen(13);
+  std::vector<std::uint64_t> keys(1'000'000);
+  for (auto& k : keys) k = privet::uniform_below(gen, distinct) * 2654435761u;
+  return keys;
+}
+
+void histogram_updates(benchmark::State& state) {
+  const auto keys = histogram_keys(static_cast<std::uint64_t>(state.range(0)));
+  for (auto _ : state) {
+    privet::sparse_histogram<std::uint64_t> h;
+    for (auto k : keys) h.add(k);
+    benchmark::DoNotOptimize(h.size());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+}
+
+// The same updates into std::unordered_map, the reference point.
+void unordered_map_updates(benchmark::State& state) {
+  const auto keys = histogram_keys(static_cast<std::uint64_t>(state.range(0)));
+  for (auto _ : state) {
+    std::unordered_map<std::uint64_t, std::int64_t> h;
+    for (auto k : keys) ++h[k];
+    benchmark::DoNotOptimize(h.size());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+}
+
 }  // namespace
 
 BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/fresh_table")->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/warm_table")->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(char4grams)->Name("char4gram_features/35KB/d")->Arg(10'000)->Arg(1'000'000);
+BENCHMARK(histogram_updates)
+    ->Name("sparse_histogram/add/distinct")
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000);
+BENCHMARK(unordered_map_updates)
+    ->Name("std_unordered_map/add/distinct")
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000);

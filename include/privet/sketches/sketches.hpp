@@ -7,3 +7,4 @@
 #include <privet/sketches/utf8.hpp>
 #include <privet/sketches/ngrams.hpp>
 #include <privet/sketches/char_ngrams.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
