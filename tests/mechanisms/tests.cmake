@@ -17,4 +17,6 @@ privet_add_layer_tests(
   mechanisms/subset_selection_test.cpp
   mechanisms/subset_selection_statistical_test.cpp
   mechanisms/partition_selection_test.cpp
-  mechanisms/partition_selection_statistical_test.cpp)
+  mechanisms/partition_selection_statistical_test.cpp
+  mechanisms/privacy_audit_statistical_test.cpp
+  mechanisms/floating_point_attack_test.cpp)
