@@ -3,6 +3,7 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/sketches/char_ngrams.hpp>
+#include <privet/sketches/key_bounding.hpp>
 #include <privet/sketches/ngrams.hpp>
 #include <privet/sketches/sparse_histogram.hpp>
 
@@ -97,6 +98,19 @@ void unordered_map_updates(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
 }
 
+// Pageview-like bounding: 10^6 (unit, key) rows, 10^5 units with 10 rows
+// each on average, keys over 10^4 pages; k = range(0) keys per unit, 1 each.
+void key_bounding(benchmark::State& state) {
+  privet::seeded_generator gen(17);
+  std::vector<privet::unit_record<std::uint64_t, std::uint64_t>> rows(1'000'000);
+  for (auto& r : rows)
+    r = {privet::uniform_below(gen, 100'000), privet::uniform_below(gen, 10'000)};
+  const privet::bound_keys<std::uint64_t, std::uint64_t> bound(
+      static_cast<std::uint64_t>(state.range(0)), 1);
+  for (auto _ : state) benchmark::DoNotOptimize(bound(rows, gen).size());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(rows.size()));
+}
+
 }  // namespace
 
 BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/fresh_table")->Arg(1)->Unit(benchmark::kMillisecond);
@@ -112,3 +126,4 @@ BENCHMARK(unordered_map_updates)
     ->Arg(1000)
     ->Arg(100'000)
     ->Arg(1'000'000);
+BENCHMARK(key_bounding)->Name("bound_keys/rows/k")->Arg(1)->Arg(10)->Unit(benchmark::kMillisecond);

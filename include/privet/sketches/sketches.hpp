@@ -8,3 +8,4 @@
 #include <privet/sketches/ngrams.hpp>
 #include <privet/sketches/char_ngrams.hpp>
 #include <privet/sketches/sparse_histogram.hpp>
+#include <privet/sketches/key_bounding.hpp>
