@@ -7,3 +7,4 @@
 #include <privet/accounting/rdp.hpp>
 #include <privet/accounting/rdp_accountant.hpp>
 #include <privet/accounting/zcdp.hpp>
+#include <privet/accounting/shuffle.hpp>
