@@ -20,6 +20,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/hash.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/uniform.hpp>
@@ -126,11 +127,8 @@ class bound_keys {
   [[nodiscard]] std::uint64_t max_per_key() const noexcept { return max_per_key_; }
 
  private:
-  static std::uint64_t mix(std::uint64_t k) noexcept {  // splitmix64's finaliser
-    k += 0x9e3779b97f4a7c15ull;
-    k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
-    k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
-    return k ^ (k >> 31);
+  static std::uint64_t mix(std::uint64_t k) noexcept {
+    return detail::mix64(k + 0x9e3779b97f4a7c15ull);
   }
 
   std::uint64_t max_keys_;

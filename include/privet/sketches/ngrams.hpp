@@ -10,6 +10,7 @@
 // from the suffix of x.y and z in O(k) lookups (suffix_of).
 #pragma once
 
+#include <privet/core/detail/hash.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
 
@@ -184,15 +185,8 @@ class ngram_table {
   // is the hot loop of n-gram extraction, and tsl::robin_map interns about
   // 2x faster than std::unordered_map here (bench/README.md).
   struct key_hash {
-    // A full-avalanche mix (the murmur3 finaliser): std::hash is the identity
-    // on integers, and a power-of-two table would then see only the word id.
     std::size_t operator()(std::uint64_t k) const noexcept {
-      k ^= k >> 33;
-      k *= 0xff51afd7ed558ccdull;
-      k ^= k >> 33;
-      k *= 0xc4ceb9fe1a85ec53ull;
-      k ^= k >> 33;
-      return static_cast<std::size_t>(k);
+      return static_cast<std::size_t>(detail::mix64(k));
     }
   };
   tsl::robin_map<std::uint64_t, id, key_hash> children_;

@@ -1,11 +1,11 @@
 // privet/sketches/sketches.hpp — everything in the sketches layer.
 #pragma once
 
+#include <privet/sketches/char_ngrams.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
+#include <privet/sketches/key_bounding.hpp>
+#include <privet/sketches/ngrams.hpp>
 #include <privet/sketches/prefix_trie.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
 #include <privet/sketches/tokenizer.hpp>
 #include <privet/sketches/utf8.hpp>
-#include <privet/sketches/ngrams.hpp>
-#include <privet/sketches/char_ngrams.hpp>
-#include <privet/sketches/sparse_histogram.hpp>
-#include <privet/sketches/key_bounding.hpp>

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/hash.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
 
@@ -48,13 +49,7 @@ struct histogram_hash {
 template <std::integral Key>
 struct histogram_hash<Key> {
   std::size_t operator()(Key key) const noexcept {
-    auto k = static_cast<std::uint64_t>(key);
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return static_cast<std::size_t>(k);
+    return static_cast<std::size_t>(mix64(static_cast<std::uint64_t>(key)));
   }
 };
 template <>
