@@ -6,5 +6,5 @@
 #include <privet/accounting/privacy_filter.hpp>
 #include <privet/accounting/rdp.hpp>
 #include <privet/accounting/rdp_accountant.hpp>
-#include <privet/accounting/zcdp.hpp>
 #include <privet/accounting/shuffle.hpp>
+#include <privet/accounting/zcdp.hpp>
