@@ -6,5 +6,6 @@
 #include <privet/core/core.hpp>
 #include <privet/fwd.hpp>
 #include <privet/mechanisms/mechanisms.hpp>
+#include <privet/ml/ml.hpp>
 #include <privet/sketches/sketches.hpp>
 #include <privet/version.hpp>

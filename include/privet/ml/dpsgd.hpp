@@ -1,0 +1,446 @@
+// privet/ml/dpsgd.hpp — differentially private SGD (Abadi et al. 2016, "Deep
+// Learning with Differential Privacy", Algorithm 1) over any
+// `differentiable_model`, with its privacy accounted by the accounting layer.
+//
+// One step: sample a batch from the n examples; compute every example's
+// gradient (one batched pass, `per_example_gradients`); scale each whole
+// gradient to L2 norm <= C; sum (models with `clipped_gradient_sum` do these
+// three at once from their gradients' factors, see ml/clipping.hpp); add
+// Gaussian noise of standard deviation sigma = z C to every coordinate
+// (`gaussian_mechanism`, release-grade `secure_noise` by default); divide by
+// the batch size b; take an SGD step.
+// An optional weight decay (lambda w) is data-independent and is applied
+// outside the clipping.
+//
+// Sampling and accounting go together:
+// - batch_sampling::poisson includes each example independently with
+//   probability q = b / n (an exact coin on the double q: the rate sampled is
+//   the rate accounted); neighbours differ by adding or removing one example,
+//   the sum's sensitivity is C, and each step is a `subsampled_gaussian_event`
+//   (Mironov, Talwar & Zhang 2019 by RDP; the PLD and PRV accountants too).
+//   The noisy sum is divided by the expected size b, never by the sampled
+//   size, which would depend on the data.
+// - batch_sampling::fixed_size draws b distinct examples uniformly (Floyd's
+//   algorithm); neighbours replace one example, the sum's sensitivity is 2C,
+//   and each step is a `fixed_size_subsampled_gaussian_event` with noise
+//   multiplier sigma / (2C), whose RDP curve is Wang, Balle &
+//   Kasiviswanathan 2019, Theorem 9 (`rdp_subsampled_wor_gaussian`); only
+//   the RDP accountant covers it.
+//
+// The multiplier recorded is the mechanism's own: with secure_noise the sum
+// is rounded to a grid g ~ sigma 2^-20 before the discrete Gaussian is added,
+// which can move neighbours sqrt(P) g further apart; the multiplier accounted
+// is 1 / sqrt(2 rho) for the zCDP rho the mechanism's privacy map reports at
+// sensitivity C (or 2C), rounded down, so it covers the rounding. The
+// Poisson-subsampled Gaussian's RDP, PLD and PRV are derived for continuous
+// Gaussian noise: for secure_noise (a discrete Gaussian with sigma / g >=
+// 2^20 per coordinate) they are used as the discrete noise's bounds, which
+// is standard practice but not a theorem for mixtures; fixed-size batches
+// rest on Theorem 9, which holds for any mechanism with the Gaussian's RDP
+// curve, the discrete Gaussian included (Canonne, Kamath & Steinke 2020).
+//
+// Calibration (`dpsgd::calibrated`) finds the smallest multiplier meeting a
+// target (eps, delta) after a given number of steps by the chosen accountant
+// (`dpsgd_noise_multiplier`, `smallest_noise_multiplier`), and the optimiser
+// then refuses to run more steps than it was calibrated for. The running
+// report (`privacy_spent`) gives the RDP, PLD and PRV accountants' (eps,
+// delta) side by side, from a `privacy_odometer` that records every step.
+#pragma once
+
+#include <privet/accounting/calibration.hpp>
+#include <privet/accounting/events.hpp>
+#include <privet/accounting/odometer.hpp>
+#include <privet/accounting/rdp.hpp>
+#include <privet/accounting/rdp_wor.hpp>
+#include <privet/core/csprng.hpp>
+#include <privet/core/detail/format.hpp>
+#include <privet/core/detail/rounding.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/guarantee.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/uniform_subset.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/noise.hpp>
+#include <privet/ml/clipping.hpp>
+#include <privet/ml/model.hpp>
+
+#include <xtensor/xtensor.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace privet::ml {
+
+/// How each step's batch is drawn from the n examples.
+enum class batch_sampling {
+  poisson,     ///< each example independently with probability b / n
+  fixed_size,  ///< b distinct examples, uniformly, without replacement
+};
+
+inline const char* to_string(batch_sampling s) noexcept {
+  return s == batch_sampling::poisson ? "Poisson" : "fixed-size";
+}
+
+/// One DP-SGD step on a fixed-size batch drawn without replacement: Gaussian
+/// noise of standard deviation noise_multiplier times the replace-one
+/// sensitivity (2C for clipping norm C) on a uniform fraction
+/// `sampling_fraction` of the records. An accounting event (RDP only).
+struct fixed_size_subsampled_gaussian_event {
+  double sampling_fraction;
+  double noise_multiplier;
+};
+
+inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
+}
+/// No PLD is known for sampling without replacement here: the RDP bound only.
+inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
+  return std::nullopt;
+}
+inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
+  return "fixed_size_subsampled_gaussian(fraction = " +
+         privet::detail::format_value(e.sampling_fraction) +
+         ", noise_multiplier = " + privet::detail::format_value(e.noise_multiplier) + ")";
+}
+
+/// Parameters of a DP-SGD run. None has a default that could weaken privacy:
+/// learning_rate, clip_norm and batch_size start invalid (NaN, NaN, 0), so
+/// leaving one out throws.
+struct dpsgd_options {
+  double learning_rate = std::numeric_limits<double>::quiet_NaN();  ///< > 0
+  /// C > 0: every example's whole gradient is scaled to L2 norm <= C. +inf
+  /// (no clipping) only for dpsgd::non_private.
+  double clip_norm = std::numeric_limits<double>::quiet_NaN();
+  /// b: the expected batch size (Poisson, q = b / n) or the exact one
+  /// (fixed size); 1 <= b <= n. The noisy sum is divided by b.
+  std::size_t batch_size = 0;
+  batch_sampling sampling = batch_sampling::poisson;
+  double weight_decay = 0;  ///< lambda >= 0: adds lambda w to every update
+};
+
+/// What one step did. Not a release: which examples were sampled is part of
+/// the mechanism's secret randomness and must stay with the data holder.
+struct dpsgd_step_report {
+  std::vector<std::size_t> batch;  ///< indices of the sampled examples
+  std::size_t clipped = 0;         ///< gradients whose norm exceeded C
+};
+
+/// The privacy spent so far, by every accountant the odometer runs.
+struct dpsgd_privacy_report {
+  std::uint64_t steps;
+  batch_sampling sampling;
+  double sampling_rate;     ///< q (Poisson) or b / n (fixed size)
+  double noise_multiplier;  ///< the multiplier accounted per step (see the header)
+  odometer_report accountants;
+};
+
+/// One line per accountant, e.g. for logs: steps, sampling, and each
+/// accountant's epsilon at the report's delta ("n/a" where it has none).
+inline std::string to_string(const dpsgd_privacy_report& r) {
+  using privet::detail::format_value;
+  auto eps = [](const std::optional<approx_dp>& a) {
+    return a ? format_value(a->epsilon()) : std::string("n/a");
+  };
+  std::string s = "DP-SGD: " + std::to_string(r.steps) + " steps, " + to_string(r.sampling) +
+                  " sampling (rate " + format_value(r.sampling_rate) + ", " +
+                  (r.sampling == batch_sampling::poisson ? "add/remove" : "replace-one") +
+                  " neighbours), noise multiplier " + format_value(r.noise_multiplier) + "\n";
+  const double delta = r.accountants.tightest.delta();
+  s += "  RDP: eps = " + eps(r.accountants.rdp) + " at delta = " + format_value(delta) + "\n";
+  s += "  PLD: eps = " + eps(r.accountants.pld) + " at delta = " + format_value(delta) + "\n";
+  s += "  PRV: eps = " + eps(r.accountants.prv) + " at delta = " + format_value(delta) +
+       " (upper bound)\n";
+  s += "  tightest: eps = " + format_value(r.accountants.tightest.epsilon()) + " (" +
+       privet::to_string(r.accountants.method) + ")\n";
+  return s;
+}
+
+/// The odometer settings DP-SGD reports with by default: RDP, PLD and PRV.
+inline odometer_options dpsgd_odometer_options() {
+  odometer_options o;
+  o.use_prv = true;
+  return o;
+}
+
+namespace detail {
+
+/// An exact Bernoulli(q) coin for a double q in [0, 1]: q = M 2^(e - 53) with
+/// an integer M < 2^53, and U < q for a uniform U in [0, 1) iff the first -e
+/// bits of U are 0 and the next 53 bits, read as an integer, are below M.
+template <random_bit_source G>
+bool bernoulli_exact(G& gen, double q) {
+  if (q >= 1) return true;
+  if (q <= 0) return false;
+  int e = 0;
+  const double m = std::frexp(q, &e);  // q = m 2^e, m in [1/2, 1), e <= 0
+  const auto mantissa = static_cast<std::uint64_t>(std::ldexp(m, 53));
+  for (int zeros = -e; zeros > 0; zeros -= 64) {
+    const std::uint64_t bits = random_u64(gen);
+    const std::uint64_t prefix = zeros >= 64 ? bits : bits >> (64 - zeros);
+    if (prefix != 0) return false;
+  }
+  return (random_u64(gen) >> 11) < mantissa;
+}
+
+}  // namespace detail
+
+/// The DP-SGD optimiser for models of type Model. Noise is secure_noise
+/// (release grade) unless simulation_only_noise is named.
+template <differentiable_model Model, noise_policy Noise = secure_noise>
+class dpsgd {
+ public:
+  using model_type = Model;
+  using real_type = typename Model::real_type;
+  using batch_type = typename Model::batch_type;
+  using mechanism_type = gaussian_mechanism<double, Noise>;
+
+  /// Private SGD on `dataset_size` examples and models of `parameter_count`
+  /// parameters, with noise standard deviation noise_multiplier x C on the
+  /// clipped sum (noise_multiplier > 0, C finite). Throws invalid_parameter
+  /// naming the first bad parameter.
+  dpsgd(std::size_t parameter_count, std::size_t dataset_size, const dpsgd_options& options,
+        double noise_multiplier, odometer_options accounting = dpsgd_odometer_options())
+      : dpsgd(parameter_count, dataset_size, options, std::move(accounting)) {
+    validate_positive(noise_multiplier, "noise_multiplier");
+    if (!std::isfinite(options_.clip_norm)) {
+      throw_invalid("clip_norm", options_.clip_norm, "finite and > 0 when noise is added");
+    }
+    mechanism_ =
+        mechanism_type::from_scale(noise_multiplier * options_.clip_norm, parameter_count_);
+    event_multiplier_ = accounted_multiplier(*mechanism_);
+  }
+
+  /// Private SGD whose noise multiplier is the smallest for which `steps`
+  /// steps meet `target` by calibration.accountant (fixed-size batches need
+  /// the RDP accountant). step() then throws budget_exhausted after `steps`
+  /// steps.
+  [[nodiscard]] static dpsgd calibrated(std::size_t parameter_count, std::size_t dataset_size,
+                                        const dpsgd_options& options, const approx_dp& target,
+                                        std::uint64_t steps,
+                                        const calibration_options& calibration = {},
+                                        odometer_options accounting = dpsgd_odometer_options()) {
+    dpsgd d(parameter_count, dataset_size, options, std::move(accounting));
+    if (!std::isfinite(d.options_.clip_norm)) {
+      throw_invalid("clip_norm", d.options_.clip_norm, "finite and > 0 when noise is added");
+    }
+    validate_at_least<std::uint64_t>(steps, 1, "steps");
+    validate_epsilon(target.epsilon(), "target.epsilon");
+    validate_delta_positive(target.delta(), "target.delta");
+    double needed = 0;  // the event's multiplier the accountant asks for
+    if (d.options_.sampling == batch_sampling::poisson) {
+      needed = dpsgd_noise_multiplier(d.rate_, steps, target, calibration);
+    } else {
+      if (calibration.accountant != accountant_kind::rdp) {
+        throw_invalid("calibration.accountant", privet::to_string(calibration.accountant),
+                      "RDP for fixed-size batches (sampling without replacement has only an RDP "
+                      "bound)");
+      }
+      const double gamma = d.rate_;
+      needed = smallest_noise_multiplier(
+          [gamma](double s) {
+            return fixed_size_subsampled_gaussian_event{gamma, s};
+          },
+          steps, target, calibration);
+    }
+    // Raise sigma until the mechanism's own accounted multiplier reaches the
+    // calibrated one (secure noise's grid costs a relative 2^-20 or so).
+    double sigma = needed * d.sensitivity();
+    for (int round = 0;; ++round) {
+      auto m = mechanism_type::from_scale(sigma, d.parameter_count_);
+      const double got = accounted_multiplier(m, d.sensitivity());
+      if (got >= needed) {
+        d.mechanism_ = std::move(m);
+        d.event_multiplier_ = got;
+        break;
+      }
+      if (round == 64) throw overflow_error("privet: DP-SGD calibration did not converge");
+      sigma *= (needed / got) * (1 + 1e-9);
+    }
+    d.budget_steps_ = steps;
+    d.target_ = target;
+    return d;
+  }
+
+  /// Plain SGD with the same sampling and clipping (clip_norm may be +inf):
+  /// no noise and no privacy; privacy_spent() throws.
+  [[nodiscard]] static dpsgd non_private(std::size_t parameter_count, std::size_t dataset_size,
+                                         const dpsgd_options& options) {
+    return dpsgd(parameter_count, dataset_size, options, dpsgd_odometer_options());
+  }
+
+  /// One step on `model` with a batch sampled from `data` (all n examples).
+  /// Throws invalid_parameter if data or model have another size than
+  /// constructed with, budget_exhausted after the calibrated number of steps.
+  template <random_bit_source G>
+  dpsgd_step_report step(Model& model, const batch_type& data, G& gen) {
+    if (model.parameter_count() != parameter_count_) {
+      throw_invalid("model.parameter_count()", model.parameter_count(),
+                    "the optimiser's " + privet::detail::format_value(parameter_count_));
+    }
+    if (data.size() != dataset_size_) {
+      throw_invalid("data.size()", data.size(),
+                    "the dataset size " + privet::detail::format_value(dataset_size_) +
+                        " the sampling rate was accounted for");
+    }
+    if (budget_steps_ && steps_ >= *budget_steps_) {
+      throw budget_exhausted(
+          "privet: DP-SGD was calibrated for " + std::to_string(*budget_steps_) +
+          " steps to meet (eps = " + privet::detail::format_value(target_->epsilon()) +
+          ", delta = " + privet::detail::format_value(target_->delta()) + "); step " +
+          std::to_string(steps_ + 1) + " would exceed it");
+    }
+    dpsgd_step_report report;
+    report.batch = sample(gen);
+    std::vector<double> sum(parameter_count_, 0.0);
+    if (!report.batch.empty()) {
+      auto clipped = sum_of_clipped_gradients(model, data.select(report.batch), options_.clip_norm);
+      if (clipped.sum.size() != parameter_count_) {
+        throw_invalid("clipped gradient sum size", clipped.sum.size(),
+                      "the parameter count " + privet::detail::format_value(parameter_count_));
+      }
+      sum = std::move(clipped.sum);
+      report.clipped = clipped.clipped;
+    }
+    if (mechanism_) sum = (*mechanism_)(sum, gen);
+    // Record before the model changes: a step whose noise was drawn has
+    // spent its budget whatever happens next.
+    if (mechanism_) std::visit([this](const auto& e) { odometer_.record(e, 1); }, step_event());
+    ++steps_;
+    const auto lr = options_.learning_rate;
+    const auto b = static_cast<double>(options_.batch_size);
+    auto w = model.parameters();
+    for (std::size_t j = 0; j < parameter_count_; ++j) {
+      const double update = sum[j] / b + options_.weight_decay * static_cast<double>(w[j]);
+      w[j] = static_cast<real_type>(static_cast<double>(w[j]) - lr * update);
+    }
+    return report;
+  }
+
+  /// A step drawing its batch and noise from the thread's CSPRNG.
+  dpsgd_step_report step(Model& model, const batch_type& data) {
+    return step(model, data, secure_generator());
+  }
+
+  /// (eps, delta) spent by the steps so far, by each accountant. Throws
+  /// invalid_parameter for a non-private optimiser (no finite guarantee).
+  [[nodiscard]] dpsgd_privacy_report privacy_spent(double delta) const {
+    if (!mechanism_) {
+      throw_invalid("noise_multiplier", 0.0,
+                    "> 0 for a privacy report (this optimiser adds no noise: its steps have no "
+                    "finite guarantee)");
+    }
+    return {steps_, options_.sampling, rate_, event_multiplier_, odometer_.report(delta)};
+  }
+
+  /// The per-step accounting event (what the odometer records each step).
+  [[nodiscard]] std::variant<subsampled_gaussian_event, fixed_size_subsampled_gaussian_event>
+  step_event() const {
+    if (!mechanism_) {
+      throw_invalid("noise_multiplier", 0.0, "> 0 for an accounting event");
+    }
+    if (options_.sampling == batch_sampling::poisson) {
+      return subsampled_gaussian_event{rate_, event_multiplier_};
+    }
+    return fixed_size_subsampled_gaussian_event{rate_, event_multiplier_};
+  }
+
+  [[nodiscard]] const privacy_odometer& odometer() const noexcept { return odometer_; }
+  [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+  [[nodiscard]] std::optional<std::uint64_t> budget_steps() const noexcept { return budget_steps_; }
+  [[nodiscard]] const dpsgd_options& options() const noexcept { return options_; }
+  /// q = b / n.
+  [[nodiscard]] double sampling_rate() const noexcept { return rate_; }
+  /// Standard deviation of the noise on each coordinate of the clipped sum
+  /// (0 without noise); divide by b for the noise on the update's mean.
+  [[nodiscard]] double noise_stddev() const noexcept {
+    return mechanism_ ? mechanism_->sigma() : 0.0;
+  }
+  /// noise_stddev() / C: the multiplier as Abadi et al. define it.
+  [[nodiscard]] double noise_multiplier() const noexcept {
+    return mechanism_ ? mechanism_->sigma() / options_.clip_norm : 0.0;
+  }
+  /// The multiplier each step is accounted with: noise std over the
+  /// sensitivity (C for Poisson, 2C for fixed size), covering secure noise's
+  /// grid.
+  [[nodiscard]] double accounted_noise_multiplier() const noexcept { return event_multiplier_; }
+
+ private:
+  dpsgd(std::size_t parameter_count, std::size_t dataset_size, const dpsgd_options& options,
+        odometer_options accounting)
+      : options_(checked(options, dataset_size)),
+        parameter_count_(validate_at_least<std::size_t>(parameter_count, 1, "parameter_count")),
+        dataset_size_(dataset_size),
+        rate_(static_cast<double>(options.batch_size) / static_cast<double>(dataset_size)),
+        odometer_(std::move(accounting)) {}
+
+  static const dpsgd_options& checked(const dpsgd_options& o, std::size_t n) {
+    validate_at_least<std::size_t>(n, 1, "dataset_size");
+    validate_positive(o.learning_rate, "learning_rate");
+    if (!(o.clip_norm > 0)) throw_invalid("clip_norm", o.clip_norm, "> 0 (or +inf without noise)");
+    if (o.batch_size < 1 || o.batch_size > n) {
+      throw_invalid("batch_size", o.batch_size,
+                    "[1, dataset_size = " + privet::detail::format_value(n) + "]");
+    }
+    if (o.sampling != batch_sampling::poisson && o.sampling != batch_sampling::fixed_size) {
+      throw_invalid("sampling", static_cast<int>(o.sampling), "poisson or fixed_size");
+    }
+    validate_non_negative(o.weight_decay, "weight_decay");
+    return o;
+  }
+
+  // The L2 distance between neighbouring clipped sums.
+  [[nodiscard]] double sensitivity() const noexcept {
+    return options_.sampling == batch_sampling::poisson ? options_.clip_norm
+                                                        : 2 * options_.clip_norm;
+  }
+
+  [[nodiscard]] double accounted_multiplier(const mechanism_type& m) const {
+    return accounted_multiplier(m, sensitivity());
+  }
+
+  // 1 / sqrt(2 rho), rounded down, for the rho the mechanism's privacy map
+  // gives at this sensitivity: the Gaussian multiplier with the same zCDP.
+  static double accounted_multiplier(const mechanism_type& m, double sensitivity) {
+    const double rho = m.guarantee(sensitivity).rho();
+    const double z = 1 / privet::detail::sqrt_up(privet::detail::mul_up(2, rho));
+    return std::nextafter(z, 0.0);
+  }
+
+  template <class G>
+  std::vector<std::size_t> sample(G& gen) const {
+    std::vector<std::size_t> out;
+    if (options_.sampling == batch_sampling::poisson) {
+      for (std::size_t i = 0; i < dataset_size_; ++i) {
+        if (detail::bernoulli_exact(gen, rate_)) out.push_back(i);
+      }
+    } else {
+      const auto chosen = uniform_subset(gen, dataset_size_, options_.batch_size);
+      out.assign(chosen.begin(), chosen.end());
+      std::sort(out.begin(), out.end());
+    }
+    return out;
+  }
+
+  dpsgd_options options_;
+  std::size_t parameter_count_;
+  std::size_t dataset_size_;
+  double rate_;
+  std::optional<mechanism_type> mechanism_;
+  double event_multiplier_ = 0;
+  privacy_odometer odometer_;
+  std::uint64_t steps_ = 0;
+  std::optional<std::uint64_t> budget_steps_;
+  std::optional<approx_dp> target_;
+};
+
+}  // namespace privet::ml
