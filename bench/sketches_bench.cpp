@@ -1,8 +1,12 @@
 // Sketches layer: word n-gram extraction with interned ids (DPNE's inner
-// loop) on a synthetic text whose word frequencies follow Zipf's law.
+// loop) on a synthetic text whose word frequencies follow Zipf's law,
+// character 4-gram features, histogram updates (sparse_histogram one by one
+// and batched, dense_histogram over ids, std::unordered_map as the
+// reference point) and contribution bounding.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/sketches/char_ngrams.hpp>
+#include <privet/sketches/dense_histogram.hpp>
 #include <privet/sketches/key_bounding.hpp>
 #include <privet/sketches/ngrams.hpp>
 #include <privet/sketches/sparse_histogram.hpp>
@@ -89,6 +93,50 @@ void histogram_updates(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
 }
 
+// The same updates as one batch (sorted by hash prefix once the table
+// outgrows the caches).
+void histogram_add_all(benchmark::State& state) {
+  const auto keys = histogram_keys(static_cast<std::uint64_t>(state.range(0)));
+  for (auto _ : state) {
+    privet::sparse_histogram<std::uint64_t> h;
+    h.add_all(keys);
+    benchmark::DoNotOptimize(h.size());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(keys.size()));
+}
+
+// The same number of updates with ids in [0, range(0)), as ngram_table's
+// interned ids, into a dense histogram (a fresh one each pass, like the
+// sparse ones above; the domain is allocated and zeroed inside the timing).
+std::vector<std::uint32_t> histogram_ids(std::uint64_t distinct) {
+  privet::seeded_generator gen(13);
+  std::vector<std::uint32_t> ids(1'000'000);
+  for (auto& k : ids) k = static_cast<std::uint32_t>(privet::uniform_below(gen, distinct));
+  return ids;
+}
+
+void dense_histogram_add(benchmark::State& state) {
+  const auto domain = static_cast<std::uint64_t>(state.range(0));
+  const auto ids = histogram_ids(domain);
+  for (auto _ : state) {
+    privet::dense_histogram<std::int64_t> h(domain);
+    for (auto k : ids) h.add(k);
+    benchmark::DoNotOptimize(h.counts().data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ids.size()));
+}
+
+void dense_histogram_add_all(benchmark::State& state) {
+  const auto domain = static_cast<std::uint64_t>(state.range(0));
+  const auto ids = histogram_ids(domain);
+  for (auto _ : state) {
+    privet::dense_histogram<std::int64_t> h(domain);
+    h.add_all(ids);
+    benchmark::DoNotOptimize(h.counts().data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(ids.size()));
+}
+
 // The same updates into std::unordered_map, the reference point.
 void unordered_map_updates(benchmark::State& state) {
   const auto keys = histogram_keys(static_cast<std::uint64_t>(state.range(0)));
@@ -127,6 +175,21 @@ BENCHMARK(ngrams_up_to_9)->Name("ngrams/T9/warm_table")->Arg(0)->Unit(benchmark:
 BENCHMARK(char4grams)->Name("char4gram_features/35KB/d")->Arg(10'000)->Arg(1'000'000);
 BENCHMARK(histogram_updates)
     ->Name("sparse_histogram/add/distinct")
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000);
+BENCHMARK(histogram_add_all)
+    ->Name("sparse_histogram/add_all/distinct")
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000);
+BENCHMARK(dense_histogram_add)
+    ->Name("dense_histogram/add/distinct")
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000);
+BENCHMARK(dense_histogram_add_all)
+    ->Name("dense_histogram/add_all/distinct")
     ->Arg(1000)
     ->Arg(100'000)
     ->Arg(1'000'000);

@@ -10,13 +10,12 @@
 // gets SipHash-2-4 (libsodium's crypto_shorthash) under a key derived from
 // the seed, so two distinct strings share a fingerprint with probability
 // about 2^-64. Row i then maps the fingerprint x to a counter with
-// Dietzfelbinger's multiply-add-shift, u = ((a_i x + b_i) mod 2^128) >> 64
-// with a_i, b_i uniform 128-bit numbers, which is strongly universal
-// (pairwise independent) from 64-bit keys to 64-bit values (Dietzfelbinger
-// 1996; Thorup 2015, "High speed hashing for integers and strings",
-// Section 3.3), followed by floor(u w / 2^64). Two distinct keys then share a
-// counter of a row with probability at most 1/w + 2^-64, and the rows are
-// independent. That pairwise bound is all the error guarantee uses.
+// Dietzfelbinger's multiply-add-shift (sketches/detail/pairwise_hash.hpp), u = ((a_i x + b_i) mod
+// 2^128) >> 64 with a_i, b_i uniform 128-bit numbers, which is strongly universal (pairwise
+// independent) from 64-bit keys to 64-bit values (Dietzfelbinger 1996; Thorup 2015, "High speed
+// hashing for integers and strings", Section 3.3), followed by floor(u w / 2^64). Two distinct keys
+// then share a counter of a row with probability at most 1/w + 2^-64, and the rows are independent.
+// That pairwise bound is all the error guarantee uses.
 //
 // Guarantee (non-negative weights, total weight N, keys chosen without
 // knowledge of the seed): estimate(key) >= true(key) always, and
@@ -37,12 +36,12 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
-#include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/sketches/detail/pairwise_hash.hpp>
 
 #include <algorithm>
 #include <array>
@@ -66,34 +65,6 @@ template <class K>
 concept count_min_key = integer_number<K> || std::convertible_to<const K&, std::string_view>;
 
 namespace detail {
-
-/// A strongly universal (pairwise independent) hash from 64-bit keys to
-/// [0, n): multiply-add-shift over 128 bits, then a multiply-shift range
-/// reduction (Lemire's "fastrange"). Collision probability of two distinct
-/// keys: at most 1/n + 2^-64.
-struct pairwise_hash {
-  uint128 a = 0, b = 0;
-
-  template <random_bit_source G>
-  static pairwise_hash draw(G& gen) {
-    pairwise_hash h;
-    h.a = static_cast<uint128>(gen()) << 64 | static_cast<uint128>(gen());
-    h.b = static_cast<uint128>(gen()) << 64 | static_cast<uint128>(gen());
-    return h;
-  }
-
-  /// The top 64 bits of (a x + b) mod 2^128: uniform and pairwise
-  /// independent over the choice of (a, b).
-  [[nodiscard]] std::uint64_t value(std::uint64_t x) const noexcept {
-    return static_cast<std::uint64_t>((a * x + b) >> 64);
-  }
-
-  [[nodiscard]] std::uint64_t bucket(std::uint64_t x, std::uint64_t n) const noexcept {
-    return static_cast<std::uint64_t>((static_cast<uint128>(value(x)) * n) >> 64);
-  }
-
-  friend bool operator==(const pairwise_hash&, const pairwise_hash&) = default;
-};
 
 /// 64-bit fingerprints of count-min keys (see the header comment).
 class key_fingerprint {

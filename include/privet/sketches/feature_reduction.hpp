@@ -32,7 +32,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>
-#include <privet/sketches/count_min.hpp>
+#include <privet/sketches/detail/pairwise_hash.hpp>
 
 #include <algorithm>
 #include <array>
@@ -251,7 +251,7 @@ inline std::vector<std::pair<std::uint32_t, std::uint64_t>> document_frequencies
 }  // namespace detail
 
 /// Feature i becomes h(i), h a pairwise independent hash into [0, d)
-/// (multiply-add-shift, as in count_min.hpp), so any two features share an
+/// (multiply-add-shift, sketches/detail/pairwise_hash.hpp), so any two features share an
 /// output with probability at most 1/d + 2^-64 over the seed; features that
 /// meet are OR-ed (the output lists each once). The paper's reduction is
 /// i mod d of the raw 4-gram; a seeded hash keeps structured indices (say,

@@ -1,0 +1,251 @@
+// privet/sketches/dense_histogram.hpp — counts or weights per key for keys
+// that are dense ids in [0, n): the interned n-gram ids of ngram_table, page
+// or word ids assigned in order. The counts are one vector indexed by id, so
+// an update is a bounds check, an overflow check and one add, with no hashing
+// and no insertion (bench/README.md: several times the update rate of
+// sparse_histogram once the key set outgrows the caches).
+//
+// The API is sparse_histogram's (add, add_all, merge, top_k, at_least,
+// noisy, noisy_over), with one difference in what is stored: a dense
+// histogram stores every key of its domain [0, n), zero counts included.
+// noisy() therefore noises all n counts, which releases nothing about which
+// ids occurred provided the domain itself is public. Ids interned from
+// private text are not public: select them first (partition selection,
+// mechanisms/partition_selection.hpp) or release over a public key set with
+// noisy_over. to_sparse() keeps the nonzero counts only.
+//
+// Integer counts are checked: an update or merge that would overflow Count
+// throws overflow_error, and an id outside the domain throws
+// invalid_parameter; either way the histogram is left as it was.
+#pragma once
+
+#include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/sketches/detail/histogram_ops.hpp>
+#include <privet/sketches/histogram_count.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <ranges>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace privet {
+
+template <histogram_count Count = std::int64_t>
+class dense_histogram {
+ public:
+  using key_type = std::uint32_t;
+  using count_type = Count;
+  using value_type = std::pair<key_type, Count>;
+
+  /// The largest domain: every 32-bit id.
+  static constexpr std::uint64_t max_domain = std::uint64_t{1} << 32;
+
+  /// An empty domain; extend_domain() makes room for ids.
+  dense_histogram() = default;
+
+  /// Ids [0, domain), all counts 0. Throws invalid_parameter naming
+  /// `domain` unless domain <= 2^32.
+  explicit dense_histogram(std::uint64_t domain) { counts_.assign(check_domain(domain), Count(0)); }
+
+  /// Grows the domain to [0, domain) (new ids count 0), as an ngram_table
+  /// interns more grams. Throws invalid_parameter naming `domain` unless
+  /// size() <= domain <= 2^32: shrinking would drop counts.
+  void extend_domain(std::uint64_t domain) {
+    if (domain < counts_.size()) {
+      throw_invalid("domain", domain,
+                    "[size(), 2^32] = [" + detail::format_value(counts_.size()) +
+                        ", 2^32] (a domain never shrinks: that would drop counts)");
+    }
+    counts_.resize(check_domain(domain), Count(0));
+  }
+
+  /// Adds `weight` (default 1) to `key`'s count. Throws invalid_parameter
+  /// naming `key` unless key < size(), overflow_error if the count would
+  /// overflow; either way nothing changes.
+  void add(key_type key, Count weight = Count(1)) {
+    if (key >= counts_.size()) throw_key(key);
+    Count& c = counts_[key];
+    c = detail::checked_add(c, weight);
+  }
+
+  /// Adds 1 to the count of every id in `keys` (an id listed twice gets 2):
+  /// the same result as add() on each, in one pass with the bounds checked
+  /// up front. All-or-nothing: an id outside the domain (invalid_parameter
+  /// naming `keys`) or an overflow leaves the histogram as it was.
+  void add_all(std::span<const key_type> keys) {
+    add_batch(keys, [](std::size_t) { return Count(1); });
+  }
+
+  /// Adds weights[i] to the count of keys[i] for every i; all-or-nothing as
+  /// add_all(keys). Throws invalid_parameter naming `weights` unless there
+  /// is one weight per key.
+  void add_all(std::span<const key_type> keys, std::span<const Count> weights) {
+    detail::check_weights_size(keys.size(), weights.size());
+    add_batch(keys, [weights](std::size_t i) { return weights[i]; });
+  }
+
+  /// The count of `key`: 0 for an id outside the domain, as for a key never
+  /// added to a sparse_histogram.
+  [[nodiscard]] Count operator[](key_type key) const {
+    return key < counts_.size() ? counts_[key] : Count(0);
+  }
+
+  /// Whether `key` is in the domain (every id of the domain is stored).
+  [[nodiscard]] bool contains(key_type key) const noexcept { return key < counts_.size(); }
+  /// The domain size n: ids are [0, n).
+  [[nodiscard]] std::size_t size() const noexcept { return counts_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return counts_.empty(); }
+  /// The counts, indexed by id.
+  [[nodiscard]] std::span<const Count> counts() const noexcept { return counts_; }
+
+  /// Adds another shard's counts; the domain grows to the larger of the
+  /// two. All-or-nothing: on overflow nothing is changed.
+  void merge(const dense_histogram& other) {
+    const std::size_t common = std::min(counts_.size(), other.counts_.size());
+    if constexpr (std::integral<Count>) {
+      for (std::size_t i = 0; i < common; ++i) {
+        Count sum;
+        if (__builtin_add_overflow(counts_[i], other.counts_[i], &sum)) {
+          (void)detail::checked_add(counts_[i], other.counts_[i]);  // throws
+        }
+      }
+    }
+    if (other.counts_.size() > counts_.size()) counts_.resize(other.counts_.size(), Count(0));
+    for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
+  }
+
+  /// Every (id, count) of the domain, ascending by id.
+  [[nodiscard]] std::vector<value_type> sorted_by_key() const {
+    std::vector<value_type> out;
+    out.reserve(counts_.size());
+    for (const auto& e : entries()) out.push_back(e);
+    return out;
+  }
+
+  /// The k entries with the largest counts, largest first; ties broken by
+  /// the smaller id (zero counts take part: every id is stored).
+  [[nodiscard]] std::vector<value_type> top_k(std::size_t k) const {
+    return detail::top_k_entries<key_type, Count>(entries(), k);
+  }
+
+  /// The entries whose count is >= threshold, ascending by id.
+  [[nodiscard]] std::vector<value_type> at_least(Count threshold) const {
+    return detail::entries_at_least<key_type, Count>(entries(), threshold, true);
+  }
+
+  /// The nonzero counts as a sparse histogram (the keys that occurred, for
+  /// positive weights).
+  [[nodiscard]] sparse_histogram<key_type, Count> to_sparse() const {
+    sparse_histogram<key_type, Count> out;
+    for (const auto& [k, c] : entries()) {
+      if (c != Count(0)) out.add(k, c);
+    }
+    return out;
+  }
+
+  /// A copy with noise on every id of the domain, in id order (a seeded
+  /// generator gives the same release every run). `noise` is an integer
+  /// sampler (noise(gen), its sample added with an overflow check, e.g.
+  /// discrete_laplace_distribution) or a mechanism (noise(count, gen), e.g.
+  /// laplace_mechanism) whose output replaces the count.
+  template <class Noise, random_bit_source G>
+  [[nodiscard]] auto noisy(const Noise& noise, G& gen) const {
+    using out_count = decltype(detail::apply_noise(noise, Count(0), gen));
+    dense_histogram<out_count> out(counts_.size());
+    for (std::size_t i = 0; i < counts_.size(); ++i) {
+      out.counts_[i] = detail::apply_noise(noise, counts_[i], gen);
+    }
+    return out;
+  }
+
+  /// Noise on every id of `keys` (ids outside the domain count 0), a key set
+  /// fixed in advance from public data; the result is sparse, holding
+  /// exactly those ids.
+  template <std::ranges::input_range R, class Noise, random_bit_source G>
+  [[nodiscard]] auto noisy_over(const R& keys, const Noise& noise, G& gen) const {
+    using out_count = decltype(detail::apply_noise(noise, Count(0), gen));
+    sparse_histogram<key_type, out_count> out;
+    for (const auto& k : keys) {
+      const auto id = static_cast<key_type>(k);
+      out.add(id, detail::apply_noise(noise, (*this)[id], gen));
+    }
+    return out;
+  }
+
+ private:
+  template <histogram_count>
+  friend class dense_histogram;
+
+  static std::size_t check_domain(std::uint64_t domain) {
+    if (domain > max_domain) throw_invalid("domain", domain, "[0, 2^32]");
+    return static_cast<std::size_t>(domain);
+  }
+
+  [[noreturn]] void throw_key(std::uint64_t key) const {
+    throw_invalid("key", key,
+                  "an id in the domain [0, " + detail::format_value(counts_.size()) + ")");
+  }
+
+  void check_keys(std::span<const key_type> keys) const {
+    // A max over the batch vectorises; the position is looked for only to
+    // name it in the error.
+    key_type largest = 0;
+    for (const auto k : keys) largest = std::max(largest, k);
+    if (!keys.empty() && largest >= counts_.size()) {
+      const auto at =
+          std::find_if(keys.begin(), keys.end(), [&](key_type k) { return k >= counts_.size(); });
+      throw invalid_parameter("keys", "privet: keys[" + detail::format_value(at - keys.begin()) +
+                                          "] = " + detail::format_value(*at) +
+                                          " is invalid; allowed: an id in the domain [0, " +
+                                          detail::format_value(counts_.size()) + ")");
+    }
+  }
+
+  template <class WeightOf>
+  void add_batch(std::span<const key_type> keys, WeightOf weight_of) {
+    check_keys(keys);
+    Count* const counts = counts_.data();
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      Count& c = counts[keys[i]];
+      if constexpr (std::integral<Count>) {
+        Count sum;
+        if (__builtin_add_overflow(c, weight_of(i), &sum)) [[unlikely]] {
+          undo_and_throw(keys, weight_of, i);
+        }
+        c = sum;
+      } else {
+        c += weight_of(i);
+      }
+    }
+  }
+
+  // Subtracts the first `failed` updates in reverse, so every intermediate
+  // value is one the count held before, then throws for update `failed`.
+  template <class WeightOf>
+  [[noreturn, gnu::noinline, gnu::cold]] void undo_and_throw(std::span<const key_type> keys,
+                                                             WeightOf weight_of,
+                                                             std::size_t failed) {
+    const Count c = counts_[keys[failed]];
+    for (std::size_t j = failed; j-- > 0;) counts_[keys[j]] -= weight_of(j);
+    (void)detail::checked_add(c, weight_of(failed));  // throws, naming both operands
+    throw overflow_error("privet: a histogram count would overflow");  // not reached
+  }
+
+  auto entries() const {
+    return std::views::iota(std::size_t{0}, counts_.size()) |
+           std::views::transform(
+               [this](std::size_t i) { return value_type(static_cast<key_type>(i), counts_[i]); });
+  }
+
+  std::vector<Count> counts_;
+};
+
+}  // namespace privet

@@ -1,0 +1,193 @@
+// Dense histograms over ids [0, n): the same counts as a sparse histogram
+// and a std::map, batched adds and merges equal to one add per update,
+// out-of-domain ids and overflows refused without change, every id of the
+// domain stored (and noised), and use with ngram_table's interned ids.
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/laplace.hpp>
+#include <privet/sketches/dense_histogram.hpp>
+#include <privet/sketches/ngrams.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
+
+#include <support/errors.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+using dense = privet::dense_histogram<std::int64_t>;
+using ids = std::vector<std::uint32_t>;
+using privet::test::rejected_parameter;
+
+namespace {
+ids random_ids(std::size_t n, std::uint32_t domain, std::uint64_t seed) {
+  privet::seeded_generator gen(seed);
+  ids out(n);
+  for (auto& k : out) k = static_cast<std::uint32_t>(privet::uniform_below(gen, domain));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("counts match a std::map and a sparse histogram; add_all equals one add per id") {
+  const auto keys = random_ids(100'000, 5000, 3);
+  dense one(5000), batched(5000);
+  privet::sparse_histogram<std::uint32_t> sparse;
+  std::map<std::uint32_t, std::int64_t> reference;
+  for (const auto k : keys) {
+    one.add(k);
+    sparse.add(k);
+    ++reference[k];
+  }
+  batched.add_all(keys);
+  CHECK(one.sorted_by_key() == batched.sorted_by_key());
+  CHECK(one.size() == 5000);
+  for (const auto& [k, c] : reference) CHECK(one[k] == c);
+  CHECK(one.to_sparse().sorted_by_key() == sparse.sorted_by_key());
+  CHECK(one[4999] == reference[4999]);
+  CHECK(one[5000] == 0);  // outside the domain, like a key never added
+  CHECK(one.contains(4999));
+  CHECK_FALSE(one.contains(5000));
+
+  std::vector<std::int64_t> weights(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) weights[i] = static_cast<std::int64_t>(i % 7) - 3;
+  dense weighted(5000), expected(5000);
+  weighted.add_all(keys, weights);
+  for (std::size_t i = 0; i < keys.size(); ++i) expected.add(keys[i], weights[i]);
+  CHECK(weighted.sorted_by_key() == expected.sorted_by_key());
+}
+
+TEST_CASE("merging shards equals one pass, and the domain grows to the larger one") {
+  const auto keys = random_ids(20'000, 3000, 4);
+  dense all(3000), a(1000), b(3000);
+  for (const auto k : keys) {
+    all.add(k);
+    if (k < 1000 && k % 2 == 0) {
+      a.add(k);
+    } else {
+      b.add(k);
+    }
+  }
+  a.merge(b);
+  CHECK(a.size() == 3000);
+  CHECK(a.sorted_by_key() == all.sorted_by_key());
+  dense small(10);
+  small.merge(dense(5));
+  CHECK(small.size() == 10);
+}
+
+TEST_CASE("an id outside the domain is refused and changes nothing") {
+  dense h(100);
+  h.add(3, 4);
+  const auto before = h.sorted_by_key();
+  CHECK_THROWS_WITH_AS(h.add(100),
+                       "privet: key = 100 is invalid; allowed: an id in the domain [0, 100)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(h.add_all(ids{1, 2, 3, 250, 4}),
+                       "privet: keys[3] = 250 is invalid; allowed: an id in the domain [0, 100)",
+                       privet::invalid_parameter);
+  CHECK(h.sorted_by_key() == before);
+  CHECK(rejected_parameter([] { dense(std::uint64_t{1} << 33); }) == "domain");
+  CHECK(rejected_parameter([&] { h.extend_domain(50); }) == "domain");
+  CHECK_THROWS_WITH_AS(h.add_all(ids{1, 2}, std::vector<std::int64_t>{1}),
+                       "privet: weights.size() = 1 is invalid; allowed: keys.size() = 2 (one "
+                       "weight per key)",
+                       privet::invalid_parameter);
+  h.extend_domain(300);
+  h.add(250);
+  CHECK(h.size() == 300);
+  CHECK(h[250] == 1);
+  CHECK(h[3] == 4);
+}
+
+TEST_CASE("overflow throws and changes nothing, for add, add_all and merge") {
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  dense h(10);
+  h.add(1, max - 1);
+  h.add(2, 5);
+  const auto before = h.sorted_by_key();
+  CHECK_THROWS_AS(h.add(1, 2), privet::overflow_error);
+  CHECK_THROWS_AS(h.add_all(ids{2, 3, 1, 4, 1}), privet::overflow_error);
+  CHECK(h.sorted_by_key() == before);
+  // Mixed signs near the limit: undone in reverse, every value is one held before.
+  CHECK_THROWS_AS(h.add_all(ids{1, 1, 3, 1, 1}, std::vector<std::int64_t>{-10, 10, 2, 1, 1}),
+                  privet::overflow_error);
+  CHECK(h.sorted_by_key() == before);
+  dense other(12);
+  other.add(11, 1);
+  other.add(1, 5);
+  CHECK_THROWS_AS(h.merge(other), privet::overflow_error);
+  CHECK(h.sorted_by_key() == before);
+  CHECK(h.size() == 10);  // the domain did not grow either
+}
+
+TEST_CASE("top-k and thresholds: every id of the domain takes part, ties by id") {
+  dense h(6);
+  for (auto [k, c] :
+       std::vector<std::pair<std::uint32_t, std::int64_t>>{{5, 3}, {2, 7}, {0, 3}, {4, 1}}) {
+    h.add(k, c);
+  }
+  using entries = std::vector<std::pair<std::uint32_t, std::int64_t>>;
+  CHECK(h.top_k(3) == entries{{2, 7}, {0, 3}, {5, 3}});
+  CHECK(h.top_k(6) == entries{{2, 7}, {0, 3}, {5, 3}, {4, 1}, {1, 0}, {3, 0}});
+  CHECK(h.top_k(10).size() == 6);
+  CHECK(h.at_least(3) == entries{{0, 3}, {2, 7}, {5, 3}});
+  CHECK(h.at_least(0).size() == 6);
+  // Where every id has a positive count, the selections are the sparse histogram's.
+  const auto keys = random_ids(30'000, 400, 5);
+  dense d(400);
+  privet::sparse_histogram<std::uint32_t> s;
+  d.add_all(keys);
+  s.add_all(keys);
+  REQUIRE(s.size() == 400);
+  CHECK(d.top_k(25) == s.top_k(25));
+  CHECK(d.at_least(80) == s.at_least(80));
+}
+
+TEST_CASE("noise on every id of the domain, or over a fixed key set") {
+  dense h(200);
+  for (std::uint32_t k = 0; k < 100; ++k) h.add(k, static_cast<std::int64_t>(k));
+  const privet::discrete_laplace_distribution noise(2.0);
+  privet::seeded_generator g1(7), g2(7);
+  const auto x = h.noisy(noise, g1), y = h.noisy(noise, g2);
+  CHECK(x.sorted_by_key() == y.sorted_by_key());  // same seed, same release
+  CHECK(x.size() == 200);
+  int moved = 0;
+  for (std::uint32_t k = 100; k < 200; ++k) moved += x[k] != 0;
+  CHECK(moved > 50);  // zero counts are noised too; P[noise = 0] = tanh(1/4) ~ 0.24
+  privet::dense_histogram<double> real(3);
+  real.add(1, 10.0);
+  const auto lap = privet::laplace_mechanism<double>::from_scale(1.0);
+  privet::seeded_generator g3(8);
+  const auto released = real.noisy(lap, g3);
+  CHECK(released.size() == 3);
+  CHECK(released[1] != 10.0);
+  CHECK(released[0] != 0.0);
+  privet::seeded_generator g4(9);
+  const auto fixed = h.noisy_over(ids{0, 1, 500}, noise, g4);
+  CHECK(fixed.size() == 3);
+  CHECK(fixed.contains(500));  // outside the domain: released from a count of 0
+  CHECK_FALSE(fixed.contains(50));
+}
+
+TEST_CASE("counting n-grams by their interned ids equals counting them in a sparse histogram") {
+  privet::ngram_table table;
+  ids text;
+  privet::seeded_generator gen(10);
+  for (int i = 0; i < 3000; ++i) {
+    text.push_back(table.word("w" + std::to_string(privet::uniform_below(gen, 40))));
+  }
+  ids grams;
+  table.for_each_ngram(text, 3, [&](auto g, auto, auto) { grams.push_back(g); });
+  dense d;
+  d.extend_domain(table.size());  // ids are dense in [0, table.size())
+  d.add_all(grams);
+  privet::sparse_histogram<std::uint32_t> s;
+  for (const auto g : grams) s.add(g);
+  CHECK(d.to_sparse().sorted_by_key() == s.sorted_by_key());
+}
