@@ -20,4 +20,7 @@ privet_add_layer_tests(
   mechanisms/partition_selection_test.cpp
   mechanisms/partition_selection_statistical_test.cpp
   mechanisms/privacy_audit_statistical_test.cpp
-  mechanisms/floating_point_attack_test.cpp)
+  mechanisms/floating_point_attack_test.cpp
+  mechanisms/binomial_test.cpp
+  mechanisms/binomial_statistical_test.cpp
+  mechanisms/tail_threshold_test.cpp)

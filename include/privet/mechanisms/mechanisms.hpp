@@ -2,6 +2,7 @@
 #pragma once
 
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/binomial.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/exponential.hpp>
@@ -13,3 +14,4 @@
 #include <privet/mechanisms/randomized_response.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
+#include <privet/mechanisms/tail_threshold.hpp>

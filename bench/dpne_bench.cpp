@@ -1,0 +1,156 @@
+// DPSU / DPNE: the per-user pass (bounding to Delta_0 distinct n-grams per
+// user and summing the L2-normalised weights into the histogram) in n-gram
+// occurrences per second on one core, a whole extraction, and the samplers
+// and thresholds it calls.
+#include <privet/algorithms/dpne.hpp>
+#include <privet/core/csprng.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/tail_threshold.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace dpne = privet::dpne;
+
+// Users' n-gram keys as DPNE's level pass sees them: 64-bit (prefix, word)
+// keys, Zipf-distributed (rank r with weight 1 / r) over 10^6 grams, with
+// repeats inside a user, `per_user` occurrences each.
+std::vector<std::vector<std::uint64_t>> zipf_users(std::size_t users, std::size_t per_user) {
+  privet::seeded_generator gen(1);
+  const double h = std::log(1e6) + 0.5772;  // the harmonic number H_(10^6)
+  std::vector<std::vector<std::uint64_t>> out(users);
+  for (auto& u : out) {
+    u.reserve(per_user);
+    for (std::size_t i = 0; i < per_user; ++i) {
+      // Inverse of the continuous approximation r = exp(U H).
+      const double r = std::exp(privet::uniform_real(gen) * h);
+      const auto rank = static_cast<std::uint64_t>(r);
+      u.push_back((rank * 0x9e3779b97f4a7c15ull) ^ (rank << 32));
+    }
+  }
+  return out;
+}
+
+// Bounding (Delta_0 distinct keys per user, bound_keys' bottom-k) plus the
+// weighted histogram, one thread: occurrences per second per core.
+void dpne_level_pass(benchmark::State& state) {
+  const auto per_user = static_cast<std::size_t>(state.range(0));
+  const auto delta0 = static_cast<std::uint64_t>(state.range(1));
+  const auto users = zipf_users(200'000 / per_user * 10, per_user);
+  std::uint64_t occurrences = 0;
+  for (const auto& u : users) occurrences += u.size();
+  std::uint64_t salt = 1;
+  for (auto _ : state) {
+    const auto h = privet::dpsu::accumulate<std::uint64_t>(
+        privet::dpsu::weighted_gaussian{}, users.size(),
+        [&](std::size_t i, std::vector<std::uint64_t>& out) {
+          out.insert(out.end(), users[i].begin(), users[i].end());
+        },
+        delta0, privet::dpsu::update_context{18, 0}, ++salt, 1);
+    benchmark::DoNotOptimize(h.size());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(occurrences) * state.iterations());
+  state.counters["users"] = static_cast<double>(users.size());
+}
+BENCHMARK(dpne_level_pass)
+    ->Args({20, 100})
+    ->Args({50, 100})
+    ->Args({200, 100})
+    ->Args({50, 10})
+    ->Unit(benchmark::kMillisecond);
+
+// A synthetic corpus with shared phrases: users write sentences that are
+// either one of 2000 phrases of 8 words (Zipf popularity) or 8 random
+// words of a 20 000-word vocabulary.
+struct synthetic {
+  privet::ngram_table vocabulary;
+  dpne::corpus corpus;
+};
+
+synthetic make_corpus(std::size_t users) {
+  synthetic s;
+  privet::seeded_generator gen(2);
+  std::vector<privet::ngram_table::id> words;
+  for (int w = 0; w < 20'000; ++w) words.push_back(s.vocabulary.word("w" + std::to_string(w)));
+  std::vector<std::vector<privet::ngram_table::id>> phrases(2000);
+  for (auto& p : phrases)
+    for (int i = 0; i < 8; ++i) p.push_back(words[privet::uniform_below(gen, 2000)]);
+  const double h = std::log(2000.0) + 0.5772;
+  std::vector<privet::ngram_table::id> sentence;
+  for (std::size_t u = 0; u < users; ++u) {
+    s.corpus.add_user();
+    for (int j = 0; j < 4; ++j) {
+      if (privet::uniform_below(gen, 2) == 0) {
+        const auto rank = static_cast<std::size_t>(std::exp(privet::uniform_real(gen) * h)) - 1;
+        s.corpus.add_sequence(phrases[std::min<std::size_t>(rank, 1999)]);
+      } else {
+        sentence.clear();
+        for (int i = 0; i < 8; ++i)
+          sentence.push_back(words[privet::uniform_below(gen, words.size())]);
+        s.corpus.add_sequence(sentence);
+      }
+    }
+  }
+  return s;
+}
+
+// The whole extraction (T = 6, secure noise from the CSPRNG), one thread:
+// tokens per second.
+void dpne_extract(benchmark::State& state) {
+  const auto s = make_corpus(static_cast<std::size_t>(state.range(0)));
+  dpne::parameters p;
+  p.max_length = 6;
+  p.threads = 1;
+  std::size_t released = 0;
+  for (auto _ : state) {
+    const auto r = dpne::extract(s.corpus, s.vocabulary, p, privet::secure_generator());
+    released = r.total();
+    benchmark::DoNotOptimize(released);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(s.corpus.tokens()) * state.iterations());
+  state.counters["released"] = static_cast<double>(released);
+}
+BENCHMARK(dpne_extract)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// The exact binomial count of spurious grams: mean n p = 10, 1000.
+void binomial_sample(benchmark::State& state) {
+  const auto d = privet::binomial_distribution::from_probability(
+      100'000'000, static_cast<double>(state.range(0)) * 1e-8);
+  auto& gen = privet::secure_generator();
+  for (auto _ : state) benchmark::DoNotOptimize(d(gen));
+  state.SetItemsProcessed(state.iterations());
+  state.counters["mean"] = d.mean();
+}
+BENCHMARK(binomial_sample)->Arg(10)->Arg(1000);
+
+void geometric_sample(benchmark::State& state) {
+  const privet::geometric_distribution g(1e-5);
+  auto& gen = privet::secure_generator();
+  for (auto _ : state) benchmark::DoNotOptimize(g(gen));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(geometric_sample);
+
+// rho_1 for Delta_0 items (one safe tail inversion per t).
+void set_union_threshold(benchmark::State& state) {
+  const auto items = static_cast<std::uint64_t>(state.range(0));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(privet::set_union_gaussian_threshold(items, 4.2, 5e-8));
+}
+BENCHMARK(set_union_threshold)->Arg(100)->Arg(900)->Unit(benchmark::kMicrosecond);
+
+void discrete_gaussian_tail(benchmark::State& state) {
+  const privet::discrete_gaussian_distribution d(1.3e6);
+  std::int64_t k = 3'000'000;
+  for (auto _ : state) benchmark::DoNotOptimize(privet::discrete_gaussian_upper_tail(d, ++k));
+}
+BENCHMARK(discrete_gaussian_tail);
+
+}  // namespace

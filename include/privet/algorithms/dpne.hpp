@@ -1,0 +1,838 @@
+// privet/algorithms/dpne.hpp — differentially private n-gram extraction
+// (Kim, Gopi, Kulkarni & Yekhanin 2021, "Differentially Private n-gram
+// Extraction", NeurIPS; ../shared/spec/dpne.md): release sets S_1..S_T of
+// k-grams of the users' texts under user-level (eps, delta)-DP, as large as
+// possible and with at most an eta share of k-grams nobody wrote.
+//
+// S_1 is DPSU over words (algorithms/dpsu.hpp: weighted Gaussian, Delta_0
+// words per user, threshold rho_1 at delta / 2). For k >= 2 only the valid
+// k-grams V_k count: w = x.y.z with x.y and y.z in S_{k-1} (both-side
+// pruning) or x.y in S_{k-1} and z in S_1 (single-side). Each user keeps at
+// most Delta_0 of its distinct valid k-grams, each weighted 1 / sqrt(m), and
+// S_k is every member of V_k whose weight plus N(0, sigma_k^2) exceeds
+// rho_k = sigma_k Phi^-1(1 - eta min(1, |S_{k-1}| / |V_k|)). V_k is a
+// function of earlier releases, so level k is a Gaussian mechanism on a
+// public domain and its threshold only limits the spurious output.
+//
+// The scalable version (the paper's Algorithm 2) never builds V_k:
+//  - a user's valid k-grams come from one array of the ids of the released
+//    (k-1)-grams starting at each token (x.y at i, y.z at i + 1), updated
+//    after each level: memory is the corpus plus the released grams;
+//  - noise goes only on the support of H_k; the members of V_k with weight 0
+//    would pass independently with p_k = P[noise > rho_k], so their number
+//    is B_k ~ Binomial(|V_k| - |supp H_k|, p_k), sampled exactly
+//    (mechanisms/binomial.hpp), and that many distinct members of
+//    V_k \ supp H_k are drawn uniformly by rejection. The draw picks the
+//    middle (k-2)-gram y with probability |L(y)| |R(y)| / |V_k| (L(y): the
+//    released (k-1)-grams ending with y, R(y): those starting with it), then
+//    a uniform pair, and rejects members of the support and repeats. This is
+//    the uniform law the spec's draw (x in S_1, w in S_{k-1}, accept if valid
+//    and new) has, in O(1) expected draws each however sparse V_k is in
+//    S_1 x S_{k-1}, with O(|S_{k-1}|) memory;
+//  - |V_k| = sum over y of |L(y)| |R(y)| is counted exactly from the same
+//    groups, or, as in the paper, estimated from ceil(p |S_1| |S_{k-1}|)
+//    sampled pairs checked for validity (candidate_count::sampled; the
+//    spurious draw is then capped at the exact count, so it ends).
+// The output has the same distribution as the explicit Algorithm 1
+// (tests/algorithms/dpne_statistical_test.cpp compares them).
+//
+// Privacy (Theorem 2.1): the T Gaussian steps, each of L2 sensitivity 1
+// after the weighting, compose to one Gaussian with 1 / sigma*^2 = sum
+// 1 / sigma_k^2; sigma* is calibrated at (eps, delta / 2) and spread equally
+// or geometrically (sigma_k = c sigma_{k-1}) by accounting/gdp.hpp's
+// spread_sigma; the other delta / 2 pays for rho_1. Every number comes from
+// the accounting layer (dpsu::gaussian_sigma: the analytic Gaussian for
+// simulation_only_noise, zCDP of the discrete Gaussian for secure_noise),
+// and the spent guarantee is recomputed from the privacy maps of the
+// samplers actually built (their variances are rounded up).
+//
+// The paper's baselines are here too: DPSU-all (one DPSU over the n-grams
+// of every length, Delta = T Delta_0), DPSU-even (one DPSU per length, the
+// budget split by the same Gaussian composition, the threshold's delta / 2
+// split T ways) and DPSU-single (the whole budget on one length).
+//
+// User passes run on `threads` threads; a seeded generator gives the same
+// release for any number of threads (integer sums, noise in key order).
+#pragma once
+
+#include <privet/accounting/composition.hpp>
+#include <privet/accounting/gdp.hpp>
+#include <privet/accounting/zcdp.hpp>
+#include <privet/algorithms/dpsu.hpp>
+#include <privet/core/concepts.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/guarantee.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/noise.hpp>
+#include <privet/mechanisms/tail_threshold.hpp>
+#include <privet/sketches/ngrams.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
+
+#include <tsl/robin_map.h>
+#include <tsl/robin_set.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace privet::dpne {
+
+using gram_id = ngram_table::id;
+
+/// How V_k is pruned.
+enum class pruning {
+  both_sides,  ///< x.y and y.z in S_{k-1} (the paper's choice)
+  single_side  ///< x.y in S_{k-1} and z in S_1
+};
+
+/// How |V_k| (for rho_k and the spurious count) is obtained.
+enum class candidate_count {
+  counted,  ///< exactly, sum over middles y of |L(y)| |R(y)|
+  sampled   ///< estimated from sampled pairs, as in the paper
+};
+
+struct parameters {
+  double epsilon = 4;
+  double delta = 1e-7;
+  std::size_t max_length = 9;      ///< T
+  std::uint64_t max_ngrams = 100;  ///< Delta_0: distinct k-grams (words) kept per user and length
+  double eta = 0.01;               ///< the spurious share rho_k aims at
+  double decay = 1;                ///< c: sigma_k = c sigma_{k-1}; 1 spreads sigma* equally
+  pruning prune = pruning::both_sides;
+  candidate_count count = candidate_count::counted;
+  double sample_fraction = 0.01;  ///< p of the sampled |V_k| estimate
+  unsigned threads = 1;
+
+  /// Throws invalid_parameter naming the first field out of range: epsilon
+  /// (finite, > 0), delta (in (0, 1)), max_length (>= 1, <= 64), max_ngrams
+  /// (>= 1), eta (in (0, 1)), decay (in (0, 1]), sample_fraction (in (0, 1])
+  /// or threads (>= 1).
+  void validate() const {
+    validate_epsilon(epsilon);
+    validate_delta_positive(delta);
+    validate_at_least<std::size_t>(max_length, 1, "max_length");
+    if (max_length > 64) throw_invalid("max_length", max_length, "[1, 64]");
+    validate_at_least<std::uint64_t>(max_ngrams, 1, "max_ngrams");
+    if (!(eta > 0 && eta < 1)) throw_invalid("eta", eta, "(0, 1)");
+    if (!(decay > 0 && decay <= 1)) throw_invalid("decay", decay, "(0, 1]");
+    if (!(sample_fraction > 0 && sample_fraction <= 1))
+      throw_invalid("sample_fraction", sample_fraction, "(0, 1]");
+    validate_at_least<unsigned>(threads, 1, "threads");
+  }
+};
+
+/// The users' texts: user u owns sequences (sentences, posts) of word ids of
+/// a vocabulary ngram_table; n-grams never cross a sequence boundary.
+class corpus {
+ public:
+  /// Starts the next user; users are numbered 0, 1, ... in order.
+  void add_user() { user_begin_.push_back(sequences()); }
+
+  /// Appends a sequence to the last user. Throws invalid_parameter naming
+  /// `corpus` when no user was started.
+  void add_sequence(std::span<const gram_id> words) {
+    if (user_begin_.empty()) throw_invalid("corpus", "no user", "add_user() before add_sequence()");
+    tokens_.insert(tokens_.end(), words.begin(), words.end());
+    sequence_begin_.push_back(tokens_.size());
+  }
+
+  [[nodiscard]] std::size_t users() const noexcept { return user_begin_.size(); }
+  [[nodiscard]] std::size_t sequences() const noexcept { return sequence_begin_.size() - 1; }
+  [[nodiscard]] std::size_t tokens() const noexcept { return tokens_.size(); }
+  /// User u's sequences are [first_sequence(u), end_sequence(u)).
+  [[nodiscard]] std::size_t first_sequence(std::size_t u) const { return user_begin_.at(u); }
+  [[nodiscard]] std::size_t end_sequence(std::size_t u) const {
+    (void)user_begin_.at(u);  // throws std::out_of_range past the last user
+    return u + 1 < user_begin_.size() ? user_begin_[u + 1] : sequences();
+  }
+  /// The token range [begin, end) of sequence s.
+  [[nodiscard]] std::size_t sequence_begin(std::size_t s) const { return sequence_begin_.at(s); }
+  [[nodiscard]] std::size_t sequence_end(std::size_t s) const { return sequence_begin_.at(s + 1); }
+  [[nodiscard]] std::span<const gram_id> sequence(std::size_t s) const {
+    return std::span<const gram_id>(tokens_).subspan(sequence_begin(s),
+                                                     sequence_end(s) - sequence_begin(s));
+  }
+  [[nodiscard]] std::span<const gram_id> token_data() const noexcept { return tokens_; }
+
+  /// Calls f(begin, end) with the token range of each of user u's sequences.
+  template <class F>
+  void for_each_sequence(std::size_t u, F&& f) const {
+    const std::size_t end = end_sequence(u);
+    for (std::size_t s = user_begin_[u]; s < end; ++s)
+      f(static_cast<std::size_t>(sequence_begin_[s]),
+        static_cast<std::size_t>(sequence_begin_[s + 1]));
+  }
+
+ private:
+  std::vector<gram_id> tokens_;
+  std::vector<std::size_t> sequence_begin_{0};
+  std::vector<std::size_t> user_begin_;  // first sequence of each user
+};
+
+/// What one length's pass did.
+struct level_report {
+  std::size_t length = 0;
+  double sigma = 0;               ///< the noise asked for (weight units): sigma_k of the schedule
+  double sigma_sampled = 0;       ///< the sampler's own, rounded up
+  double threshold = 0;           ///< rho_k (weight units); rho_1 for k = 1
+  std::size_t support = 0;        ///< |supp H_k|: valid k-grams some user kept
+  std::uint64_t occurrences = 0;  ///< valid k-gram occurrences in the texts
+  double candidates = 0;          ///< |V_k| as used (counted or estimated)
+  std::uint64_t candidates_exact = 0;   ///< |V_k| counted
+  std::uint64_t candidate_samples = 0;  ///< pairs drawn for the estimate (sampled only)
+  double pass_probability = 0;          ///< P[noise > rho_k]: a zero count passes
+  std::uint64_t spurious_trials = 0;    ///< |V_k| - |supp H_k| (as used)
+  std::uint64_t spurious = 0;           ///< B_k: members of V_k outside the support released
+  std::size_t released = 0;             ///< |S_k|
+};
+
+/// The privacy spent, from the accounting layer.
+struct privacy_report {
+  approx_dp target{0, 0};
+  approx_dp spent{0, 0};       ///< the samplers' privacy maps, composed
+  double sigma_star = 0;       ///< the single Gaussian the schedule composes to (calibrated)
+  std::vector<double> sigmas;  ///< sigma_1..sigma_T asked for
+  std::string method;          ///< how spent was computed
+};
+
+class extraction;
+namespace detail {
+struct extraction_builder;
+}  // namespace detail
+
+/// A DPNE (or baseline) release.
+class extraction {
+ public:
+  /// The released grams: words interned by their spelling, k-grams as
+  /// (prefix, last word) (sketches/ngrams.hpp). For the baselines: the
+  /// caller's table.
+  [[nodiscard]] const ngram_table& grams() const noexcept { return *grams_; }
+  /// S_k as ids of grams(), k = 1..max_length().
+  [[nodiscard]] std::span<const gram_id> released(std::size_t k) const {
+    if (k < 1 || k > sets_.size()) {
+      throw_invalid("k", k, "[1, " + std::to_string(sets_.size()) + "]");
+    }
+    return sets_[k - 1];
+  }
+  [[nodiscard]] std::size_t max_length() const noexcept { return sets_.size(); }
+  [[nodiscard]] std::size_t total() const noexcept {
+    std::size_t n = 0;
+    for (const auto& s : sets_) n += s.size();
+    return n;
+  }
+  /// The words of gram g as ids of the vocabulary the corpus used.
+  [[nodiscard]] std::vector<gram_id> vocabulary_words(gram_id g) const {
+    std::vector<gram_id> w = grams_->words_of(g);
+    if (!vocabulary_of_.empty()) {
+      for (auto& x : w) x = vocabulary_of_.at(x);
+    }
+    return w;
+  }
+  [[nodiscard]] const std::vector<level_report>& levels() const noexcept { return levels_; }
+  [[nodiscard]] const privacy_report& privacy() const noexcept { return privacy_; }
+
+ private:
+  friend struct detail::extraction_builder;
+
+  std::unique_ptr<ngram_table> owned_;
+  const ngram_table* grams_ = nullptr;
+  std::vector<gram_id> vocabulary_of_;  // released word id -> vocabulary id (DPNE only)
+  std::vector<std::vector<gram_id>> sets_;
+  std::vector<level_report> levels_;
+  privacy_report privacy_;
+};
+
+namespace detail {
+
+inline constexpr gram_id none = ~gram_id{0};
+
+/// The algorithms below fill an extraction through this.
+struct extraction_builder {
+  static std::unique_ptr<ngram_table>& owned(extraction& e) { return e.owned_; }
+  static const ngram_table*& grams(extraction& e) { return e.grams_; }
+  static std::vector<gram_id>& vocabulary_of(extraction& e) { return e.vocabulary_of_; }
+  static std::vector<std::vector<gram_id>>& sets(extraction& e) { return e.sets_; }
+  static std::vector<level_report>& levels(extraction& e) { return e.levels_; }
+  static privacy_report& privacy(extraction& e) { return e.privacy_; }
+};
+
+/// f(first_user, last_user) over chunks of users on `threads` threads.
+template <class F>
+void parallel_users(std::size_t users, unsigned threads, F&& f) {
+  const std::size_t chunk = dpsu::chunk_users;
+  const std::size_t chunks = (users + chunk - 1) / chunk;
+  auto body = [&](std::size_t c) { f(c * chunk, std::min(users, (c + 1) * chunk)); };
+  if (threads <= 1 || chunks <= 1) {
+    for (std::size_t c = 0; c < chunks; ++c) body(c);
+    return;
+  }
+  const unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads, chunks));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> workers;
+  workers.reserve(n);
+  for (unsigned t = 0; t < n; ++t) {
+    workers.emplace_back([&, t] {
+      try {
+        for (std::size_t c = next++; c < chunks; c = next++) body(c);
+      } catch (...) {
+        errors[t] = std::current_exception();
+        next = chunks;
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+inline std::uint64_t pack(gram_id prefix, gram_id last) {
+  return (static_cast<std::uint64_t>(prefix) << 32) | last;
+}
+inline gram_id prefix_of(std::uint64_t key) {
+  return static_cast<gram_id>(key >> 32);
+}
+inline gram_id last_of(std::uint64_t key) {
+  return static_cast<gram_id>(key & 0xffffffffu);
+}
+
+/// Checks that every token of the corpus is a word of the vocabulary.
+inline void validate_corpus(const corpus& c, const ngram_table& vocabulary) {
+  for (const gram_id w : c.token_data()) {
+    if (w >= vocabulary.size() || vocabulary.length(w) != 1) {
+      throw_invalid(
+          "corpus", w,
+          "word ids of the vocabulary (1-grams, < " + std::to_string(vocabulary.size()) + ")");
+    }
+  }
+}
+
+/// sigma_1..sigma_T for the target: sigma* at (eps, delta / 2), spread.
+template <noise_policy Noise>
+std::pair<double, std::vector<double>> schedule(const parameters& p, double inflate) {
+  const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, p.delta / 2)) * inflate;
+  return {star, spread_sigma(star, p.max_length, p.decay)};
+}
+
+/// The (eps, delta) of Gaussian steps with these guarantees plus the
+/// thresholds' delta, by the accounting layer.
+template <class Guarantee>
+approx_dp spent(const std::vector<Guarantee>& steps, double noise_delta, double threshold_delta) {
+  return compose_basic({to_approx_dp(compose(steps), noise_delta), approx_dp(0, threshold_delta)});
+}
+
+template <noise_policy Noise>
+std::string method_text() {
+  if constexpr (std::same_as<Noise, secure_noise>) {
+    return "discrete Gaussian steps composed in zCDP (Canonne, Kamath & Steinke 2020, Thm 14), "
+           "converted at delta/2 by their Corollary 13, plus (0, delta/2) for the thresholds "
+           "(basic composition)";
+  } else {
+    return "continuous Gaussian steps composed in GDP (Dong, Roth & Su 2022), converted at "
+           "delta/2 exactly (analytic Gaussian), plus (0, delta/2) for the thresholds (basic "
+           "composition)";
+  }
+}
+
+}  // namespace detail
+
+/// DPNE (the scalable Algorithm 2), calibrated once for its parameters and
+/// run on any number of corpora: the schedule sigma_1..sigma_T, the
+/// samplers and rho_1 do not depend on the data.
+template <noise_policy Noise = secure_noise>
+class extractor {
+ public:
+  using noise_type = dpsu::fixed_point_noise<dpsu::update_norm::l2, Noise>;
+  using guarantee_type = typename noise_type::guarantee_type;
+
+  /// Throws invalid_parameter as parameters::validate does.
+  explicit extractor(const parameters& p)
+      : p_(validated(p)),
+        privacy_(plan(p_)),
+        first_(dpsu::set_union<dpsu::weighted_gaussian, Noise>::with_noise(
+            privacy_.sigmas[0], p_.delta / 2, p_.max_ngrams, p_.threads)) {
+    for (std::size_t k = 2; k <= p_.max_length; ++k) noises_.emplace_back(privacy_.sigmas[k - 1]);
+  }
+
+  /// Runs on `text`, whose tokens are word ids of `vocabulary` (grams of
+  /// other lengths in it are ignored). Throws invalid_parameter naming
+  /// `corpus` when a token is not a word of the vocabulary.
+  template <random_bit_source G>
+  extraction operator()(const corpus& text, const ngram_table& vocabulary, G& gen) const {
+    detail::validate_corpus(text, vocabulary);
+    const parameters& p = p_;
+    const std::size_t T = p.max_length;
+    const unsigned threads = p.threads;
+    const auto& first = first_;
+    using access = detail::extraction_builder;
+    extraction out;
+    access::owned(out) = std::make_unique<ngram_table>();
+    ngram_table& grams = *access::owned(out);
+    access::grams(out) = &grams;
+    auto& sets = access::sets(out);
+    auto& levels = access::levels(out);
+    auto& vocabulary_of = access::vocabulary_of(out);
+    sets.assign(T, {});
+    access::privacy(out) = privacy_;
+
+    // ---- k = 1: DPSU over words -------------------------------------------------------
+    std::atomic<std::uint64_t> seen{0};
+    const auto words = first.template run<gram_id>(
+        text.users(),
+        [&](std::size_t u, std::vector<gram_id>& items) {
+          const std::size_t before = items.size();
+          text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
+            for (std::size_t i = b; i < e; ++i) items.push_back(text.token_data()[i]);
+          });
+          seen += items.size() - before;
+        },
+        gen);
+    std::vector<gram_id> to_released(vocabulary.size(), detail::none);
+    for (const gram_id v : words.items) {
+      const gram_id w = grams.word(vocabulary.text(v));
+      to_released[v] = w;
+      vocabulary_of.resize(std::max<std::size_t>(vocabulary_of.size(), w + std::size_t{1}),
+                           detail::none);
+      vocabulary_of[w] = v;
+      sets[0].push_back(w);
+    }
+    {
+      level_report r;
+      r.length = 1;
+      r.sigma = privacy_.sigmas[0];
+      r.sigma_sampled = first.noise().scale();
+      r.threshold = first.threshold();
+      r.support = words.support;
+      r.occurrences = seen.load();
+      r.released = sets[0].size();
+      levels.push_back(r);
+    }
+
+    // at[i]: the released (k-1)-gram starting at token i, or none.
+    const auto tokens = text.token_data();
+    std::vector<gram_id> at(tokens.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i) at[i] = to_released[tokens[i]];
+    const bool both = p.prune == pruning::both_sides;
+
+    for (std::size_t k = 2; k <= T; ++k) {
+      const auto& prev = sets[k - 2];
+      const auto& singles = sets[0];
+      const noise_type& noise = noises_[k - 2];
+      level_report r;
+      r.length = k;
+      r.sigma = privacy_.sigmas[k - 1];
+      r.sigma_sampled = noise.scale();
+      if (prev.empty() || singles.empty()) {
+        levels.push_back(r);
+        continue;  // V_k is empty: nothing to release, nothing to draw
+      }
+
+      // |V_k| counted through the middles y, which also drive the spurious draw.
+      struct middle {
+        std::vector<gram_id> left;   // released (k-1)-grams ending with y: the prefixes x.y
+        std::vector<gram_id> right;  // last words z of released (k-1)-grams starting with y
+      };
+      std::vector<middle> middles;
+      std::vector<std::uint64_t> cumulative;  // running |L| |R|
+      if (both && k >= 3) {
+        tsl::robin_map<gram_id, std::size_t> index;
+        auto slot = [&](gram_id y) {
+          auto [it, fresh] = index.try_emplace(y, middles.size());
+          if (fresh) middles.emplace_back();
+          return it->second;
+        };
+        for (const gram_id g : prev) {
+          middles[slot(grams.prefix(g))].right.push_back(grams.last_word(g));
+          if (const auto y = grams.suffix(g)) middles[slot(*y)].left.push_back(g);
+        }
+      } else {
+        // k = 2 (y empty) or single-side pruning: one group, S_{k-1} x S_1.
+        middles.push_back({prev, singles});
+      }
+      std::uint64_t exact = 0;
+      for (const auto& m : middles) {
+        const auto add = static_cast<privet::detail::uint128>(m.left.size()) * m.right.size();
+        if (add > std::numeric_limits<std::uint64_t>::max() - exact) {
+          throw overflow_error("privet: |V_" + std::to_string(k) + "| exceeds 2^64");
+        }
+        exact += static_cast<std::uint64_t>(add);
+        cumulative.push_back(exact);
+      }
+      r.candidates_exact = exact;
+      r.candidates = static_cast<double>(exact);
+      if (p.count == candidate_count::sampled) {
+        // The paper's estimate: pairs (x in S_1, w in S_{k-1}), valid when x.y
+        // is released (y = w without its last word; always for k = 2 or
+        // single-side pruning).
+        const double pairs = static_cast<double>(singles.size()) * static_cast<double>(prev.size());
+        const auto draws = static_cast<std::uint64_t>(std::ceil(p.sample_fraction * pairs));
+        std::uint64_t valid = 0;
+        for (std::uint64_t d = 0; d < draws; ++d) {
+          const gram_id x = singles[uniform_below(gen, singles.size())];
+          const gram_id w = prev[uniform_below(gen, prev.size())];
+          bool ok = true;
+          if (both && k >= 3) {
+            gram_id g = x;
+            const auto ws = grams.words_of(w);
+            for (std::size_t j = 0; ok && j + 1 < ws.size(); ++j) {
+              const auto next = grams.find_extension(g, ws[j]);
+              ok = next.has_value();
+              if (ok) g = *next;
+            }
+          }
+          if (ok) ++valid;
+        }
+        r.candidate_samples = draws;
+        r.candidates =
+            draws > 0 ? static_cast<double>(valid) / static_cast<double>(draws) * pairs : 0;
+      }
+
+      // H_k over the users' valid k-grams.
+      std::atomic<std::uint64_t> occurrences{0};
+      const auto h = dpsu::accumulate<std::uint64_t>(
+          dpsu::weighted_gaussian{}, text.users(),
+          [&](std::size_t u, std::vector<std::uint64_t>& items) {
+            std::uint64_t n = 0;
+            text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
+              for (std::size_t i = b; i + k <= e; ++i) {
+                const gram_id prefix = at[i];
+                if (prefix == detail::none) continue;
+                const gram_id z = to_released[tokens[i + k - 1]];
+                if (z == detail::none) continue;
+                if (both && at[i + 1] == detail::none) continue;
+                items.push_back(detail::pack(prefix, z));
+                ++n;
+              }
+            });
+            occurrences += n;
+          },
+          p.max_ngrams, dpsu::update_context{noise.scale_bits(), 0}, random_u64(gen), threads);
+      r.occurrences = occurrences.load();
+      r.support = h.size();
+
+      // rho_k from eta (a utility threshold: V_k is public).
+      const double share =
+          std::min(1.0, static_cast<double>(prev.size()) / std::max(1.0, r.candidates));
+      r.threshold = noise.scale() * normal_upper_quantile(p.eta * share);
+      const std::int64_t tau = noise.to_units(r.threshold);
+      r.pass_probability = noise.pass_probability(0, tau);
+
+      std::vector<std::uint64_t> kept;
+      for (const auto& [key, w] : h.sorted_by_key())
+        if (noise.passes(w, tau, gen)) kept.push_back(key);
+
+      // The zero entries of V_k: how many pass, then which.
+      const std::uint64_t in_support = std::min<std::uint64_t>(h.size(), exact);
+      const double used = std::max(0.0, std::round(r.candidates) - static_cast<double>(h.size()));
+      r.spurious_trials = static_cast<std::uint64_t>(std::min(used, 0x1p64 - 2048));
+      std::uint64_t spurious = 0;
+      if (r.spurious_trials > 0 && r.pass_probability > 0) {
+        spurious = binomial_distribution(r.spurious_trials, -std::log1p(-r.pass_probability))(gen);
+      }
+      spurious = std::min(spurious, exact - in_support);  // only the sampled estimate can exceed it
+      r.spurious = spurious;
+      if (spurious > 0) {
+        tsl::robin_set<std::uint64_t> drawn;
+        while (drawn.size() < spurious) {
+          const std::uint64_t pick = uniform_below(gen, exact);
+          const auto m = static_cast<std::size_t>(
+              std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin());
+          const auto& mid = middles[m];
+          const gram_id left = mid.left[uniform_below(gen, mid.left.size())];
+          const gram_id right = mid.right[uniform_below(gen, mid.right.size())];
+          const std::uint64_t key = detail::pack(left, right);
+          if (h.contains(key)) continue;
+          drawn.insert(key);
+        }
+        std::vector<std::uint64_t> extra(drawn.begin(), drawn.end());
+        std::sort(extra.begin(), extra.end());
+        kept.insert(kept.end(), extra.begin(), extra.end());
+      }
+
+      // S_k into the table, then the starts of the released k-grams.
+      auto& current = sets[k - 1];
+      for (const std::uint64_t key : kept)
+        current.push_back(grams.extend(detail::prefix_of(key), detail::last_of(key)));
+      r.released = current.size();
+      levels.push_back(r);
+      if (k < T) {
+        detail::parallel_users(text.users(), threads, [&](std::size_t u0, std::size_t u1) {
+          for (std::size_t u = u0; u < u1; ++u) {
+            text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
+              for (std::size_t i = b; i < e; ++i) {
+                gram_id next = detail::none;
+                if (at[i] != detail::none && i + k <= e) {
+                  const gram_id z = to_released[tokens[i + k - 1]];
+                  if (z != detail::none) {
+                    if (const auto g = grams.find_extension(at[i], z)) next = *g;
+                  }
+                }
+                at[i] = next;
+              }
+            });
+          }
+        });
+      }
+    }
+    return out;
+  }
+
+  [[nodiscard]] const parameters& params() const noexcept { return p_; }
+  /// The target, sigma* and sigma_1..sigma_T, and the guarantee spent by one
+  /// run (from the samplers' privacy maps).
+  [[nodiscard]] const privacy_report& privacy() const noexcept { return privacy_; }
+
+ private:
+  static const parameters& validated(const parameters& p) {
+    p.validate();
+    return p;
+  }
+
+  // The schedule, confirmed on the samplers' own privacy maps (rounding can
+  // only add noise, but the maps round up too).
+  static privacy_report plan(const parameters& p) {
+    double inflate = 1;
+    for (;;) {
+      auto [star, sigmas] = detail::schedule<Noise>(p, inflate);
+      std::vector<guarantee_type> steps;
+      for (double s : sigmas) steps.push_back(noise_type(s).guarantee());
+      const approx_dp spent = detail::spent(steps, p.delta / 2, p.delta / 2);
+      if (spent.epsilon() <= p.epsilon) {
+        return {approx_dp(p.epsilon, p.delta), spent, star, std::move(sigmas),
+                detail::method_text<Noise>()};
+      }
+      inflate *= 1 + 1e-9;
+    }
+  }
+
+  parameters p_;
+  privacy_report privacy_;
+  dpsu::set_union<dpsu::weighted_gaussian, Noise> first_;
+  std::vector<noise_type> noises_;  // levels 2..T
+};
+
+/// DPNE on `text` in one call: extractor<Noise>(p)(text, vocabulary, gen).
+/// Throws invalid_parameter as parameters::validate does, or naming
+/// `corpus` when a token is not a word of the vocabulary.
+template <noise_policy Noise = secure_noise, random_bit_source G>
+extraction extract(const corpus& text, const ngram_table& vocabulary, const parameters& p, G& gen) {
+  return extractor<Noise>(p)(text, vocabulary, gen);
+}
+
+/// Every n-gram of a corpus up to max_length interned in a table, with the
+/// id of the k-gram starting at each token: the baselines' items, and the
+/// truth a release is compared with. Memory: the table (every distinct
+/// n-gram of the text) plus max_length ids per token; the baselines need
+/// it, DPNE does not.
+class ngram_index {
+ public:
+  static constexpr gram_id none = ~gram_id{0};
+
+  /// Interns the n-grams of `text` into `table`, whose words the corpus's
+  /// tokens are. Throws invalid_parameter naming `max_length` (>= 1) or
+  /// `corpus` (a token that is not a word of the table).
+  ngram_index(const corpus& text, ngram_table& table, std::size_t max_length)
+      : table_(&table),
+        max_length_(validate_at_least<std::size_t>(max_length, 1, "max_length")),
+        tokens_(text.tokens()) {
+    detail::validate_corpus(text, table);
+    ids_.assign(max_length_ * tokens_, none);
+    const auto tokens = text.token_data();
+    for (std::size_t s = 0; s < text.sequences(); ++s) {
+      const std::size_t b = text.sequence_begin(s), e = text.sequence_end(s);
+      for (std::size_t i = b; i < e; ++i) {
+        gram_id g = tokens[i];
+        ids_[i] = g;
+        for (std::size_t k = 2; k <= max_length_ && i + k <= e; ++k) {
+          g = table.extend(g, tokens[i + k - 1]);
+          ids_[(k - 1) * tokens_ + i] = g;
+        }
+      }
+    }
+  }
+
+  /// The id of the k-gram starting at token i, or none where it would cross
+  /// the end of its sequence.
+  [[nodiscard]] gram_id at(std::size_t k, std::size_t i) const {
+    if (k < 1 || k > max_length_) throw_invalid("k", k, "[1, " + std::to_string(max_length_) + "]");
+    if (i >= tokens_)
+      throw_invalid("i", i, "< " + std::to_string(tokens_) + " (the corpus's tokens)");
+    return ids_[(k - 1) * tokens_ + i];
+  }
+  [[nodiscard]] const ngram_table& table() const noexcept { return *table_; }
+  [[nodiscard]] std::size_t max_length() const noexcept { return max_length_; }
+  [[nodiscard]] std::size_t tokens() const noexcept { return tokens_; }
+
+  /// Appends user u's k-grams, shortest <= k <= longest (with repeats).
+  void user_ngrams(const corpus& text, std::size_t u, std::size_t shortest, std::size_t longest,
+                   std::vector<gram_id>& out) const {
+    text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = shortest; k <= longest; ++k) {
+        const gram_id* row = ids_.data() + (k - 1) * tokens_;
+        for (std::size_t i = b; i + k <= e; ++i) out.push_back(row[i]);
+      }
+    });
+  }
+
+ private:
+  const ngram_table* table_;
+  std::size_t max_length_;
+  std::size_t tokens_;
+  std::vector<gram_id> ids_;  // ids_[(k - 1) tokens + i]
+};
+
+namespace detail {
+
+/// One set union per group of lengths [lo, hi]; the releases are sorted by
+/// length into an extraction over the index's table, and the noises'
+/// guarantees collected for the caller's composition.
+template <class SetUnion, random_bit_source G, class Guarantee>
+extraction run_groups(const corpus& text, const ngram_index& index, std::size_t max_length,
+                      const std::vector<std::pair<std::size_t, std::size_t>>& groups,
+                      const std::vector<SetUnion>& runs, G& gen, std::vector<Guarantee>& steps,
+                      double& threshold_delta) {
+  using access = extraction_builder;
+  extraction out;
+  access::grams(out) = &index.table();
+  auto& sets = access::sets(out);
+  sets.assign(max_length, {});
+  for (std::size_t j = 0; j < groups.size(); ++j) {
+    const auto [lo, hi] = groups[j];
+    const auto& su = runs[j];
+    std::atomic<std::uint64_t> seen{0};
+    const auto rel = su.template run<gram_id>(
+        text.users(),
+        [&](std::size_t u, std::vector<gram_id>& items) {
+          const std::size_t before = items.size();
+          index.user_ngrams(text, u, lo, hi, items);
+          seen += items.size() - before;
+        },
+        gen);
+    for (const gram_id g : rel.items) sets[index.table().length(g) - 1].push_back(g);
+    level_report r;
+    r.length = lo == hi ? lo : 0;
+    r.sigma = su.noise().scale();
+    r.sigma_sampled = su.noise().scale();
+    r.threshold = su.threshold();
+    r.support = rel.support;
+    r.occurrences = seen.load();
+    r.released = rel.items.size();
+    access::levels(out).push_back(r);
+    steps.push_back(su.noise_guarantee());
+    threshold_delta += su.threshold_delta();
+  }
+  return out;
+}
+
+inline void check_index(const corpus& text, const ngram_index& index, const parameters& p) {
+  p.validate();
+  if (index.tokens() != text.tokens()) {
+    throw_invalid("index", index.tokens(),
+                  "an index of this corpus (" + std::to_string(text.tokens()) + " tokens)");
+  }
+  if (index.max_length() < p.max_length) {
+    throw_invalid("max_length", p.max_length,
+                  "<= the index's max_length = " + std::to_string(index.max_length()));
+  }
+}
+
+}  // namespace detail
+
+/// DPSU-all: one weighted-Gaussian DPSU over the n-grams of every length
+/// 1..T, each user keeping T Delta_0 of them, calibrated to (eps, delta).
+/// `index` holds every n-gram of the corpus up to T; the release's ids are
+/// ids of its table.
+template <noise_policy Noise = secure_noise, random_bit_source G>
+extraction dpsu_all(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
+  detail::check_index(text, index, p);
+  using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
+  const std::uint64_t budget = p.max_ngrams * p.max_length;
+  if (budget / p.max_length != p.max_ngrams)
+    throw_invalid("max_ngrams", p.max_ngrams, "T max_ngrams < 2^64");
+  const std::vector<su_t> runs{su_t(dpsu::parameters{p.epsilon, p.delta, budget, p.threads})};
+  std::vector<typename su_t::guarantee_type> steps;
+  double threshold_delta = 0;
+  extraction out = detail::run_groups(text, index, p.max_length, {{1, p.max_length}}, runs, gen,
+                                      steps, threshold_delta);
+  auto& pr = detail::extraction_builder::privacy(out);
+  pr = {approx_dp(p.epsilon, p.delta),
+        runs[0].guarantee(),
+        runs[0].noise().scale(),
+        {runs[0].noise().scale()},
+        detail::method_text<Noise>()};
+  return out;
+}
+
+/// DPSU-even: one DPSU per length k = 1..T, each with Delta_0, the Gaussian
+/// budget split evenly (sigma* at (eps, delta / 2) spread equally over T,
+/// the composition DPNE uses; the Gaussian counterpart of eps / sqrt(T) per
+/// length by advanced composition) and each threshold at delta / (2 T).
+template <noise_policy Noise = secure_noise, random_bit_source G>
+extraction dpsu_even(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
+  detail::check_index(text, index, p);
+  using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
+  using noise_t = typename su_t::noise_type;
+  const std::size_t T = p.max_length;
+  // The thresholds' shares, rounded down so that T of them stay <= delta / 2.
+  const double share = p.delta / 2 / static_cast<double>(T) * (1 - 1e-15);
+  double inflate = 1, star = 0;
+  std::vector<double> sigmas;
+  for (;;) {
+    star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, p.delta / 2)) * inflate;
+    sigmas = spread_sigma(star, T, 1);
+    std::vector<typename su_t::guarantee_type> steps;
+    for (double s : sigmas) steps.push_back(noise_t(s).guarantee());
+    if (detail::spent(steps, p.delta / 2, p.delta / 2).epsilon() <= p.epsilon) break;
+    inflate *= 1 + 1e-9;
+  }
+  std::vector<su_t> runs;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  for (std::size_t k = 1; k <= T; ++k) {
+    runs.push_back(su_t::with_noise(sigmas[k - 1], share, p.max_ngrams, p.threads));
+    groups.emplace_back(k, k);
+  }
+  std::vector<typename su_t::guarantee_type> steps;
+  double threshold_delta = 0;
+  extraction out = detail::run_groups(text, index, T, groups, runs, gen, steps, threshold_delta);
+  detail::extraction_builder::privacy(out) = {approx_dp(p.epsilon, p.delta),
+                                              detail::spent(steps, p.delta / 2, threshold_delta),
+                                              star, sigmas, detail::method_text<Noise>()};
+  return out;
+}
+
+/// DPSU-single: the whole (eps, delta) on the k-grams of one length.
+template <noise_policy Noise = secure_noise, random_bit_source G>
+extraction dpsu_single(const corpus& text, const ngram_index& index, const parameters& p,
+                       std::size_t length, G& gen) {
+  detail::check_index(text, index, p);
+  if (length < 1 || length > p.max_length) {
+    throw_invalid("length", length, "[1, max_length = " + std::to_string(p.max_length) + "]");
+  }
+  using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
+  const std::vector<su_t> runs{su_t(dpsu::parameters{p.epsilon, p.delta, p.max_ngrams, p.threads})};
+  std::vector<typename su_t::guarantee_type> steps;
+  double threshold_delta = 0;
+  extraction out = detail::run_groups(text, index, p.max_length, {{length, length}}, runs, gen,
+                                      steps, threshold_delta);
+  detail::extraction_builder::privacy(out) = {approx_dp(p.epsilon, p.delta),
+                                              runs[0].guarantee(),
+                                              runs[0].noise().scale(),
+                                              {runs[0].noise().scale()},
+                                              detail::method_text<Noise>()};
+  return out;
+}
+
+}  // namespace privet::dpne

@@ -1,0 +1,656 @@
+// privet/algorithms/dpsu.hpp — differentially private set union (Gopi,
+// Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin 2020, "Differentially Private
+// Set Union", ICML; ../shared/spec/dpne.md): release as many items of the
+// users' sets as possible, from an unbounded universe, under user-level
+// (eps, delta)-DP. Each user keeps at most max_items = Delta_0 of its
+// distinct items (a uniform subset: sketches/key_bounding.hpp), adds an
+// update of norm at most 1 to a histogram over the items, and the items
+// whose weight plus noise exceeds a threshold rho are released.
+//
+// The update is a template parameter (update_policy):
+//   weighted_gaussian  each of m kept items gets 1 / sqrt(m) (L2 norm 1), Gaussian noise
+//   weighted_laplace   each gets 1 / m (L1 norm 1), Laplace noise
+//   policy_gaussian    l2-descent towards a cutoff Gamma = rho + alpha sigma:
+//                      the update (Gamma - H)_+ restricted to the user's items,
+//                      scaled to L2 norm min(1, ||(Gamma - H)_+||)
+//   policy_laplace     l1-descent: the L1 budget 1 water-filled over the user's
+//                      items below Gamma, each raised by the same amount
+// The weighted policies ignore the other users, so users are processed in
+// parallel; the policies see the histogram so far, so users are processed
+// one after another (Gopi et al. prove the l1- and l2-descent maps
+// contractive, which keeps the sensitivity at 1).
+//
+// Privacy: the threshold makes the items only one user holds a (0, delta_t)
+// event (mechanisms/tail_threshold.hpp); the noise is a Gaussian mechanism
+// of L2 sensitivity 1 or a Laplace mechanism of L1 sensitivity 1. For a
+// target (eps, delta), the Gaussian policies spend delta / 2 on each (the
+// spec's rho_1 at delta / 2) and the Laplace policies eps on the noise and
+// delta on the threshold; sigma comes from the accounting layer: the
+// analytic Gaussian (Balle & Wang 2018) for simulation_only_noise's
+// continuous Gaussian, and for secure_noise's discrete Gaussian its zCDP
+// (Canonne, Kamath & Steinke 2020, Theorem 14, valid in any dimension)
+// converted by their Corollary 13 (accounting/zcdp.hpp), as the library's
+// gaussian_mechanism does above one dimension; about 5 % more noise.
+//
+// Fixed point. Weights are integers in units of 2^-b with b chosen so that
+// the noise has 2^20 to 2^21 units per standard deviation (or Laplace
+// scale); each user's weights are rounded down, so its update stays within
+// norm 1 exactly and the histogram sums exactly in int64 (overflow throws).
+// The secure noise is then an exact discrete sample added to an exact
+// integer, and the comparison with the threshold is exact. The weighted
+// policies are exactly as private as stated. The policies' updates are
+// computed from the rounded histogram and rounded down too, which keeps each
+// update within norm 1 but makes the composed map contractive only up to
+// 2^-b per coordinate and user (the paper's proof is in exact arithmetic,
+// as is its floating-point reference implementation).
+#pragma once
+
+#include <privet/accounting/calibration.hpp>
+#include <privet/accounting/composition.hpp>
+#include <privet/accounting/gdp.hpp>
+#include <privet/accounting/zcdp.hpp>
+#include <privet/core/analytic_gaussian.hpp>
+#include <privet/core/concepts.hpp>
+#include <privet/core/detail/int128.hpp>
+#include <privet/core/detail/rounding.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/guarantee.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/integer_noise.hpp>
+#include <privet/mechanisms/laplace.hpp>
+#include <privet/mechanisms/noise.hpp>
+#include <privet/mechanisms/tail_threshold.hpp>
+#include <privet/sketches/contribution_bounding.hpp>
+#include <privet/sketches/key_bounding.hpp>
+#include <privet/sketches/sparse_histogram.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <ranges>
+#include <span>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace privet::dpsu {
+
+/// The norm in which each user's update is at most 1: L2 goes with Gaussian
+/// noise, L1 with Laplace noise.
+enum class update_norm { l1, l2 };
+
+/// What an update policy is told besides the user's items.
+struct update_context {
+  unsigned scale_bits = 0;        ///< weights are integers in units of 2^-scale_bits
+  std::int64_t cutoff_units = 0;  ///< Gamma in those units (descent policies only)
+};
+
+namespace detail {
+
+/// The update budget, 1 in units of 2^-b.
+inline std::int64_t unit_of(const update_context& c) {
+  return std::int64_t{1} << c.scale_bits;
+}
+
+/// The gaps Gamma - H[u] > 0 of the user's items below the cutoff.
+template <class Key>
+void gaps_below_cutoff(std::span<const Key> items, const sparse_histogram<Key, std::int64_t>& h,
+                       const update_context& c, std::vector<std::pair<Key, std::int64_t>>& out) {
+  out.clear();
+  for (const Key& k : items) {
+    const std::int64_t current = h[k];
+    if (current < c.cutoff_units) out.emplace_back(k, c.cutoff_units - current);
+  }
+}
+
+}  // namespace detail
+
+/// The spec's DPSU update: each of the m kept items gets floor(2^b / sqrt(m))
+/// units (sketches/key_bounding.hpp's exact weight), L2 norm <= 1.
+struct weighted_gaussian {
+  static constexpr update_norm norm = update_norm::l2;
+  static constexpr bool sequential = false;
+
+  template <class Key>
+  void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
+              const update_context& c) const {
+    if (items.empty()) return;
+    const std::int64_t w =
+        l2_normalized_keys<std::uint64_t, std::uint64_t>(1, c.scale_bits).weight(items.size());
+    for (const Key& k : items) h.add(k, w);
+  }
+  /// No cutoff: the weights do not depend on the histogram.
+  [[nodiscard]] double cutoff(double rho, double) const noexcept { return rho; }
+};
+
+/// Each of the m kept items gets floor(2^b / m) units, L1 norm <= 1.
+struct weighted_laplace {
+  static constexpr update_norm norm = update_norm::l1;
+  static constexpr bool sequential = false;
+
+  template <class Key>
+  void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
+              const update_context& c) const {
+    if (items.empty()) return;
+    const std::int64_t w = detail::unit_of(c) / static_cast<std::int64_t>(items.size());
+    for (const Key& k : items) h.add(k, w);
+  }
+  [[nodiscard]] double cutoff(double rho, double) const noexcept { return rho; }
+};
+
+/// Gopi et al.'s Policy Gaussian: l2-descent towards the cutoff Gamma =
+/// rho + alpha sigma over the user's items still below it.
+struct policy_gaussian {
+  static constexpr update_norm norm = update_norm::l2;
+  static constexpr bool sequential = true;
+  double alpha = 3;  ///< Gamma = rho + alpha sigma
+
+  template <class Key>
+  void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
+              const update_context& c) const {
+    std::vector<std::pair<Key, std::int64_t>> gaps;
+    detail::gaps_below_cutoff(items, h, c, gaps);
+    if (gaps.empty()) return;
+    const std::int64_t budget = detail::unit_of(c);
+    privet::detail::uint128 norm2 = 0;
+    for (const auto& g : gaps)
+      norm2 +=
+          static_cast<privet::detail::uint128>(g.second) * static_cast<std::uint64_t>(g.second);
+    const auto budget2 =
+        static_cast<privet::detail::uint128>(budget) * static_cast<std::uint64_t>(budget);
+    if (norm2 <= budget2) {  // every item reaches the cutoff within the budget
+      for (const auto& g : gaps) h.add(g.first, g.second);
+      return;
+    }
+    // Scale the gap vector to norm 2^b, rounding each coordinate down; the
+    // exact integer check then removes any excess the doubles let through.
+    const long double scale =
+        static_cast<long double>(budget) / std::sqrt(static_cast<long double>(norm2));
+    std::vector<std::int64_t> step(gaps.size());
+    privet::detail::uint128 used = 0;
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+      step[i] = std::min(
+          gaps[i].second,
+          static_cast<std::int64_t>(std::floor(static_cast<long double>(gaps[i].second) * scale)));
+      used += static_cast<privet::detail::uint128>(step[i]) * static_cast<std::uint64_t>(step[i]);
+    }
+    while (used > budget2) {
+      const auto top =
+          static_cast<std::size_t>(std::max_element(step.begin(), step.end()) - step.begin());
+      used -=
+          static_cast<privet::detail::uint128>(step[top]) * static_cast<std::uint64_t>(step[top]);
+      --step[top];
+      used +=
+          static_cast<privet::detail::uint128>(step[top]) * static_cast<std::uint64_t>(step[top]);
+    }
+    for (std::size_t i = 0; i < gaps.size(); ++i)
+      if (step[i] > 0) h.add(gaps[i].first, step[i]);
+  }
+  [[nodiscard]] double cutoff(double rho, double sigma) const { return rho + alpha * sigma; }
+};
+
+/// Gopi et al.'s Policy Laplace: l1-descent, the budget spread so that the
+/// user's items below Gamma = rho + alpha b rise by one common amount
+/// lambda, each capped at Gamma (water-filling, in whole units).
+struct policy_laplace {
+  static constexpr update_norm norm = update_norm::l1;
+  static constexpr bool sequential = true;
+  double alpha = 3;  ///< Gamma = rho + alpha b
+
+  template <class Key>
+  void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
+              const update_context& c) const {
+    std::vector<std::pair<Key, std::int64_t>> gaps;
+    detail::gaps_below_cutoff(items, h, c, gaps);
+    if (gaps.empty()) return;
+    const std::int64_t budget = detail::unit_of(c);
+    std::sort(gaps.begin(), gaps.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    // lambda: the largest level with sum_i min(gap_i, lambda) <= budget.
+    std::int64_t lambda = gaps.back().second;
+    std::int64_t below = 0;  // sum of the gaps already filled
+    for (std::size_t i = 0; i < gaps.size(); ++i) {
+      const auto rest = static_cast<std::int64_t>(gaps.size() - i);
+      const std::int64_t g = gaps[i].second;
+      // Raising all remaining items to g costs below + rest * g (no overflow:
+      // g < 2^62 and rest <= max_items keep it in int128).
+      const privet::detail::int128 cost = static_cast<privet::detail::int128>(below) +
+                                          static_cast<privet::detail::int128>(rest) * g;
+      if (cost > budget) {
+        lambda = (budget - below) / rest;
+        break;
+      }
+      below += g;
+    }
+    for (const auto& g : gaps) {
+      const std::int64_t step = std::min(g.second, lambda);
+      if (step > 0) h.add(g.first, step);
+    }
+  }
+  [[nodiscard]] double cutoff(double rho, double scale) const { return rho + alpha * scale; }
+};
+
+/// An update rule: its norm, whether it reads the histogram (and so needs
+/// users in sequence), its update and its cutoff from the threshold and the
+/// noise scale.
+template <class P>
+concept update_policy = std::copy_constructible<P> && requires {
+  { P::norm } -> std::convertible_to<update_norm>;
+  { P::sequential } -> std::convertible_to<bool>;
+} && requires(const P& p, std::span<const std::uint64_t> items,
+              sparse_histogram<std::uint64_t, std::int64_t>& h, const update_context& c) {
+  p.update(items, h, c);
+  { p.cutoff(1.0, 1.0) } -> std::convertible_to<double>;
+};
+
+/// Noise on fixed-point weights: Gaussian (L2) or Laplace (L1) with scale
+/// `scale` in weight units, where one user's update has norm <= 1. The
+/// weights' unit 2^-b puts 2^20 to 2^21 units in one scale; secure_noise
+/// samples the discrete Gaussian (Laplace) in those units, exactly, and
+/// rounds its variance (scale) up; simulation_only_noise samples the
+/// continuous law with doubles.
+template <update_norm Norm, noise_policy Noise>
+class fixed_point_noise {
+ public:
+  /// pure DP for Laplace; zCDP for the discrete Gaussian; GDP for the
+  /// continuous one.
+  using guarantee_type =
+      std::conditional_t<Norm == update_norm::l1, pure_dp,
+                         std::conditional_t<std::same_as<Noise, secure_noise>, zcdp, gdp>>;
+
+  /// Throws invalid_parameter naming `scale` unless it is finite, > 0 and
+  /// within the samplers' range (about 2^-20 to 2^31).
+  explicit fixed_point_noise(double scale) {
+    validate_positive(scale, "scale");
+    bits_ = static_cast<unsigned>(std::clamp(20 - std::ilogb(scale), 1, 40));
+    const double units = std::ldexp(scale, static_cast<int>(bits_));  // exact
+    if (!(units < 3.5e9)) throw_invalid("scale", scale, "finite, > 0 and below about 2^31");
+    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+      gauss_.emplace(discrete_gaussian_mechanism<>::from_scale(units));
+      const auto& d = gauss_->distribution();
+      scale_units_ = privet::detail::sqrt_up(privet::detail::div_up(
+          privet::detail::u64_up(d.sigma2_num()), privet::detail::u64_down(d.sigma2_den())));
+    } else if constexpr (Norm == update_norm::l1 && std::same_as<Noise, secure_noise>) {
+      lap_.emplace(discrete_laplace_mechanism<>::from_scale(units));
+      const auto& d = lap_->distribution();
+      scale_units_ = privet::detail::div_up(privet::detail::u64_up(d.scale_num()),
+                                            privet::detail::u64_down(d.scale_den()));
+    } else if constexpr (Norm == update_norm::l1) {
+      sim_lap_.emplace(laplace_mechanism<double, simulation_only_noise>::from_scale(units));
+      scale_units_ = units;
+    } else {
+      scale_units_ = units;
+    }
+  }
+
+  [[nodiscard]] unsigned scale_bits() const noexcept { return bits_; }
+  /// 2^b: one weight unit in the fixed point.
+  [[nodiscard]] double unit() const noexcept { return std::ldexp(1.0, static_cast<int>(bits_)); }
+  /// The noise's scale in fixed-point units (rounded up from the sampler's).
+  [[nodiscard]] double scale_units() const noexcept { return scale_units_; }
+  /// The same in weight units.
+  [[nodiscard]] double scale() const noexcept {
+    return std::ldexp(scale_units_, -static_cast<int>(bits_));
+  }
+
+  /// The guarantee of one release for updates of norm 1 (2^b units), from
+  /// the mechanism's privacy map.
+  [[nodiscard]] guarantee_type guarantee() const {
+    const double d = unit();
+    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+      return gauss_->guarantee(d);
+    } else if constexpr (Norm == update_norm::l2) {
+      return gdp_gaussian(scale_units_, d);
+    } else if constexpr (std::same_as<Noise, secure_noise>) {
+      return lap_->guarantee(d);
+    } else {
+      return sim_lap_->guarantee(d);
+    }
+  }
+
+  /// ceil(x 2^b) for a threshold x in weight units. Throws overflow_error if
+  /// it leaves int64.
+  [[nodiscard]] std::int64_t to_units(double x) const {
+    validate_finite(x, "x");
+    const double u = std::ceil(std::ldexp(x, static_cast<int>(bits_)));
+    if (!(u > -0x1p63 && u < 0x1p63)) {
+      throw overflow_error("privet: threshold " + privet::detail::format_value(x) +
+                           " in units of 2^-" + std::to_string(bits_) +
+                           " does not fit int64; allowed: |x| 2^b < 2^63");
+    }
+    return static_cast<std::int64_t>(u);
+  }
+
+  /// Whether weight + noise > tau (both in units).
+  template <random_bit_source G>
+  bool passes(std::int64_t weight, std::int64_t tau, G& gen) const {
+    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+      return (*gauss_)(weight, gen) > tau;
+    } else if constexpr (Norm == update_norm::l1 && std::same_as<Noise, secure_noise>) {
+      return (*lap_)(weight, gen) > tau;
+    } else if constexpr (Norm == update_norm::l1) {
+      return (*sim_lap_)(static_cast<double>(weight), gen) > static_cast<double>(tau);
+    } else {
+      std::normal_distribution<double> n(0.0, scale_units_);
+      return static_cast<double>(weight) + n(gen) > static_cast<double>(tau);
+    }
+  }
+
+  /// P[weight + noise > tau], accurate to about 1e-14 relative (for DPNE's
+  /// count of spurious grams and for tests).
+  [[nodiscard]] double pass_probability(std::int64_t weight, std::int64_t tau) const {
+    const auto gap = static_cast<long double>(tau) - static_cast<long double>(weight);
+    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+      if (!(gap < 0x1p62L && gap > -0x1p62L)) return gap > 0 ? 0.0 : 1.0;
+      return discrete_gaussian_upper_tail(gauss_->distribution(),
+                                          static_cast<std::int64_t>(gap) + 1);
+    } else if constexpr (Norm == update_norm::l2) {
+      return normal_upper_tail(static_cast<double>(gap / scale_units_));
+    } else if constexpr (std::same_as<Noise, secure_noise>) {
+      // P[Z >= k] = q^k / (1 + q) for k >= 1, 1 - q^(1-k) / (1 + q) below.
+      const auto& d = lap_->distribution();
+      const long double inv =
+          static_cast<long double>(d.scale_den()) / static_cast<long double>(d.scale_num());
+      const long double k = gap + 1;
+      const long double one_plus_q = 1 + std::exp(-inv);
+      if (k >= 1) return static_cast<double>(std::exp(-k * inv) / one_plus_q);
+      return static_cast<double>(1 - std::exp(-(1 - k) * inv) / one_plus_q);
+    } else {
+      const long double x = gap / scale_units_;
+      return static_cast<double>(x >= 0 ? std::exp(-x) / 2 : 1 - std::exp(x) / 2);
+    }
+  }
+
+ private:
+  unsigned bits_ = 0;
+  double scale_units_ = 0;
+  std::optional<discrete_gaussian_mechanism<>> gauss_;
+  std::optional<discrete_laplace_mechanism<>> lap_;
+  std::optional<laplace_mechanism<double, simulation_only_noise>> sim_lap_;
+};
+
+/// The (eps, delta) of a noise guarantee at `delta` (pure DP has delta 0).
+inline approx_dp at_delta(const pure_dp& g, double) {
+  return approx_dp(g.epsilon(), 0);
+}
+inline approx_dp at_delta(const zcdp& g, double delta) {
+  return to_approx_dp(g, delta);
+}
+inline approx_dp at_delta(const gdp& g, double delta) {
+  return to_approx_dp(g, delta);
+}
+
+/// sigma for Gaussian noise on a query of L2 sensitivity 1 that meets
+/// `target`, from the accounting layer: the analytic Gaussian (Balle & Wang
+/// 2018) for simulation_only_noise's continuous Gaussian; for secure_noise's
+/// discrete Gaussian the least sigma whose zCDP 1 / (2 sigma^2) converts to
+/// target.epsilon at target.delta (Canonne, Kamath & Steinke 2020,
+/// Corollary 13), to 1e-12 relative, rounded up.
+template <noise_policy Noise>
+double gaussian_sigma(const approx_dp& target) {
+  validate_epsilon(target.epsilon(), "target.epsilon");
+  validate_delta_positive(target.delta(), "target.delta");
+  if constexpr (std::same_as<Noise, secure_noise>) {
+    return smallest_noise_multiplier(
+        [&](double s) { return to_approx_dp(zcdp_gaussian(s), target.delta()).epsilon(); },
+        target.epsilon(), 1e-12);
+  } else {
+    return analytic_gaussian_sigma(target, 1);
+  }
+}
+
+/// Users are processed in chunks of this many, so that the records of one
+/// chunk (and never of all users) are in memory at once.
+inline constexpr std::size_t chunk_users = 1024;
+
+/// The fixed-point histogram of the users' updates: users 0..users-1, where
+/// emit(i, out) appends user i's items to `out` (any order, repeats
+/// allowed; called from several threads at once when the policy is not
+/// sequential). Each user keeps at most max_items of its distinct items, a
+/// uniform subset chosen by bound_keys' bottom-k rule with `salt`, then
+/// policy.update adds its update. The weighted policies run on `threads`
+/// threads (the result does not depend on their number); the descent
+/// policies run in one, chunk after chunk. Throws overflow_error if a
+/// weight sum leaves int64.
+template <class Key, update_policy Policy, class Emit>
+requires std::invocable < const Emit&, std::size_t, std::vector<Key>
+& > sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t users,
+                                                   const Emit& emit, std::uint64_t max_items,
+                                                   const update_context& ctx, std::uint64_t salt,
+                                                   unsigned threads) {
+  validate_at_least<std::uint64_t>(max_items, 1, "max_items");
+  validate_at_least<unsigned>(threads, 1, "threads");
+  const bound_keys<std::uint64_t, Key> select(max_items, 1);
+  const std::size_t chunks = (users + chunk_users - 1) / chunk_users;
+  auto run_chunk = [&](std::size_t c, sparse_histogram<Key, std::int64_t>& h,
+                       std::vector<unit_record<std::uint64_t, Key>>& records,
+                       std::vector<Key>& items, std::vector<Key>& kept) {
+    records.clear();
+    const std::size_t end = std::min(users, (c + 1) * chunk_users);
+    for (std::size_t u = c * chunk_users; u < end; ++u) {
+      items.clear();
+      emit(u, items);
+      for (const Key& k : items) records.push_back({static_cast<std::uint64_t>(u), k});
+    }
+    select.select(records, salt, [&](const std::uint64_t&, const auto& chosen) {
+      kept.clear();
+      for (const auto& k : chosen) kept.push_back(k.key);
+      policy.update(std::span<const Key>(kept), h, ctx);
+    });
+  };
+  if (Policy::sequential || threads == 1 || chunks <= 1) {
+    sparse_histogram<Key, std::int64_t> h;
+    std::vector<unit_record<std::uint64_t, Key>> records;
+    std::vector<Key> items, kept;
+    for (std::size_t c = 0; c < chunks; ++c) run_chunk(c, h, records, items, kept);
+    return h;
+  }
+  const unsigned workers_n = static_cast<unsigned>(std::min<std::size_t>(threads, chunks));
+  std::vector<sparse_histogram<Key, std::int64_t>> parts(workers_n);
+  std::vector<std::exception_ptr> errors(workers_n);
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::thread> workers;
+    workers.reserve(workers_n);
+    for (unsigned t = 0; t < workers_n; ++t) {
+      workers.emplace_back([&, t] {
+        try {
+          std::vector<unit_record<std::uint64_t, Key>> records;
+          std::vector<Key> items, kept;
+          for (std::size_t c = next++; c < chunks; c = next++) {
+            run_chunk(c, parts[t], records, items, kept);
+          }
+        } catch (...) {
+          errors[t] = std::current_exception();
+          next = chunks;  // the others stop at their next chunk
+        }
+      });
+    }
+    for (auto& w : workers) w.join();
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  // Integer sums: the merged histogram does not depend on who added what.
+  for (unsigned t = 1; t < workers_n; ++t) parts[0].merge(parts[t]);
+  return std::move(parts[0]);
+}
+
+/// A set-union run's parameters: the target guarantee for the whole run,
+/// the contribution bound Delta_0 and the threads for the user passes.
+struct parameters {
+  double epsilon = 0;
+  double delta = 0;
+  std::uint64_t max_items = 100;  ///< Delta_0: distinct items kept per user
+  unsigned threads = 1;
+
+  /// Throws invalid_parameter naming epsilon (finite, > 0), delta (in
+  /// (0, 1)), max_items (>= 1) or threads (>= 1).
+  void validate() const {
+    validate_epsilon(epsilon);
+    validate_delta_positive(delta);
+    validate_at_least<std::uint64_t>(max_items, 1, "max_items");
+    validate_at_least<unsigned>(threads, 1, "threads");
+  }
+};
+
+/// What a run released: the items (sorted) and how many had a weight.
+template <class Key>
+struct release {
+  std::vector<Key> items;
+  std::size_t support = 0;  ///< distinct items with a nonzero weight
+};
+
+/// DPSU with update policy `Policy` and noise policy `Noise`.
+template <update_policy Policy = weighted_gaussian, noise_policy Noise = secure_noise>
+class set_union {
+ public:
+  using noise_type = fixed_point_noise<Policy::norm, Noise>;
+  using guarantee_type = typename noise_type::guarantee_type;
+
+  /// Calibrated to (p.epsilon, p.delta) for the whole run. Throws
+  /// invalid_parameter as parameters::validate does.
+  explicit set_union(const parameters& p, Policy policy = {})
+      : set_union(calibrate(p), p.max_items, p.threads, std::move(policy)) {}
+
+  /// Noise of `scale` (Gaussian sigma or Laplace b, in weight units) and a
+  /// threshold for `threshold_delta`, for callers that split a budget
+  /// themselves through the accounting layer (DPNE's first level, DPSU-even).
+  static set_union with_noise(double scale, double threshold_delta, std::uint64_t max_items,
+                              unsigned threads = 1, Policy policy = {}) {
+    validate_positive(scale, "scale");
+    validate_delta_positive(threshold_delta, "threshold_delta");
+    return set_union(plan{scale, threshold_delta, std::numeric_limits<double>::quiet_NaN()},
+                     max_items, threads, std::move(policy));
+  }
+
+  /// Runs on `users`, a random-access range whose elements are ranges of
+  /// the user's items (repeats allowed). Keys must be totally ordered (the
+  /// noise is drawn in key order, so a seeded generator repeats the run).
+  template <std::ranges::random_access_range Users, random_bit_source G>
+  requires std::ranges::input_range<std::ranges::range_reference_t<const Users&>>
+  auto operator()(const Users& users, G& gen) const {
+    using Key = std::remove_cvref_t<
+        std::ranges::range_value_t<std::ranges::range_reference_t<const Users&>>>;
+    const auto n = static_cast<std::size_t>(std::ranges::size(users));
+    return run<Key>(
+        n,
+        [&](std::size_t i, std::vector<Key>& out) {
+          for (const auto& k : users[static_cast<std::ranges::range_difference_t<const Users&>>(i)])
+            out.push_back(k);
+        },
+        gen);
+  }
+
+  /// Runs on `users` users whose items emit(i, out) appends (see accumulate).
+  template <class Key, class Emit, random_bit_source G>
+  requires std::totally_ordered<Key> && std::invocable < const Emit&, std::size_t, std::vector<Key>
+  & > release<Key> run(std::size_t users, const Emit& emit, G& gen) const {
+    const update_context ctx{noise_.scale_bits(), cutoff_units_};
+    const auto h =
+        accumulate<Key>(policy_, users, emit, max_items_, ctx, random_u64(gen), threads_);
+    release<Key> out;
+    out.support = h.size();
+    for (const auto& [k, w] : h.sorted_by_key()) {
+      if (noise_.passes(w, threshold_units_, gen)) out.items.push_back(k);
+    }
+    return out;
+  }
+
+  [[nodiscard]] const noise_type& noise() const noexcept { return noise_; }
+  /// rho in weight units (rounded up) and in fixed-point units.
+  [[nodiscard]] double threshold() const noexcept { return rho_; }
+  [[nodiscard]] std::int64_t threshold_units() const noexcept { return threshold_units_; }
+  /// Gamma for the descent policies (rho for the weighted ones), in weight units.
+  [[nodiscard]] double cutoff() const noexcept { return cutoff_; }
+  [[nodiscard]] std::uint64_t max_items() const noexcept { return max_items_; }
+  [[nodiscard]] double threshold_delta() const noexcept { return threshold_delta_; }
+  /// The noise's guarantee for one run (from its privacy map).
+  [[nodiscard]] guarantee_type noise_guarantee() const { return noise_.guarantee(); }
+
+  /// The run's (eps, delta): the noise at noise_delta (basic composition
+  /// with the threshold's (0, threshold_delta)).
+  [[nodiscard]] approx_dp guarantee(double noise_delta) const {
+    if constexpr (Policy::norm == update_norm::l2)
+      validate_delta_positive(noise_delta, "noise_delta");
+    return compose_basic(
+        {at_delta(noise_guarantee(), noise_delta), approx_dp(0, threshold_delta_)});
+  }
+  /// The run's (eps, delta) as calibrated; throws invalid_parameter for a
+  /// run made by with_noise (which has no target).
+  [[nodiscard]] approx_dp guarantee() const {
+    if (std::isnan(noise_delta_)) {
+      throw_invalid(
+          "noise_delta", noise_delta_,
+          "a run calibrated from parameters (with_noise runs: call guarantee(noise_delta))");
+    }
+    return guarantee(noise_delta_);
+  }
+
+ private:
+  struct plan {
+    double scale;
+    double threshold_delta;
+    double noise_delta;
+  };
+
+  set_union(const plan& pl, std::uint64_t max_items, unsigned threads, Policy policy)
+      : policy_(std::move(policy)),
+        noise_(pl.scale),
+        max_items_(validate_at_least<std::uint64_t>(max_items, 1, "max_items")),
+        threads_(validate_at_least<unsigned>(threads, 1, "threads")),
+        threshold_delta_(pl.threshold_delta),
+        noise_delta_(pl.noise_delta) {
+    // The threshold is computed for the sampler's own (rounded-up) scale.
+    if constexpr (Policy::norm == update_norm::l2) {
+      rho_ = set_union_gaussian_threshold(max_items_, noise_.scale(), threshold_delta_);
+    } else {
+      rho_ = set_union_laplace_threshold(max_items_, noise_.scale(), threshold_delta_);
+    }
+    threshold_units_ = noise_.to_units(rho_);
+    cutoff_ = policy_.cutoff(rho_, noise_.scale());
+    cutoff_units_ = noise_.to_units(cutoff_);
+  }
+
+  // The noise scale for the target, from the accounting layer, confirmed on
+  // the sampler actually built (its rounding can only add noise, but the
+  // privacy maps round up too).
+  static plan calibrate(const parameters& p) {
+    p.validate();
+    if constexpr (Policy::norm == update_norm::l1) {
+      if (!(p.delta < 0.5)) throw_invalid("delta", p.delta, "(0, 0.5) for the Laplace policies");
+      double b = privet::detail::div_up(1.0, p.epsilon);
+      while (noise_type(b).guarantee().epsilon() > p.epsilon)
+        b = privet::detail::next_up(b * (1 + 1e-15));
+      return {b, p.delta, 0.0};
+    } else {
+      const double half = p.delta / 2;
+      double sigma = gaussian_sigma<Noise>(approx_dp(p.epsilon, half));
+      while (at_delta(noise_type(sigma).guarantee(), half).epsilon() > p.epsilon)
+        sigma = privet::detail::next_up(sigma * (1 + 1e-12));
+      return {sigma, half, half};
+    }
+  }
+
+  Policy policy_;
+  noise_type noise_;
+  std::uint64_t max_items_;
+  unsigned threads_;
+  double threshold_delta_;
+  double noise_delta_;
+  double rho_ = 0;
+  std::int64_t threshold_units_ = 0;
+  double cutoff_ = 0;
+  std::int64_t cutoff_units_ = 0;
+};
+
+}  // namespace privet::dpsu

@@ -1,0 +1,445 @@
+// DPNE (Kim et al. 2021): the sigma_k schedules, rho_1 and rho_k against
+// independent computations; |V_k| against brute-force enumeration; the
+// validity of every release under both pruning rules; the spurious draws;
+// the sampled |V_k|; determinism across threads; the baselines' budgets;
+// the documented errors.
+#include <privet/algorithms/dpne.hpp>
+#include <privet/core/seeded_generator.hpp>
+
+#include <doctest/doctest.h>
+#include <support/errors.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dpne = privet::dpne;
+using privet::ngram_table;
+using privet::test::rejected_parameter;
+
+namespace {
+
+long double phi_bar(long double x) {
+  return std::erfc(x / std::sqrt(2.0L)) / 2;
+}
+
+long double quantile(long double q) {
+  long double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const long double mid = (lo + hi) / 2;
+    (phi_bar(mid) > q ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+long double analytic_sigma(long double eps, long double delta) {
+  auto d = [&](long double s) {
+    return phi_bar(eps * s - 1 / (2 * s)) - std::exp(eps) * phi_bar(eps * s + 1 / (2 * s));
+  };
+  long double lo = 1e-3, hi = 1e3;
+  for (int i = 0; i < 300; ++i) {
+    const long double mid = std::sqrt(lo * hi);
+    (d(mid) > delta ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+long double zcdp_sigma(long double eps, long double delta) {
+  auto d = [&](long double s) {
+    const long double rho = 1 / (2 * s * s);
+    long double best = 1;
+    for (long double a = 1.001L; a < 400; a *= 1.0002L) {
+      best = std::min(best, std::exp((a - 1) * (a * rho - eps)) / (a - 1) * std::pow(1 - 1 / a, a));
+    }
+    return best;
+  };
+  long double lo = 1e-2, hi = 1e2;
+  for (int i = 0; i < 100; ++i) {
+    const long double mid = std::sqrt(lo * hi);
+    (d(mid) > delta ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+long double rho_gauss(std::uint64_t items, long double sigma, long double delta) {
+  long double best = -1e9;
+  for (std::uint64_t t = 1; t <= items; ++t) {
+    const long double q = -std::expm1(std::log1p(-delta) / t);
+    best = std::max(best, 1 / std::sqrt(static_cast<long double>(t)) + sigma * quantile(q));
+  }
+  return best;
+}
+
+// A vocabulary and a corpus from users' sentences (words split on spaces).
+struct text {
+  ngram_table vocabulary;
+  dpne::corpus corpus;
+  void user(const std::vector<std::string>& sentences) {
+    corpus.add_user();
+    for (const auto& s : sentences) {
+      std::vector<ngram_table::id> ids;
+      std::istringstream in(s);
+      for (std::string w; in >> w;) ids.push_back(vocabulary.word(w));
+      corpus.add_sequence(ids);
+    }
+  }
+};
+
+// 3000 users: two common phrases, one rarer, and a private tail per user,
+// so that every level has support, zero entries and spurious draws.
+text sample_text() {
+  text t;
+  const std::vector<std::string> phrases{"the quick brown fox jumps over the lazy dog",
+                                         "a stitch in time saves nine", "the lazy cat sleeps",
+                                         "over the moon and back again"};
+  for (int u = 0; u < 3000; ++u) {
+    std::vector<std::string> s;
+    if (u % 2 == 0) s.push_back(phrases[0]);
+    if (u % 3 == 0) s.push_back(phrases[1]);
+    if (u % 25 == 0) s.push_back(phrases[2]);
+    if (u % 7 == 0) s.push_back(phrases[3]);
+    s.push_back("private" + std::to_string(u) + " the quick fox word" + std::to_string(u % 50));
+    t.user(s);
+  }
+  return t;
+}
+
+std::string words(const dpne::extraction& r, ngram_table::id g) {
+  return r.grams().text(g);
+}
+
+std::set<std::string> released_text(const dpne::extraction& r) {
+  std::set<std::string> out;
+  for (std::size_t k = 1; k <= r.max_length(); ++k)
+    for (auto g : r.released(k)) out.insert(words(r, g));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("corpus: users own consecutive sequences, possibly none") {
+  dpne::corpus c;
+  const std::vector<ngram_table::id> a{1, 2, 3}, b{4}, e{};
+  c.add_user();
+  c.add_sequence(a);
+  c.add_sequence(b);
+  c.add_user();  // no text
+  c.add_user();
+  c.add_sequence(e);
+  c.add_sequence(a);
+  CHECK(c.users() == 3);
+  CHECK(c.sequences() == 4);
+  CHECK(c.tokens() == 7);
+  CHECK(c.first_sequence(0) == 0);
+  CHECK(c.end_sequence(0) == 2);
+  CHECK(c.first_sequence(1) == 2);
+  CHECK(c.end_sequence(1) == 2);
+  CHECK(c.first_sequence(2) == 2);
+  CHECK(c.end_sequence(2) == 4);
+  std::vector<std::pair<std::size_t, std::size_t>> seen;
+  c.for_each_sequence(2, [&](std::size_t b0, std::size_t e0) { seen.emplace_back(b0, e0); });
+  CHECK(seen == std::vector<std::pair<std::size_t, std::size_t>>{{4, 4}, {4, 7}});
+  CHECK(c.sequence(1).size() == 1);
+  CHECK(c.sequence(1)[0] == 4);
+}
+
+TEST_CASE("sigma_k: equal and geometric schedules match an independent computation") {
+  text t = sample_text();
+  for (double c : {1.0, 0.8}) {
+    dpne::parameters p;
+    p.epsilon = 4;
+    p.delta = 1e-7;
+    p.max_length = 5;
+    p.decay = c;
+    privet::seeded_generator gen(1);
+    const auto secure = dpne::extract(t.corpus, t.vocabulary, p, gen);
+    const auto sim = dpne::extract<privet::simulation_only_noise>(t.corpus, t.vocabulary, p, gen);
+    for (const auto& [r, star, tol] : {std::tuple{&secure, zcdp_sigma(4, 5e-8), 1e-5L},
+                                       std::tuple{&sim, analytic_sigma(4, 5e-8), 1e-9L}}) {
+      // sigma_1 = sigma* sqrt(sum_k c^(-2(k-1))), sigma_k = sigma_1 c^(k-1):
+      // then sum_k 1 / sigma_k^2 = 1 / sigma*^2 (Theorem 2.1).
+      long double weight = 0;
+      for (int k = 0; k < 5; ++k) weight += std::pow(static_cast<long double>(c), -2.0L * k);
+      const auto& sig = r->privacy().sigmas;
+      REQUIRE(sig.size() == 5);
+      for (int k = 0; k < 5; ++k) {
+        const long double want =
+            star * std::sqrt(weight) * std::pow(static_cast<long double>(c), k);
+        INFO("c = " << c << ", k = " << k + 1);
+        CHECK(std::fabs(sig[static_cast<std::size_t>(k)] - want) <= tol * want);
+      }
+      long double inv = 0;
+      for (double s : sig) inv += 1 / (static_cast<long double>(s) * s);
+      CHECK(inv <= 1 / (star * star) * (1 + tol));
+      // The spent guarantee, from the samplers' maps, meets the target.
+      CHECK(r->privacy().spent.epsilon() <= 4);
+      CHECK(r->privacy().spent.epsilon() >= 4 * (1 - 1e-6));
+      CHECK(r->privacy().spent.delta() <= 1e-7 * (1 + 1e-12));
+    }
+  }
+}
+
+TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 6;
+  p.max_ngrams = 20;
+  p.eta = 0.05;
+  privet::seeded_generator gen(2);
+  const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
+  const auto& levels = r.levels();
+  REQUIRE(levels.size() == 6);
+  // rho_1 = max_t 1/sqrt(t) + sigma_1 Phi^-1((1 - delta/2)^(1/t)) at the
+  // sampler's sigma.
+  const long double rho1 = rho_gauss(20, levels[0].sigma_sampled, 5e-8);
+  CHECK(levels[0].threshold >= rho1);
+  CHECK(levels[0].threshold <= rho1 * (1 + 1e-8L));
+  CHECK(levels[0].sigma_sampled >= levels[0].sigma);
+  CHECK(levels[0].sigma_sampled <= levels[0].sigma * (1 + 1e-12));
+  CHECK(r.released(1).size() > 10);
+  for (std::size_t k = 2; k <= 6; ++k) {
+    const auto& l = levels[k - 1];
+    const auto prev = r.released(k - 1);
+    INFO("k = " << k);
+    REQUIRE(!prev.empty());
+    // rho_k = sigma_k Phi^-1(1 - eta min(1, |S_{k-1}| / |V_k|)).
+    const long double share = std::min(1.0L, static_cast<long double>(prev.size()) / l.candidates);
+    const long double rho = l.sigma_sampled * quantile(0.05L * share);
+    CHECK(l.threshold >= rho * (1 - 1e-9L) - 1e-12L);
+    CHECK(l.threshold <= rho + 1e-8L * (1 + std::fabs(rho)));
+    CHECK(l.pass_probability == doctest::Approx(static_cast<double>(0.05L * share)).epsilon(1e-4));
+    // |V_k| by brute force: x.w for x in S_1, w in S_{k-1}, valid when x.y in
+    // S_{k-1} (y = w without its last word).
+    const std::set<ngram_table::id> in_prev(prev.begin(), prev.end());
+    std::uint64_t brute = 0;
+    for (auto x : r.released(1)) {
+      for (auto w : prev) {
+        auto ws = r.grams().words_of(w);
+        ngram_table::id g = x;
+        bool ok = true;
+        for (std::size_t j = 0; ok && j + 1 < ws.size(); ++j) {
+          const auto next = r.grams().find_extension(g, ws[j]);
+          ok = next.has_value();
+          if (ok) g = *next;
+        }
+        brute += ok && in_prev.count(g) == 1;
+      }
+    }
+    CHECK(l.candidates_exact == brute);
+    CHECK(l.candidates == static_cast<double>(brute));
+    // Every released k-gram is in V_k: prefix and suffix in S_{k-1}.
+    for (auto g : r.released(k)) {
+      CHECK(r.grams().length(g) == k);
+      CHECK(in_prev.count(r.grams().prefix(g)) == 1);
+      const auto suffix = r.grams().suffix(g);
+      REQUIRE(suffix.has_value());
+      CHECK(in_prev.count(*suffix) == 1);
+    }
+    CHECK(l.released == r.released(k).size());
+    CHECK(l.spurious_trials == l.candidates_exact - l.support);
+  }
+  // The common phrases come out whole.
+  const auto all = released_text(r);
+  CHECK(all.count("the quick brown fox jumps over") == 1);
+  CHECK(all.count("a stitch in time saves nine") == 1);
+  // Nothing private: a word of one user has weight <= 1.
+  for (const auto& g : all) CHECK(g.find("private") == std::string::npos);
+}
+
+TEST_CASE("spurious grams: drawn from V_k outside the support, and only those are unwritten") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 5;
+  p.max_ngrams = 1000;  // no user is cut, so the support is every valid gram written
+  p.eta = 0.3;          // many spurious draws
+  privet::seeded_generator gen(3);
+  const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
+  ngram_table truth = t.vocabulary;
+  dpne::ngram_index index(t.corpus, truth, 5);
+  std::uint64_t drawn = 0, unwritten = 0;
+  for (std::size_t k = 2; k <= 5; ++k) {
+    drawn += r.levels()[k - 1].spurious;
+    for (auto g : r.released(k)) {
+      const auto ws = r.vocabulary_words(g);
+      ngram_table::id x = ws[0];
+      bool written = true;
+      for (std::size_t j = 1; written && j < ws.size(); ++j) {
+        const auto next = truth.find_extension(x, ws[j]);
+        written = next.has_value();
+        if (written) x = *next;
+      }
+      unwritten += !written;
+    }
+  }
+  CHECK(drawn > 0);
+  CHECK(unwritten == drawn);
+}
+
+TEST_CASE("single-side pruning: V_k = S_{k-1} x S_1") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 4;
+  p.prune = dpne::pruning::single_side;
+  privet::seeded_generator gen(4);
+  const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
+  const auto singles = r.released(1);
+  const std::set<ngram_table::id> words_1(singles.begin(), singles.end());
+  for (std::size_t k = 2; k <= 4; ++k) {
+    const auto prev = r.released(k - 1);
+    const std::set<ngram_table::id> in_prev(prev.begin(), prev.end());
+    CHECK(r.levels()[k - 1].candidates_exact == prev.size() * singles.size());
+    for (auto g : r.released(k)) {
+      CHECK(in_prev.count(r.grams().prefix(g)) == 1);
+      CHECK(words_1.count(r.grams().last_word(g)) == 1);
+    }
+  }
+}
+
+TEST_CASE("sampled |V_k|: the paper's estimate agrees with the count") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 4;
+  p.count = dpne::candidate_count::sampled;
+  p.sample_fraction = 1;
+  privet::seeded_generator gen(5);
+  const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
+  for (std::size_t k = 2; k <= 4; ++k) {
+    const auto& l = r.levels()[k - 1];
+    const double pairs =
+        static_cast<double>(r.released(1).size()) * static_cast<double>(r.released(k - 1).size());
+    if (pairs == 0) continue;
+    CHECK(l.candidate_samples == static_cast<std::uint64_t>(pairs));
+    // valid / draws is a binomial proportion around exact / pairs: 5.5 sd
+    // (false alarm about 4e-8 each).
+    const double q = static_cast<double>(l.candidates_exact) / pairs;
+    const double sd = std::sqrt(q * (1 - q) / pairs) * pairs;
+    CHECK(std::fabs(l.candidates - static_cast<double>(l.candidates_exact)) <= 5.5 * sd + 1e-9);
+  }
+}
+
+TEST_CASE("a seeded extraction repeats, whatever the number of threads") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 5;
+  auto run = [&](unsigned threads) {
+    p.threads = threads;
+    privet::seeded_generator gen(6);
+    return released_text(dpne::extract(t.corpus, t.vocabulary, p, gen));
+  };
+  const auto one = run(1);
+  CHECK(one.size() > 20);
+  CHECK(run(2) == one);
+  CHECK(run(4) == one);
+}
+
+TEST_CASE("one user alone releases nothing: its contribution is bounded") {
+  text t;
+  std::vector<std::string> lots;
+  for (int i = 0; i < 500; ++i) lots.push_back("same words again and again " + std::to_string(i));
+  t.user(lots);
+  dpne::parameters p;
+  p.max_length = 3;
+  privet::seeded_generator gen(7);
+  const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
+  CHECK(r.total() == 0);
+  // 504 distinct words, of which the user keeps Delta_0 = 100.
+  CHECK(t.vocabulary.size() == 504);
+  CHECK(r.levels()[0].support == 100);
+}
+
+TEST_CASE("baselines: DPSU-all, DPSU-even and DPSU-single spend the target") {
+  text t = sample_text();
+  ngram_table table = t.vocabulary;
+  const dpne::ngram_index index(t.corpus, table, 5);
+  dpne::parameters p;
+  p.max_length = 5;
+  privet::seeded_generator gen(8);
+  const auto all = dpne::dpsu_all(t.corpus, index, p, gen);
+  const auto even = dpne::dpsu_even(t.corpus, index, p, gen);
+  const auto single = dpne::dpsu_single(t.corpus, index, p, 3, gen);
+  for (const auto* r : {&all, &even, &single}) {
+    CHECK(r->privacy().spent.epsilon() <= 4);
+    CHECK(r->privacy().spent.epsilon() >= 4 * (1 - 1e-6));
+    CHECK(r->privacy().spent.delta() <= 1e-7 * (1 + 1e-12));
+  }
+  // DPSU-even: sigma* sqrt(T) on each length, thresholds at delta / (2 T).
+  const long double star = zcdp_sigma(4, 5e-8);
+  for (double s : even.privacy().sigmas) CHECK(std::fabs(s - star * std::sqrt(5.0L)) <= 1e-5L * s);
+  for (const auto& l : even.levels()) {
+    CHECK(l.threshold >= rho_gauss(100, l.sigma_sampled, 1e-8 * (1 - 1e-15)));
+  }
+  // DPSU-all keeps T Delta_0 = 500 grams per user.
+  CHECK(all.levels()[0].threshold >= rho_gauss(500, all.levels()[0].sigma_sampled, 5e-8));
+  CHECK(single.released(3).size() > 0);
+  for (std::size_t k : {1u, 2u, 4u, 5u}) CHECK(single.released(k).empty());
+  // Every baseline release is a written gram (ids of the index's table).
+  for (std::size_t k = 1; k <= 5; ++k)
+    for (auto g : all.released(k)) CHECK(table.length(g) == k);
+  CHECK(all.total() > 0);
+  CHECK(even.total() > 0);
+}
+
+TEST_CASE("errors name the parameter") {
+  text t = sample_text();
+  auto run = [&](dpne::parameters p) {
+    privet::seeded_generator gen(9);
+    (void)dpne::extract(t.corpus, t.vocabulary, p, gen);
+  };
+  auto with = [](auto set) {
+    dpne::parameters p;
+    set(p);
+    return p;
+  };
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.epsilon = 0; })); }) == "epsilon");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.delta = 1; })); }) == "delta");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.max_length = 0; })); }) == "max_length");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.max_length = 65; })); }) == "max_length");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.max_ngrams = 0; })); }) == "max_ngrams");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.eta = 1; })); }) == "eta");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.decay = 0; })); }) == "decay");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.decay = 1.5; })); }) == "decay");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.sample_fraction = 0; })); }) ==
+        "sample_fraction");
+  CHECK(rejected_parameter([&] { run(with([](auto& p) { p.threads = 0; })); }) == "threads");
+
+  dpne::corpus empty;
+  const std::vector<ngram_table::id> some{0};
+  CHECK(rejected_parameter([&] { empty.add_sequence(some); }) == "corpus");
+  // A token that is not a word of the vocabulary.
+  ngram_table other;
+  other.word("only");
+  CHECK(rejected_parameter([&] {
+          privet::seeded_generator gen(1);
+          (void)dpne::extract(t.corpus, other, dpne::parameters{}, gen);
+        }) == "corpus");
+  ngram_table table = t.vocabulary;
+  const dpne::ngram_index short_index(t.corpus, table, 3);
+  dpne::parameters p;
+  p.max_length = 4;
+  privet::seeded_generator gen(2);
+  CHECK(rejected_parameter([&] { (void)dpne::dpsu_all(t.corpus, short_index, p, gen); }) ==
+        "max_length");
+  text small;
+  small.user({"a b"});
+  CHECK(rejected_parameter([&] { (void)dpne::dpsu_even(small.corpus, short_index, p, gen); }) ==
+        "index");
+  p.max_length = 3;
+  CHECK(rejected_parameter([&] { (void)dpne::dpsu_single(t.corpus, short_index, p, 0, gen); }) ==
+        "length");
+  CHECK(rejected_parameter([&] { (void)dpne::dpsu_single(t.corpus, short_index, p, 4, gen); }) ==
+        "length");
+  CHECK(rejected_parameter([&] { (void)short_index.at(0, 0); }) == "k");
+  CHECK(rejected_parameter([&] { (void)short_index.at(1, t.corpus.tokens()); }) == "i");
+  const auto r = dpne::dpsu_single(t.corpus, short_index, p, 2, gen);
+  CHECK(rejected_parameter([&] { (void)r.released(0); }) == "k");
+  try {
+    run(with([](auto& p2) { p2.eta = 2; }));
+    FAIL("expected invalid_parameter");
+  } catch (const privet::invalid_parameter& e) {
+    CHECK(std::string(e.what()) == "privet: eta = 2 is invalid; allowed: (0, 1)");
+  }
+}

@@ -1,0 +1,307 @@
+// DPSU (Gopi et al. 2020): calibration against independent computations of
+// the analytic Gaussian, the zCDP conversion and rho_1; the contribution
+// bound; the four update policies' norms; releases on small data; the
+// accounting; determinism across threads; the documented errors.
+#include <privet/algorithms/dpsu.hpp>
+#include <privet/core/seeded_generator.hpp>
+
+#include <doctest/doctest.h>
+#include <support/errors.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numbers>
+#include <set>
+#include <vector>
+
+namespace dpsu = privet::dpsu;
+using privet::test::rejected_parameter;
+
+namespace {
+
+long double phi_bar(long double x) {
+  return std::erfc(x / std::sqrt(2.0L)) / 2;
+}
+
+long double quantile(long double q) {
+  long double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const long double mid = (lo + hi) / 2;
+    (phi_bar(mid) > q ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+// sigma of the analytic Gaussian (Balle & Wang 2018) for L2 sensitivity 1:
+// delta = Phi(-eps sigma + 1/(2 sigma)) - e^eps Phi(-eps sigma - 1/(2 sigma)),
+// solved by bisection (delta falls as sigma grows).
+long double analytic_sigma(long double eps, long double delta) {
+  auto d = [&](long double s) {
+    return phi_bar(eps * s - 1 / (2 * s)) - std::exp(eps) * phi_bar(eps * s + 1 / (2 * s));
+  };
+  long double lo = 1e-3, hi = 1e3;
+  for (int i = 0; i < 300; ++i) {
+    const long double mid = std::sqrt(lo * hi);
+    (d(mid) > delta ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+// sigma whose rho = 1 / (2 sigma^2) converts to (eps, delta) by Canonne,
+// Kamath & Steinke 2020, Corollary 13: delta = min over alpha > 1 of
+// exp((alpha - 1)(alpha rho - eps)) / (alpha - 1) (1 - 1/alpha)^alpha.
+long double zcdp_sigma(long double eps, long double delta) {
+  auto d = [&](long double s) {
+    const long double rho = 1 / (2 * s * s);
+    long double best = 1;
+    for (long double a = 1.001L; a < 400; a *= 1.0005L) {
+      const long double v = std::exp((a - 1) * (a * rho - eps)) / (a - 1) * std::pow(1 - 1 / a, a);
+      best = std::min(best, v);
+    }
+    return best;
+  };
+  long double lo = 1e-2, hi = 1e2;
+  for (int i = 0; i < 100; ++i) {
+    const long double mid = std::sqrt(lo * hi);
+    (d(mid) > delta ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+// rho_1 = max_t 1/sqrt(t) + sigma Phi^-1((1 - delta)^(1/t)).
+long double rho_gauss(std::uint64_t items, long double sigma, long double delta) {
+  long double best = -1e9;
+  for (std::uint64_t t = 1; t <= items; ++t) {
+    const long double q = -std::expm1(std::log1p(-delta) / t);
+    best = std::max(best, 1 / std::sqrt(static_cast<long double>(t)) + sigma * quantile(q));
+  }
+  return best;
+}
+
+// Records every user's kept items instead of updating: checks the bound.
+struct recording_policy {
+  static constexpr dpsu::update_norm norm = dpsu::update_norm::l2;
+  static constexpr bool sequential = true;
+  std::vector<std::size_t>* sizes;
+  template <class Key>
+  void update(std::span<const Key> items, privet::sparse_histogram<Key, std::int64_t>& h,
+              const dpsu::update_context&) const {
+    sizes->push_back(items.size());
+    std::set<Key> distinct(items.begin(), items.end());
+    CHECK(distinct.size() == items.size());
+    for (const Key& k : items) h.add(k, 1);
+  }
+  [[nodiscard]] double cutoff(double rho, double) const { return rho; }
+};
+static_assert(dpsu::update_policy<recording_policy>);
+static_assert(dpsu::update_policy<dpsu::weighted_gaussian>);
+static_assert(dpsu::update_policy<dpsu::weighted_laplace>);
+static_assert(dpsu::update_policy<dpsu::policy_gaussian>);
+static_assert(dpsu::update_policy<dpsu::policy_laplace>);
+static_assert(!dpsu::update_policy<int>);
+
+}  // namespace
+
+TEST_CASE("sigma and rho_1 match independent computations (simulation: analytic Gaussian)") {
+  for (const auto& [eps, delta, items] :
+       {std::tuple{4.0, 1e-7, std::uint64_t{100}}, std::tuple{1.0, 1e-6, std::uint64_t{10}},
+        std::tuple{8.0, 1e-9, std::uint64_t{300}}}) {
+    const dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise> su(
+        dpsu::parameters{eps, delta, items, 1});
+    const long double sigma = analytic_sigma(eps, delta / 2);
+    INFO("eps = " << eps << ", delta = " << delta);
+    CHECK(su.noise().scale() >= sigma * (1 - 1e-11L));
+    CHECK(su.noise().scale() <= sigma * (1 + 1e-9L));
+    const long double rho = rho_gauss(items, su.noise().scale(), delta / 2);
+    CHECK(su.threshold() >= rho);
+    CHECK(su.threshold() <= rho * (1 + 1e-8L));
+    // Spent: (eps, delta) up to rounding, never above.
+    const auto g = su.guarantee();
+    CHECK(g.epsilon() <= eps);
+    CHECK(g.epsilon() >= eps * (1 - 1e-6));
+    CHECK(g.delta() <= delta * (1 + 1e-15));
+  }
+}
+
+TEST_CASE("sigma matches the zCDP conversion for the discrete Gaussian (secure noise)") {
+  const dpsu::set_union<> su(dpsu::parameters{4, 1e-7, 100, 1});
+  const long double sigma = zcdp_sigma(4, 5e-8);
+  CHECK(su.noise().scale() >= sigma * (1 - 1e-6L));
+  CHECK(su.noise().scale() <= sigma * (1 + 1e-6L));
+  CHECK(su.threshold() >= rho_gauss(100, su.noise().scale(), 5e-8));
+  CHECK(su.guarantee().epsilon() <= 4);
+  CHECK(su.guarantee().epsilon() >= 4 * (1 - 1e-6));
+  // The secure noise needs about 5 % more than the continuous analytic one.
+  const dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise> sim(
+      dpsu::parameters{4, 1e-7, 100, 1});
+  CHECK(su.noise().scale() > sim.noise().scale());
+  CHECK(su.noise().scale() < 1.1 * sim.noise().scale());
+  // 2^20 to 2^21 fixed-point units per standard deviation.
+  CHECK(su.noise().scale_units() >= 0x1p20);
+  CHECK(su.noise().scale_units() < 0x1p21 * (1 + 1e-12));
+}
+
+TEST_CASE("Laplace policies: scale 1/eps and the Laplace threshold at the whole delta") {
+  const dpsu::set_union<dpsu::weighted_laplace> su(dpsu::parameters{2, 1e-6, 50, 1});
+  CHECK(su.noise().scale() == doctest::Approx(0.5).epsilon(1e-9));
+  CHECK(su.noise().scale() >= 0.5);
+  CHECK(su.threshold() >= privet::set_union_laplace_threshold(50, 0.5, 1e-6));
+  CHECK(su.guarantee().epsilon() <= 2);
+  CHECK(su.guarantee().delta() == 1e-6);
+  CHECK(rejected_parameter([] {
+          dpsu::set_union<dpsu::weighted_laplace>(dpsu::parameters{2, 0.6, 50, 1});
+        }) == "delta");
+}
+
+TEST_CASE("a user's contribution never exceeds max_items distinct items after bounding") {
+  // User u holds 3u + 1 items with repeats; the bound is 7.
+  std::vector<std::size_t> sizes;
+  const recording_policy policy{&sizes};
+  const std::size_t users = 2500;  // more than two chunks
+  const auto h = dpsu::accumulate<std::uint64_t>(
+      policy, users,
+      [](std::size_t u, std::vector<std::uint64_t>& out) {
+        for (std::size_t i = 0; i < 3 * u + 1; ++i) {
+          out.push_back(i % 1000);
+          out.push_back(i % 1000);  // a repeat counts once
+        }
+      },
+      7, dpsu::update_context{10, 0}, 1234, 1);
+  REQUIRE(sizes.size() == users);
+  std::size_t total = 0;
+  for (std::size_t u = 0; u < users; ++u) total += sizes[u];
+  for (auto s : sizes) CHECK(s <= 7);
+  // Users 0 and 1 hold 1 and 4 distinct items: kept whole.
+  CHECK(std::count(sizes.begin(), sizes.end(), 1u) == 1);
+  CHECK(std::count(sizes.begin(), sizes.end(), 4u) == 1);
+  std::int64_t sum = 0;
+  for (const auto& [k, c] : h) sum += c;
+  CHECK(static_cast<std::size_t>(sum) == total);
+}
+
+TEST_CASE("weighted policies: exact fixed-point weights and norms") {
+  // Three users with 1, 4 and 9 distinct items.
+  const std::vector<std::vector<int>> users{{1}, {1, 2, 3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+  const dpsu::update_context ctx{20, 0};
+  auto emit = [&](std::size_t u, std::vector<int>& out) {
+    out.insert(out.end(), users[u].begin(), users[u].end());
+  };
+  const auto g = dpsu::accumulate<int>(dpsu::weighted_gaussian{}, 3, emit, 100, ctx, 1, 1);
+  const std::int64_t one = std::int64_t{1} << 20;
+  // floor(2^20 / sqrt(m)): m = 1, 4, 9 are exact.
+  CHECK(g[1] == one + one / 2 + one / 3);
+  CHECK(g[2] == one / 2 + one / 3);
+  CHECK(g[9] == one / 3);
+  const auto l = dpsu::accumulate<int>(dpsu::weighted_laplace{}, 3, emit, 100, ctx, 1, 1);
+  CHECK(l[1] == one + one / 4 + one / 9);
+  CHECK(l[9] == one / 9);
+}
+
+TEST_CASE("descent policies: updates within norm 1, towards the cutoff") {
+  const dpsu::update_context ctx{16, 5 << 16};  // Gamma = 5
+  const std::int64_t one = 1 << 16;
+  privet::sparse_histogram<int, std::int64_t> h;
+  h.add(1, 5 * one);        // at the cutoff: untouched
+  h.add(2, 5 * one - 100);  // 100 units short
+  const std::vector<int> items{1, 2, 3, 4};
+  SUBCASE("policy Gaussian: L2 norm <= 1, along Gamma - H") {
+    dpsu::policy_gaussian{}.update(std::span<const int>(items), h, ctx);
+    CHECK(h[1] == 5 * one);
+    const double d2 = 100 - (5 * one - h[2]);
+    const double d3 = static_cast<double>(h[3]), d4 = static_cast<double>(h[4]);
+    CHECK(d2 * d2 + d3 * d3 + d4 * d4 <= static_cast<double>(one) * one);
+    CHECK(d2 * d2 + d3 * d3 + d4 * d4 >= static_cast<double>(one) * one * (1 - 1e-4));
+    CHECK(d3 == d4);
+    // The step is proportional to the gaps (100 : 5 2^16).
+    CHECK(d2 / d3 == doctest::Approx(100.0 / (5 * one)).epsilon(1e-3));
+    // A user whose gaps all fit in the budget fills them exactly.
+    privet::sparse_histogram<int, std::int64_t> near;
+    near.add(7, 5 * one - 10);
+    const std::vector<int> seven{7};
+    dpsu::policy_gaussian{}.update(std::span<const int>(seven), near, ctx);
+    CHECK(near[7] == 5 * one);
+  }
+  SUBCASE("policy Laplace: L1 norm <= 1, water-filled") {
+    dpsu::policy_laplace{}.update(std::span<const int>(items), h, ctx);
+    CHECK(h[1] == 5 * one);
+    CHECK(h[2] == 5 * one);  // its small gap filled first
+    const std::int64_t rest = one - 100;
+    // The other two rise by the same lambda = floor(rest / 2).
+    CHECK(h[3] == rest / 2);
+    CHECK(h[4] == rest / 2);
+  }
+}
+
+TEST_CASE("releases: shared items pass, items of one user do not") {
+  // 3000 users share item 0; user u also holds a private item 1000 + u.
+  std::vector<std::vector<int>> users(3000);
+  for (int u = 0; u < 3000; ++u) users[static_cast<std::size_t>(u)] = {0, 1000 + u};
+  privet::seeded_generator gen(5);
+  const dpsu::parameters p{4, 1e-7, 10, 2};
+  const auto check = [&](const auto& su) {
+    const auto r = su(users, gen);
+    CHECK(r.support == 3001);
+    // Item 0 has weight 3000 / sqrt(2) ~ 2121 >> rho; each private item has
+    // 1 / sqrt(2) and passes with probability below delta / 2.
+    REQUIRE(r.items.size() == 1);
+    CHECK(r.items[0] == 0);
+  };
+  check(dpsu::set_union<>(p));
+  check(dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise>(p));
+  check(dpsu::set_union<dpsu::weighted_laplace>(p));
+  // Item 0 stops at the cutoff Gamma = rho + alpha scale; alpha = 6 (15 for
+  // the heavier Laplace tail) keeps its miss below 1e-6.
+  check(dpsu::set_union<dpsu::policy_gaussian>(p, dpsu::policy_gaussian{6}));
+  check(dpsu::set_union<dpsu::policy_laplace>(p, dpsu::policy_laplace{15}));
+}
+
+TEST_CASE("a seeded run repeats, whatever the number of threads") {
+  std::vector<std::vector<std::uint32_t>> users(5000);
+  for (std::uint32_t u = 0; u < 5000; ++u)
+    for (std::uint32_t j = 0; j < 30; ++j) users[u].push_back((u * 7 + j * j) % 400);
+  auto run = [&](unsigned threads) {
+    privet::seeded_generator gen(11);
+    const dpsu::set_union<> su(dpsu::parameters{2, 1e-6, 20, threads});
+    return su(users, gen).items;
+  };
+  const auto one = run(1);
+  CHECK(!one.empty());
+  CHECK(run(2) == one);
+  CHECK(run(3) == one);
+}
+
+TEST_CASE("with_noise: explicit noise and threshold delta, guarantee composed by the caller") {
+  const auto su = dpsu::set_union<>::with_noise(3.0, 1e-8, 40);
+  CHECK(su.noise().scale() >= 3.0);
+  CHECK(su.noise().scale() <= 3.0 * (1 + 1e-12));
+  CHECK(su.threshold_delta() == 1e-8);
+  CHECK(su.threshold() >= rho_gauss(40, su.noise().scale(), 1e-8));
+  // zCDP of the discrete Gaussian: rho = 1 / (2 sigma^2).
+  CHECK(su.noise_guarantee().rho() == doctest::Approx(1 / 18.0).epsilon(1e-9));
+  const auto g = su.guarantee(1e-8);
+  CHECK(g.delta() == doctest::Approx(2e-8).epsilon(1e-12));
+  CHECK(rejected_parameter([&] { (void)su.guarantee(); }) == "noise_delta");
+}
+
+TEST_CASE("parameters and scales are validated by name") {
+  using su = dpsu::set_union<>;
+  CHECK(rejected_parameter([] { su(dpsu::parameters{0, 1e-6, 10, 1}); }) == "epsilon");
+  CHECK(rejected_parameter([] { su(dpsu::parameters{1, 0, 10, 1}); }) == "delta");
+  CHECK(rejected_parameter([] { su(dpsu::parameters{1, 1, 10, 1}); }) == "delta");
+  CHECK(rejected_parameter([] { su(dpsu::parameters{1, 1e-6, 0, 1}); }) == "max_items");
+  CHECK(rejected_parameter([] { su(dpsu::parameters{1, 1e-6, 10, 0}); }) == "threads");
+  CHECK(rejected_parameter([] { (void)su::with_noise(0, 1e-6, 10); }) == "scale");
+  CHECK(rejected_parameter([] { (void)su::with_noise(1, 0, 10); }) == "threshold_delta");
+  CHECK(rejected_parameter([] { (void)su::with_noise(1e12, 1e-6, 10); }) == "scale");
+  CHECK(rejected_parameter([] {
+          (void)dpsu::fixed_point_noise<dpsu::update_norm::l2, privet::secure_noise>(-1);
+        }) == "scale");
+  try {
+    su(dpsu::parameters{-1, 1e-6, 10, 1});
+    FAIL("expected invalid_parameter");
+  } catch (const privet::invalid_parameter& e) {
+    CHECK(std::string(e.what()).find("allowed: finite and > 0") != std::string::npos);
+  }
+}
