@@ -5,10 +5,17 @@
 // powm, CRT decryption against textbook decryption, owner-side CRT encryption
 // against public encryption with the same r, homomorphic identities (sums,
 // differences, negation, scalar products including negative scalars, dense
-// and sparse dot products) against plaintext arithmetic, ciphertexts that
-// agree across backends, key generation (exact length, equal-length primes
-// confirmed prime by Boost's Miller–Rabin) and every rejection: key sizes,
-// plaintexts, scalars, r, ciphertext values and mixed keys.
+// and sparse dot products, serial and parallel) against plaintext arithmetic,
+// ciphertexts that agree across backends, key generation (exact length,
+// equal-length primes confirmed prime by Boost's Miller–Rabin) and every
+// rejection: key sizes, plaintexts, scalars, r, ciphertext values and mixed
+// keys. Then the Damgård–Jurik–Nielsen mode (its base derived from n alone,
+// encryption against (1 + m n) h_N^a computed with Boost's powm, round trips,
+// validity, distinct ciphertexts), the randomiser pool (each randomiser used
+// once, also from two threads at once; fill independent of the thread
+// count; fallback when empty) and key types (run-time and compile-time
+// separation; the compile-time failure itself is
+// tests/compile_fail/paillier_mixed_key_types.cpp).
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
@@ -24,12 +31,18 @@
 
 #include <boost/random/mersenne_twister.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <set>
 #include <span>
 #include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace mp = boost::multiprecision;
@@ -595,4 +608,419 @@ TEST_CASE("ciphertexts agree across backends for the same key and r") {
 #endif
     CHECK(fixed.decrypt(cf).str() == m.str());
   }
+}
+
+TEST_CASE_TEMPLATE("dot products and sums in parallel equal the serial ones", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(47);
+  const auto keys = small_keys<Int>(256, 18);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const std::size_t size = 600;  // more than one chunk of the sum's reduction
+  ciphertexts<Int> cs;
+  std::vector<std::int64_t> weights;
+  std::vector<paillier::sparse_entry<std::int64_t>> entries;
+  Int expected = 0;
+  Int total = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    const Int v(privet::uniform_int<std::int64_t>(gen, -1000, 1000));
+    cs.push_back(pk.encrypt_signed(v, gen));
+    weights.push_back(privet::uniform_int<std::int64_t>(gen, -50, 50));
+    expected += v * Int(weights.back());
+    total += v;
+    if (i % 3 == 0) entries.push_back({i, weights.back()});
+  }
+  const std::span<const paillier::ciphertext<Int>> view(cs);
+  const std::span<const std::int64_t> ks(weights);
+  const std::span<const paillier::sparse_entry<std::int64_t>> sparse(entries);
+  const auto serial = paillier::dot(view, ks, paillier::batch_options{1});
+  CHECK(sk.decrypt_signed(serial) == expected);
+  for (std::size_t threads : {0u, 2u, 3u}) {
+    CAPTURE(threads);
+    const paillier::batch_options options{threads};
+    CHECK(paillier::dot(view, ks, options) == serial);
+    CHECK(paillier::dot(view, sparse, options) == paillier::dot(view, sparse, {1}));
+    CHECK(paillier::sum(view, options) == paillier::sum(view, {1}));
+  }
+  CHECK(sk.decrypt_signed(paillier::sum(view)) == total);
+  CHECK(rejected_parameter([&] {
+          (void)paillier::dot(view, ks, paillier::batch_options{paillier::max_batch_threads + 1});
+        }) == "threads");
+  // A scalar out of range is reported before any parallel work.
+  std::vector<Int> bad(size, Int(1));
+  bad[size - 1] = pk.n();
+  CHECK_THROWS_AS((void)paillier::dot(view, std::span<const Int>(bad), {2}),
+                  privet::overflow_error);
+}
+
+// --- the Damgård–Jurik–Nielsen mode ---------------------------------------------
+
+namespace {
+
+// c (1 + m n)^-1 mod n^2 = c (1 - m n) mod n^2: the randomiser inside an
+// encryption of m.
+cpp_int randomizer_of(const cpp_int& n, const cpp_int& c, const cpp_int& m) {
+  const cpp_int n2 = n * n;
+  cpp_int inv = (1 - m * n) % n2;
+  if (inv < 0) inv += n2;
+  return c * inv % n2;
+}
+
+// The documented derivation of h_N from n, written out again: x by rejection
+// from ChaCha20 keyed with BLAKE2b-256("privet.paillier.djn_base.v1" || n
+// big-endian), h = -x^2 mod n, h_N = h^n mod n^2 by Boost's powm.
+cpp_int reference_djn_base(const cpp_int& n) {
+  std::vector<unsigned char> bytes;
+  mp::export_bits(n, std::back_inserter(bytes), 8);
+  const std::string domain = "privet.paillier.djn_base.v1";
+  std::array<unsigned char, 32> key{};
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, key.size());
+  crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(domain.data()),
+                            domain.size());
+  crypto_generichash_update(&state, bytes.data(), bytes.size());
+  crypto_generichash_final(&state, key.data(), key.size());
+  auto gen = privet::seeded_generator::from_key(std::span<const unsigned char, 32>(key), 0);
+  for (;;) {
+    const cpp_int x = privet::uniform_below(gen, n);
+    if (x == 0 || mp::gcd(x, n) != 1) continue;
+    const cpp_int h = n - x * x % n;
+    return cpp_int(mp::powm(h, n, cpp_int(n * n)));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("DJN exponent lengths follow the security level of the modulus") {
+  // NIST SP 800-57 part 1 rev. 5, table 2: 2048 -> 112, 3072 -> 128,
+  // 7680 -> 192, 15360 -> 256 bits of security; exponents of 2 kappa bits.
+  CHECK(paillier::djn_exponent_bits(2048) == 224);
+  CHECK(paillier::djn_exponent_bits(3072) == 256);
+  CHECK(paillier::djn_exponent_bits(4096) == 256);
+  CHECK(paillier::djn_exponent_bits(7680) == 384);
+  CHECK(paillier::djn_exponent_bits(15360) == 512);
+  CHECK(paillier::djn_exponent_bits(2046) == 160);
+  CHECK(paillier::djn_exponent_bits(256) == 160);
+  static_assert(paillier::security_bits(3071) == 112);
+}
+
+TEST_CASE_TEMPLATE("the DJN base is derived from n alone, as documented", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  const auto keys = small_keys<Int>(512, 19);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const cpp_int expected = reference_djn_base(to_cpp(pk.n()));
+  CHECK(to_cpp(pk.djn_base()) == expected);
+  // Any holder of n derives it, whatever the key object or backend.
+  const paillier::public_key<Int> loaded(pk.n(), paillier::allow_insecure);
+  CHECK(loaded.djn_base() == pk.djn_base());
+  CHECK(
+      to_cpp(paillier::public_key<cpp_int>(to_cpp(pk.n()), paillier::allow_insecure).djn_base()) ==
+      expected);
+  // An n-th residue: it decrypts to 0 and h_N^lambda = 1 mod n^2.
+  const paillier::ciphertext<Int> base(pk, pk.djn_base());
+  CHECK(sk.decrypt(base) == 0);
+  CHECK(sk.decrypt_textbook(base) == 0);
+  CHECK(cpp_int(mp::powm(expected, to_cpp(sk.lambda()), to_cpp(pk.n_squared()))) == 1);
+  CHECK(pk.djn_base() != 1);
+  CHECK(small_keys<Int>(512, 20).public_key.djn_base() != pk.djn_base());
+}
+
+TEST_CASE_TEMPLATE("DJN encryption is (1 + m n) h_N^a mod n^2, computed independently", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(48);
+  for (std::size_t bits : {256u, 512u}) {
+    const auto keys = small_keys<Int>(bits, 21 + bits);
+    const auto& pk = keys.public_key;
+    const auto& sk = keys.private_key;
+    const std::size_t e = pk.djn_exponent_bits();
+    CHECK(e == 160);
+    const cpp_int n = to_cpp(pk.n());
+    const cpp_int n2 = n * n;
+    const cpp_int base = to_cpp(pk.djn_base());
+    std::vector<Int> exponents = {Int(0), Int(1), Int(2),
+                                  Int((Int(1) << static_cast<unsigned>(e)) - 1)};
+    for (int i = 0; i < 6; ++i) exponents.push_back(privet::random_bits<Int>(gen, e));
+    for (const Int& a : exponents) {
+      CAPTURE(a.str());
+      const Int m = privet::uniform_below(gen, pk.n());
+      const auto c = pk.encrypt_djn_with(m, a);
+      const cpp_int expected =
+          cpp_int(1 + to_cpp(m) * n) * cpp_int(mp::powm(base, to_cpp(a), n2)) % n2;
+      CHECK(to_cpp(c.value()) == expected);
+      CHECK(sk.decrypt(c) == m);
+    }
+    const std::string message =
+        "privet: DJN exponent a is invalid; allowed: an integer in [0, 2^160) "
+        "for a " +
+        std::to_string(bits) + "-bit modulus";
+    CHECK_THROWS_WITH_AS((void)pk.encrypt_djn_with(Int(1), Int(Int(1) << 160)), message.c_str(),
+                         privet::invalid_parameter);
+    CHECK(rejected_parameter([&] { (void)pk.encrypt_djn_with(Int(1), Int(-1)); }) == "a");
+    CHECK_THROWS_AS((void)pk.encrypt_djn_with(pk.n(), Int(1)), privet::overflow_error);
+  }
+}
+
+TEST_CASE_TEMPLATE("DJN ciphertexts decrypt, are valid, mix with textbook ones and differ", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(49);
+  const auto keys = small_keys<Int>(512, 22);
+  const auto& sk = keys.private_key;
+  const auto textbook = keys.public_key;
+  const auto djn = textbook.with_mode(paillier::encryption_mode::djn);
+  CHECK(textbook.mode() == paillier::encryption_mode::textbook);
+  CHECK(djn.mode() == paillier::encryption_mode::djn);
+  CHECK(djn == textbook);  // the same key: only the way of encrypting differs
+  const Int n = djn.n();
+  std::vector<Int> plaintexts = {Int(0), Int(1), Int(n - 1), djn.max_signed()};
+  for (int i = 0; i < 10; ++i) plaintexts.push_back(privet::uniform_below(gen, n));
+  for (const Int& m : plaintexts) {
+    CAPTURE(m.str());
+    const auto c = djn.encrypt(m, gen);
+    CHECK(sk.decrypt(c) == m);
+    CHECK(sk.decrypt_textbook(c) == m);
+    // A valid ciphertext: accepted by the validating constructor.
+    const paillier::ciphertext<Int> received(textbook, c.value());
+    CHECK(received == c);
+    // Homomorphic with textbook ciphertexts.
+    const auto t = textbook.encrypt(Int(5), gen);
+    CHECK(sk.decrypt(c + t) == mod_n(Int(m + 5), n));
+    CHECK(sk.decrypt(djn.rerandomize(t, gen)) == 5);
+  }
+  const Int x = random_signed(gen, djn);
+  CHECK(sk.decrypt_signed(djn.encrypt_signed(x, gen)) == x);
+  // Distinct ciphertexts for one plaintext: a repeat within 200 draws of a
+  // 160-bit exponent has probability below 2^-144.
+  std::set<std::string> seen;
+  for (int i = 0; i < 200; ++i) seen.insert(djn.encrypt(Int(7), gen).value().str());
+  CHECK(seen.size() == 200);
+  // Re-randomising changes the value and keeps the plaintext.
+  const auto c = djn.encrypt(Int(99), gen);
+  const auto d = djn.rerandomize(c, gen);
+  CHECK(d.value() != c.value());
+  CHECK(sk.decrypt(d) == 99);
+  CHECK(rejected_parameter([&] {
+          (void)textbook.with_mode(static_cast<paillier::encryption_mode>(7));
+        }) == "mode");
+}
+
+TEST_CASE("DJN encryption agrees across backends for the same key and exponent") {
+  privet::seeded_generator gen(50);
+  const auto keys = small_keys<cpp_int>(512, 23);
+  const auto& pk = keys.public_key;
+  const auto fixed = paillier::private_key<fixed4096>::from_primes(fixed4096(keys.private_key.p()),
+                                                                   fixed4096(keys.private_key.q()),
+                                                                   gen, paillier::allow_insecure);
+  for (int i = 0; i < 4; ++i) {
+    const cpp_int m = privet::uniform_below(gen, pk.n());
+    const cpp_int a = privet::random_bits<cpp_int>(gen, pk.djn_exponent_bits());
+    const auto c = pk.encrypt_djn_with(m, a);
+    CHECK(fixed.public_key().encrypt_djn_with(fixed4096(m), fixed4096(a)).value().str() ==
+          c.value().str());
+#ifdef PRIVET_HAS_GMP
+    const paillier::public_key<mp::mpz_int> gmp(mp::mpz_int(pk.n().str()),
+                                                paillier::allow_insecure);
+    CHECK(gmp.encrypt_djn_with(mp::mpz_int(m.str()), mp::mpz_int(a.str())).value().str() ==
+          c.value().str());
+#endif
+  }
+}
+
+TEST_CASE_TEMPLATE("a 2048-bit DJN round trip", Int, PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(51);
+  const auto keys = paillier::generate_keypair<Int>(2048, gen);
+  const auto djn = keys.public_key.with_mode(paillier::encryption_mode::djn);
+  CHECK(djn.djn_exponent_bits() == 224);
+  const Int m = privet::uniform_below(gen, djn.n());
+  const auto c = djn.encrypt(m, gen);
+  CHECK(keys.private_key.decrypt(c) == m);
+  const Int a = privet::random_bits<Int>(gen, 224);
+  const cpp_int n = to_cpp(djn.n());
+  const cpp_int n2 = n * n;
+  CHECK(to_cpp(djn.encrypt_djn_with(m, a).value()) ==
+        cpp_int(1 + to_cpp(m) * n) * cpp_int(mp::powm(to_cpp(djn.djn_base()), to_cpp(a), n2)) % n2);
+}
+
+// --- the randomiser pool ------------------------------------------------------------
+
+TEST_CASE_TEMPLATE("a pooled key uses each randomiser once, then computes fresh ones", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(52);
+  const auto keys = small_keys<Int>(256, 24);
+  const auto& sk = keys.private_key;
+  for (const auto mode : {paillier::encryption_mode::textbook, paillier::encryption_mode::djn}) {
+    CAPTURE(static_cast<int>(mode));
+    const auto base = keys.public_key.with_mode(mode);
+    // Two pools filled from the same seed hold the same randomisers: one is
+    // used by encryption, the other read out for comparison.
+    auto pool = std::make_shared<paillier::randomizer_pool<Int>>(base);
+    paillier::randomizer_pool<Int> twin(base);
+    privet::seeded_generator fill_gen(7);
+    privet::seeded_generator twin_gen(7);
+    pool->fill(30, fill_gen);
+    twin.fill(30, twin_gen, {1});
+    CHECK(pool->size() == 30);
+    CHECK(pool->mode() == mode);
+    std::vector<cpp_int> expected;
+    while (auto r = twin.take()) expected.push_back(to_cpp(*r));
+    CHECK(expected.size() == 30);
+    CHECK(twin.size() == 0);
+    const auto pk = base.with_pool(pool);
+    std::vector<cpp_int> used;
+    const cpp_int n = to_cpp(pk.n());
+    for (int i = 0; i < 20; ++i) {
+      const Int m = privet::uniform_below(gen, pk.n());
+      const auto c = pk.encrypt(m, gen);
+      CHECK(sk.decrypt(c) == m);
+      used.push_back(randomizer_of(n, to_cpp(c.value()), to_cpp(m)));
+    }
+    // Then encryption and re-randomisation take one each.
+    for (std::size_t j = 0; j < 5; ++j) {
+      const auto c = pk.encrypt(Int(3), gen);
+      const auto d = pk.rerandomize(c, gen);
+      CHECK(sk.decrypt(d) == 3);
+      CHECK(randomizer_of(n, to_cpp(c.value()), 3) == expected[20 + 2 * j]);
+      CHECK(randomizer_of(n, to_cpp(d.value()), 3) ==
+            expected[20 + 2 * j] * expected[21 + 2 * j] % (n * n));
+    }
+    CHECK(pool->size() == 0);
+    // The first 20 randomisers are those of the pool, in its order.
+    CHECK(used == std::vector<cpp_int>(expected.begin(), expected.begin() + 20));
+    // None of the 30 was used twice (they are distinct to begin with).
+    CHECK(std::set<cpp_int>(expected.begin(), expected.end()).size() == 30);
+    // Empty: encryption still works, with fresh randomisers from gen.
+    const auto fresh = pk.encrypt(Int(11), gen);
+    CHECK(sk.decrypt(fresh) == 11);
+    const cpp_int r = randomizer_of(n, to_cpp(fresh.value()), cpp_int(11));
+    CHECK(std::find(expected.begin(), expected.end(), r) == expected.end());
+    CHECK(pk.without_pool().pool() == nullptr);
+  }
+}
+
+TEST_CASE_TEMPLATE("a pool filled on many threads equals one filled on one", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  const auto keys = small_keys<Int>(256, 25);
+  const auto pk = keys.public_key.with_mode(paillier::encryption_mode::djn);
+  paillier::randomizer_pool<Int> one(pk);
+  paillier::randomizer_pool<Int> many(pk);
+  privet::seeded_generator g1(9);
+  privet::seeded_generator g2(9);
+  one.fill(40, g1, {1});
+  many.fill(25, g2, {2});  // two fills: the second under a fresh secret
+  many.fill(15, g2, {0});
+  privet::seeded_generator g3(9);
+  paillier::randomizer_pool<Int> again(pk);
+  again.fill(25, g3, {3});
+  again.fill(15, g3, {1});
+  const auto a = many.take(100);
+  CHECK(a.size() == 40);
+  CHECK(again.take(40) == a);
+  // The first 25 of `one` (one fill of 40) equal the first fill of `many`:
+  // randomiser i comes from stream i of the fill's secret.
+  const auto b = one.take(40);
+  CHECK(std::vector<Int>(b.begin() + 15, b.end()) == std::vector<Int>(a.begin() + 15, a.end()));
+  CHECK(one.size() == 0);
+  CHECK(one.take(3).empty());
+  CHECK_FALSE(one.take().has_value());
+  CHECK(rejected_parameter([&] { one.fill(1, g1, {paillier::max_batch_threads + 1}); }) ==
+        "threads");
+}
+
+TEST_CASE_TEMPLATE("two threads encrypting from one pool never share a randomiser", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  const auto keys = small_keys<Int>(256, 26);
+  const auto& sk = keys.private_key;
+  auto pool = std::make_shared<paillier::randomizer_pool<Int>>(keys.public_key);
+  privet::seeded_generator fill_gen(10);
+  pool->fill(64, fill_gen);
+  paillier::randomizer_pool<Int> twin(keys.public_key);
+  privet::seeded_generator twin_gen(10);
+  twin.fill(64, twin_gen);
+  const std::vector<Int> all = twin.take(64);
+  const auto pk = keys.public_key.with_pool(pool);
+  const cpp_int n = to_cpp(pk.n());
+  std::vector<cpp_int> found[2];
+  bool decrypted[2] = {true, true};
+  auto worker = [&](int t) {
+    privet::seeded_generator gen(100 + static_cast<std::uint64_t>(t));
+    for (int i = 0; i < 40; ++i) {  // 80 encryptions for 64 randomisers
+      const Int m(t * 1000 + i);
+      const auto c = pk.encrypt(m, gen);
+      decrypted[t] = decrypted[t] && sk.decrypt(c) == m;
+      found[t].push_back(randomizer_of(n, to_cpp(c.value()), to_cpp(m)));
+    }
+  };
+  std::thread first(worker, 0);
+  std::thread second(worker, 1);
+  first.join();
+  second.join();
+  CHECK(decrypted[0]);
+  CHECK(decrypted[1]);
+  CHECK(pool->size() == 0);
+  std::set<cpp_int> pooled;
+  for (const Int& r : all) pooled.insert(to_cpp(r));
+  REQUIRE(pooled.size() == 64);
+  std::set<cpp_int> used;
+  std::size_t from_pool = 0;
+  for (const auto& list : found) {
+    for (const cpp_int& r : list) {
+      CHECK(used.insert(r).second);  // no randomiser twice
+      from_pool += pooled.count(r);
+    }
+  }
+  CHECK(from_pool == 64);  // every pooled one used, 16 fresh ones besides
+}
+
+TEST_CASE_TEMPLATE("pools are checked against their key", Int, PRIVET_PAILLIER_TYPES) {
+  const auto keys = small_keys<Int>(256, 27);
+  const auto other = small_keys<Int>(256, 28);
+  auto pool = std::make_shared<paillier::randomizer_pool<Int>>(other.public_key);
+  CHECK_THROWS_WITH_AS((void)keys.public_key.with_pool(pool),
+                       "privet: pool holds randomisers of another public key; allowed: a "
+                       "randomizer_pool made for this key (the same n)",
+                       privet::invalid_parameter);
+  CHECK(rejected_parameter([&] { (void)keys.public_key.with_pool(nullptr); }) == "pool");
+  // The same n loaded again is the same key.
+  const paillier::public_key<Int> loaded(other.public_key.n(), paillier::allow_insecure);
+  CHECK(loaded.with_pool(pool).pool() == pool);
+}
+
+// --- key types ----------------------------------------------------------------------
+
+namespace {
+struct alice_key {};
+struct bob_key {};
+}  // namespace
+
+TEST_CASE_TEMPLATE("keys of a named key type work as runtime keys do", Int, PRIVET_PAILLIER_TYPES) {
+  privet::seeded_generator gen(53);
+  const auto alice =
+      paillier::generate_keypair<Int, alice_key>(paillier::insecure_key_size{256}, gen);
+  const auto alice2 =
+      paillier::generate_keypair<Int, alice_key>(paillier::insecure_key_size{256}, gen);
+  const auto bob = paillier::generate_keypair<Int, bob_key>(paillier::insecure_key_size{256}, gen);
+  static_assert(std::is_same_v<decltype(alice.public_key), paillier::public_key<Int, alice_key>>);
+  const auto a = alice.public_key.encrypt(Int(20), gen);
+  const auto b = alice.public_key.with_mode(paillier::encryption_mode::djn).encrypt(Int(22), gen);
+  static_assert(
+      std::is_same_v<std::remove_const_t<decltype(a)>, paillier::ciphertext<Int, alice_key>>);
+  CHECK(alice.private_key.decrypt(a + b) == 42);
+  CHECK(alice.private_key.decrypt_signed(a - b) == -2);
+  CHECK(alice.private_key.decrypt(a * 3) == 60);
+  const std::vector<paillier::ciphertext<Int, alice_key>> cs = {a, b};
+  CHECK(alice.private_key.decrypt(
+            paillier::sum(std::span<const paillier::ciphertext<Int, alice_key>>(cs))) == 42);
+  CHECK(a.key() == alice.public_key);
+  // Two keys of one key type are still told apart at run time.
+  const auto c = alice2.public_key.encrypt(Int(1), gen);
+  CHECK(rejected_parameter([&] { (void)(a + c); }) == "rhs");
+  CHECK(rejected_parameter([&] { (void)alice.private_key.decrypt(c); }) == "ciphertext");
+  // Different key types: the mixed operators resolve to the overloads whose
+  // bodies fail to compile (tests/compile_fail/paillier_mixed_key_types.cpp);
+  // here only their declared type is inspected, nothing is instantiated.
+  const auto d = bob.public_key.encrypt(Int(1), gen);
+  static_assert(std::is_void_v<decltype(a + d)>);
+  static_assert(std::is_void_v<decltype(alice.private_key.decrypt(d))>);
+  static_assert(std::is_same_v<decltype(a + a), paillier::ciphertext<Int, alice_key>>);
+  CHECK(bob.private_key.decrypt(d) == 1);
 }

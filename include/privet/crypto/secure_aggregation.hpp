@@ -58,7 +58,7 @@
 #include <privet/crypto/detail/field_arith.hpp>
 #include <privet/crypto/detail/secagg_keys.hpp>
 #include <privet/crypto/detail/secagg_prg.hpp>
-#include <privet/crypto/detail/secagg_wire.hpp>
+#include <privet/crypto/detail/wire.hpp>
 #include <privet/crypto/shamir.hpp>
 
 #include <algorithm>
@@ -260,8 +260,8 @@ namespace detail {
 
 using privet::detail::secagg_key;
 using privet::detail::secagg_plaintext;
-using privet::detail::secagg_reader;
-using privet::detail::secagg_writer;
+using privet::detail::wire_reader;
+using privet::detail::wire_writer;
 
 inline constexpr std::uint8_t wire_version = 1;
 inline constexpr std::string_view channel_label = "privet.secagg.v1.channel";
@@ -309,30 +309,19 @@ inline const char* name_of(stage s) noexcept {
   throw protocol_error("privet: secure aggregation " + party + ": " + why);
 }
 
-inline void write_header(secagg_writer& w, message_type t, std::uint64_t session) {
-  w.u8(wire_version);
-  w.u8(static_cast<std::uint8_t>(t));
-  w.u64(session);
+inline void write_header(wire_writer& w, message_type t, std::uint64_t session) {
+  privet::detail::write_message_header(w, wire_version, static_cast<std::uint8_t>(t), session);
 }
 
-inline std::uint64_t read_header(secagg_reader& r, message_type t) {
-  const std::uint8_t version = r.u8();
-  if (version != wire_version) {
-    r.fail("format version " + std::to_string(version) + " (this build reads version " +
-           std::to_string(wire_version) + ")");
-  }
-  const std::uint8_t got = r.u8();
-  if (got != static_cast<std::uint8_t>(t)) {
-    r.fail("message type " + std::to_string(got) + " where a " + name_of(t) + " (type " +
-           std::to_string(static_cast<int>(t)) + ") was expected");
-  }
-  return r.u64();
+inline std::uint64_t read_header(wire_reader& r, message_type t) {
+  return privet::detail::read_message_header(r, wire_version, static_cast<std::uint8_t>(t),
+                                             name_of(t));
 }
 
-inline void write_key(secagg_writer& w, const public_key& k) {
+inline void write_key(wire_writer& w, const public_key& k) {
   w.bytes(k);
 }
-inline public_key read_key(secagg_reader& r) {
+inline public_key read_key(wire_reader& r) {
   public_key k{};
   r.bytes(k);
   return k;
@@ -340,10 +329,10 @@ inline public_key read_key(secagg_reader& r) {
 
 inline constexpr std::size_t key_share_bytes = 8 * share_elements;
 
-inline void write_share(secagg_writer& w, const key_share& s) {
+inline void write_share(wire_writer& w, const key_share& s) {
   for (const auto& e : s) w.u64(e.value());
 }
-inline key_share read_share(secagg_reader& r) {
+inline key_share read_share(wire_reader& r) {
   key_share s{};
   for (auto& e : s) {
     const std::uint64_t v = r.u64();
@@ -353,14 +342,14 @@ inline key_share read_share(secagg_reader& r) {
   return s;
 }
 
-inline void write_sealed(secagg_writer& w, const std::vector<sealed_share>& v) {
+inline void write_sealed(wire_writer& w, const std::vector<sealed_share>& v) {
   w.count(v.size());
   for (const auto& s : v) {
     w.u32(s.peer);
     w.bytes(s.data);
   }
 }
-inline std::vector<sealed_share> read_sealed(secagg_reader& r) {
+inline std::vector<sealed_share> read_sealed(wire_reader& r) {
   std::vector<sealed_share> v(r.count(4 + std::tuple_size_v<ciphertext>));
   for (auto& s : v) {
     s.peer = r.u32();
@@ -369,14 +358,14 @@ inline std::vector<sealed_share> read_sealed(secagg_reader& r) {
   return v;
 }
 
-inline void write_owned(secagg_writer& w, const std::vector<owned_share>& v) {
+inline void write_owned(wire_writer& w, const std::vector<owned_share>& v) {
   w.count(v.size());
   for (const auto& s : v) {
     w.u32(s.owner);
     write_share(w, s.y);
   }
 }
-inline std::vector<owned_share> read_owned(secagg_reader& r) {
+inline std::vector<owned_share> read_owned(wire_reader& r) {
   std::vector<owned_share> v(r.count(4 + key_share_bytes));
   for (auto& s : v) {
     s.owner = r.u32();
@@ -449,7 +438,7 @@ void wipe(std::vector<T>& v) noexcept {
 // vector as its element width in bytes (1..8) followed by the elements.
 
 inline std::vector<std::uint8_t> serialize(const key_advertisement& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.u32(m.sender);
   detail::write_key(w, m.channel_key);
@@ -458,7 +447,7 @@ inline std::vector<std::uint8_t> serialize(const key_advertisement& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const key_roster& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.count(m.clients.size());
   for (const auto& e : m.clients) {
@@ -470,7 +459,7 @@ inline std::vector<std::uint8_t> serialize(const key_roster& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const share_bundle& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.u32(m.sender);
   w.bytes(m.seed_commitment);
@@ -479,7 +468,7 @@ inline std::vector<std::uint8_t> serialize(const share_bundle& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const share_inbox& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.u32(m.recipient);
   detail::write_sealed(w, m.shares);
@@ -487,7 +476,7 @@ inline std::vector<std::uint8_t> serialize(const share_inbox& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const masked_input& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.u32(m.sender);
   std::uint64_t largest = 0;
@@ -501,7 +490,7 @@ inline std::vector<std::uint8_t> serialize(const masked_input& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const survivor_list& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.count(m.clients.size());
   for (auto id : m.clients) w.u32(id);
@@ -509,7 +498,7 @@ inline std::vector<std::uint8_t> serialize(const survivor_list& m) {
 }
 
 inline std::vector<std::uint8_t> serialize(const unmasking_response& m) {
-  detail::secagg_writer w;
+  detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
   w.u32(m.sender);
   detail::write_owned(w, m.seed_shares);
@@ -519,12 +508,8 @@ inline std::vector<std::uint8_t> serialize(const unmasking_response& m) {
 
 /// The type of an encoded message (serialization_error if it is none).
 inline message_type peek_type(std::span<const std::uint8_t> bytes) {
-  detail::secagg_reader r(bytes, "secure aggregation message");
-  const std::uint8_t version = r.u8();
-  if (version != detail::wire_version) r.fail("format version " + std::to_string(version));
-  const std::uint8_t t = r.u8();
-  if (t < 1 || t > 7) r.fail("unknown message type " + std::to_string(t));
-  return static_cast<message_type>(t);
+  return static_cast<message_type>(privet::detail::peek_message_type(
+      bytes, "secure aggregation message", detail::wire_version, 7));
 }
 
 /// Decodes a message of type M; serialization_error for anything but an
@@ -532,7 +517,7 @@ inline message_type peek_type(std::span<const std::uint8_t> bytes) {
 /// that do not fit, share values outside the field, widths outside 1..8).
 template <message M>
 M deserialize(std::span<const std::uint8_t> bytes) {
-  detail::secagg_reader r(bytes, detail::name_of(M::type));
+  detail::wire_reader r(bytes, detail::name_of(M::type));
   M m;
   m.session = detail::read_header(r, M::type);
   if constexpr (std::same_as<M, key_advertisement>) {

@@ -1,5 +1,6 @@
-// privet/crypto/detail/secagg_wire.hpp — the little-endian byte writer and
-// bounds-checked reader behind secure aggregation's message encoding. The
+// privet/crypto/detail/wire.hpp — the little-endian byte writer and
+// bounds-checked reader behind the protocols' message encodings (secure
+// aggregation, secure comparison), and the message header they share. The
 // reader never reads past its input and refuses a count whose entries
 // cannot fit in the bytes left, so malformed input costs no allocation.
 #pragma once
@@ -15,7 +16,7 @@
 
 namespace privet::detail {
 
-class secagg_writer {
+class wire_writer {
  public:
   void u8(std::uint8_t v) { out_.push_back(v); }
   void u32(std::uint32_t v) { uint(v, 4); }
@@ -39,9 +40,9 @@ class secagg_writer {
   std::vector<std::uint8_t> out_;
 };
 
-class secagg_reader {
+class wire_reader {
  public:
-  secagg_reader(std::span<const std::uint8_t> in, const char* what) : in_(in), what_(what) {}
+  wire_reader(std::span<const std::uint8_t> in, const char* what) : in_(in), what_(what) {}
 
   std::uint8_t u8() { return static_cast<std::uint8_t>(uint(1)); }
   std::uint32_t u32() { return static_cast<std::uint32_t>(uint(4)); }
@@ -87,5 +88,43 @@ class secagg_reader {
   std::size_t pos_ = 0;
   const char* what_;
 };
+
+// Every protocol message opens with the same 10 bytes: the format version,
+// the message type and the session (8 bytes LE), so a party can refuse a
+// message of another version, type or session before reading its fields.
+inline void write_message_header(wire_writer& w, std::uint8_t version, std::uint8_t type,
+                                 std::uint64_t session) {
+  w.u8(version);
+  w.u8(type);
+  w.u64(session);
+}
+
+// Reads the header of a message that must be of `type` (named `type_name`
+// in the error) and returns its session.
+inline std::uint64_t read_message_header(wire_reader& r, std::uint8_t version, std::uint8_t type,
+                                         const char* type_name) {
+  const std::uint8_t got_version = r.u8();
+  if (got_version != version) {
+    r.fail("format version " + std::to_string(got_version) + " (this build reads version " +
+           std::to_string(version) + ")");
+  }
+  const std::uint8_t got = r.u8();
+  if (got != type) {
+    r.fail("message type " + std::to_string(got) + " where a " + type_name + " (type " +
+           std::to_string(type) + ") was expected");
+  }
+  return r.u64();
+}
+
+// The type byte of an encoded message, checked to be in [1, max_type].
+inline std::uint8_t peek_message_type(std::span<const std::uint8_t> bytes, const char* what,
+                                      std::uint8_t version, std::uint8_t max_type) {
+  wire_reader r(bytes, what);
+  const std::uint8_t got_version = r.u8();
+  if (got_version != version) r.fail("format version " + std::to_string(got_version));
+  const std::uint8_t t = r.u8();
+  if (t < 1 || t > max_type) r.fail("unknown message type " + std::to_string(t));
+  return t;
+}
 
 }  // namespace privet::detail

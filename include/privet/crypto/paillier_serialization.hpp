@@ -1,0 +1,704 @@
+// privet/crypto/paillier_serialization.hpp — Paillier keys, ciphertexts and
+// encrypted fixed-point numbers in a compact binary form and in
+// python-paillier's JSON layouts.
+//
+// Binary (privet's own, version 1): the magic bytes "PVPL", a version byte
+// (1) and a kind byte, then the fields; every integer is a 4-byte big-endian
+// length followed by the minimal big-endian bytes of its magnitude (no
+// leading zero byte; zero has length 0), so each value has one encoding.
+//   kind 1, public key:       n
+//   kind 2, private key:      p, q
+//   kind 3, ciphertext:       fingerprint (16 bytes), c
+//   kind 4, encrypted number: fingerprint, base (u32), digits (u32), bound, c
+// The fingerprint is BLAKE2b-128 of n's big-endian bytes and binds a
+// ciphertext to its key: reading it under another key throws.
+//
+// JSON, as python-paillier (CSIRO's Data61, https://github.com/data61/
+// python-paillier) documents it in docs/serialisation.rst and writes it in
+// phe/command_line.py and phe/util.py:
+//  - public key, "basic" layout: {"g": g, "n": n} with g = n + 1; privet
+//    writes decimal strings (Python's int(...) reads them), and reads decimal
+//    strings or bare JSON integers of any length;
+//  - public key, JWK layout: {"kty": "DAJ", "alg": "PAI-GN1", "key_ops":
+//    ["encrypt"], "kid": ..., "n": base64url(n)}, integers as unpadded
+//    base64url of their minimal big-endian bytes;
+//  - private key, JWK layout: {"kty": "DAJ", "key_ops": ["decrypt"], "lambda",
+//    "mu" (base64url), "pub": public JWK, "kid"}; lambda may be any multiple of
+//    Carmichael's lambda(n) (python-paillier's examples carry phi(n)) with mu
+//    = lambda^-1 mod n; the primes are recovered from it (Miller 1976: a
+//    multiple of lambda(n) factors n with probability >= 1/2 per base);
+//  - encrypted number: {"v": ciphertext as a decimal string, "e": exponent},
+//    the command-line tool's layout, value = mantissa * 16^e
+//    (EncodedNumber's BASE = 16); a list under one key: {"public_key": {"g",
+//    "n"}, "values": [[ciphertext, exponent], ...]}.
+// python-paillier's ciphertext of a mantissa m (negatives as n + m) is
+// (1 + m n) r^n mod n^2, as privet's; so only hex_scale<D> numbers (exponent
+// -D) have a JSON form. A number read with exponent e >= -D is moved to
+// scale 16^D by multiplying its ciphertext by 16^(D + e); e < -D would need
+// rounding and throws. JSON carries no bound: the reader is given the public
+// bound the protocol guarantees (decrypt checks it). python-paillier decodes
+// only |mantissa| <= n/3 - 1 (its max_int): keep bounds below that for
+// numbers Python will decrypt.
+//
+// Every reader checks what it reads — lengths before allocating, versions,
+// kinds, types, signs, ranges (0 < c < n^2, gcd(c, n) = 1, key sizes) and
+// the key — and throws serialization_error naming the field and the rule,
+// never anything else (fuzzed in tests/fuzz/paillier_*_fuzz.cpp).
+#pragma once
+
+#include <privet/core/csprng.hpp>
+#include <privet/core/error.hpp>
+#include <privet/crypto/detail/paillier_wire.hpp>
+#include <privet/crypto/encrypted_number.hpp>
+#include <privet/crypto/fixed_point.hpp>
+#include <privet/crypto/paillier.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace privet::paillier {
+
+/// Version byte of the binary form written by `serialize`.
+inline constexpr std::uint8_t format_version = 1;
+
+/// A scale with a python-paillier JSON form: 16^D (exponent -D).
+template <class S>
+concept hex_scale_type = fixed_point_scale<S> && S::base == 16;
+
+namespace detail {
+
+inline constexpr std::array<std::uint8_t, 4> format_magic = {'P', 'V', 'P', 'L'};
+
+enum class wire_kind : std::uint8_t {
+  public_key = 1,
+  private_key = 2,
+  ciphertext = 3,
+  encrypted_number = 4
+};
+
+inline const char* kind_name(std::uint8_t k) {
+  switch (k) {
+    case 1:
+      return "public key";
+    case 2:
+      return "private key";
+    case 3:
+      return "ciphertext";
+    case 4:
+      return "encrypted number";
+    default:
+      return nullptr;
+  }
+}
+
+inline privet::detail::paillier_writer open_writer(wire_kind k) {
+  privet::detail::paillier_writer w;
+  w.bytes(format_magic);
+  w.u8(format_version);
+  w.u8(static_cast<std::uint8_t>(k));
+  return w;
+}
+
+inline privet::detail::paillier_reader open_reader(std::span<const std::uint8_t> bytes,
+                                                   wire_kind expected) {
+  privet::detail::paillier_reader r(bytes, kind_name(static_cast<std::uint8_t>(expected)));
+  std::array<std::uint8_t, 4> magic{};
+  r.bytes(magic);
+  if (magic != format_magic) r.fail("does not start with the magic bytes \"PVPL\"");
+  const std::uint8_t version = r.u8();
+  if (version != format_version) {
+    r.fail("format version " + std::to_string(version) +
+           "; allowed: " + std::to_string(format_version));
+  }
+  const std::uint8_t k = r.u8();
+  if (k != static_cast<std::uint8_t>(expected)) {
+    const char* name = kind_name(k);
+    r.fail(name ? std::string("holds a ") + name + " (kind " + std::to_string(k) + ")"
+                : "unknown kind " + std::to_string(k));
+  }
+  return r;
+}
+
+// A privet error from a constructor, as a serialization_error about `what`.
+template <class F>
+auto rethrow_as_malformed(const std::string& what, F f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const invalid_parameter& e) {
+    std::string msg = e.what();
+    if (msg.rfind("privet: ", 0) == 0) msg.erase(0, 8);
+    throw serialization_error("privet: malformed Paillier " + what + ": " + msg);
+  } catch (const overflow_error& e) {
+    std::string msg = e.what();
+    if (msg.rfind("privet: ", 0) == 0) msg.erase(0, 8);
+    throw serialization_error("privet: malformed Paillier " + what + ": " + msg);
+  }
+}
+
+// The longest modulus a key over Int may have: max_key_bits, or half the
+// width of a fixed-width Int (which must hold n^2).
+template <class Int>
+std::size_t modulus_bits_limit() {
+  if constexpr (std::numeric_limits<Int>::is_bounded) {
+    return std::min<std::size_t>(max_key_bits,
+                                 static_cast<std::size_t>(std::numeric_limits<Int>::digits) / 2);
+  } else {
+    return max_key_bits;
+  }
+}
+
+template <class Int>
+std::size_t max_modulus_bytes() {
+  return (modulus_bits_limit<Int>() + 7) / 8;
+}
+
+template <class Int, class Tag>
+public_key<Int, Tag> make_public_key(const Int& n, bool insecure, const std::string& what) {
+  return rethrow_as_malformed(what, [&] {
+    return insecure ? public_key<Int, Tag>(n, allow_insecure) : public_key<Int, Tag>(n);
+  });
+}
+
+// The ciphertext value c under `key`, checked: 0 < c < n^2, gcd(c, n) = 1.
+template <class Int, class Tag, class Fail>
+ciphertext<Int, Tag> checked_ciphertext(const public_key<Int, Tag>& key, const Int& c,
+                                        const Fail& fail) {
+  if (c == 0) fail("ciphertext is 0; allowed: [1, n^2) coprime to n");
+  if (c >= key.n_squared()) fail("ciphertext is not below n^2; allowed: [1, n^2) coprime to n");
+  if (boost::multiprecision::gcd(c, key.n()) != 1) {
+    fail("ciphertext shares a factor with n; allowed: [1, n^2) coprime to n");
+  }
+  return ciphertext<Int, Tag>(key, c);
+}
+
+template <class Int, class Tag>
+void read_fingerprint(privet::detail::paillier_reader& r, const public_key<Int, Tag>& key) {
+  privet::detail::key_fingerprint got{};
+  r.bytes(got);
+  const auto expected = privet::detail::fingerprint_of(key.n());
+  if (got != expected) {
+    r.fail("made under a different public key (fingerprint " + privet::detail::hex_text(got) +
+           ", the given key's is " + privet::detail::hex_text(expected) + ")");
+  }
+}
+
+// --- JSON field access ----------------------------------------------------------
+
+class json_fields {
+ public:
+  explicit json_fields(std::string what) : what_(std::move(what)) {}
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw serialization_error("privet: malformed Paillier " + what_ + " JSON: " + why);
+  }
+  void expect_object(const nlohmann::json& j, const std::string& name) const {
+    if (!j.is_object()) fail(name + " is " + type_of(j) + "; allowed: an object");
+  }
+  const nlohmann::json& field(const nlohmann::json& obj, const std::string& name) const {
+    const auto it = obj.find(name);
+    if (it == obj.end()) fail("has no \"" + name + "\" field");
+    return *it;
+  }
+  std::string string(const nlohmann::json& v, const std::string& name) const {
+    if (!v.is_string()) fail("\"" + name + "\" is " + type_of(v) + "; allowed: a string");
+    return v.get<std::string>();
+  }
+  // A non-negative integer <= limit: a decimal string or a bare integer.
+  template <class Int>
+  Int decimal(const nlohmann::json& v, const std::string& name, const Int& limit) const {
+    const auto bad = [&](const std::string& why) { fail("\"" + name + "\" " + why); };
+    if (v.is_string())
+      return privet::detail::parse_decimal(v.get_ref<const std::string&>(), limit, bad);
+    if (v.is_number_unsigned()) {
+      const Int x(v.get<std::uint64_t>());
+      if (x > limit) bad("is too large");
+      return x;
+    }
+    if (v.is_number_integer()) bad("is negative; allowed: a non-negative decimal integer");
+    if (v.is_number_float()) bad("is not an integer");
+    bad("is " + type_of(v) + "; allowed: a decimal string or an integer");
+    return Int(0);
+  }
+  // A positive integer of at most max_bytes bytes as unpadded base64url.
+  template <class Int>
+  Int base64(const nlohmann::json& v, const std::string& name, std::size_t max_bytes) const {
+    const auto bad = [&](const std::string& why) { fail("\"" + name + "\" " + why); };
+    const std::string s = string(v, name);
+    if (s.size() > (max_bytes * 4 + 2) / 3)
+      bad("is too long (more than " + std::to_string(max_bytes) + " bytes)");
+    const auto bytes = privet::detail::base64url_decode(s, bad);
+    if (bytes.empty()) bad("is empty; allowed: a positive integer");
+    if (bytes[0] == 0) bad("has a leading zero byte (not minimal)");
+    return privet::detail::from_be_bytes<Int>(bytes);
+  }
+  std::int64_t integer(const nlohmann::json& v, const std::string& name) const {
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        fail("\"" + name + "\" is too large");
+      }
+      return static_cast<std::int64_t>(u);
+    }
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_number_float()) fail("\"" + name + "\" is not an integer");
+    if (v.is_string())
+      fail("\"" + name + "\" is a string (or an integer beyond 18 digits); allowed: an integer");
+    fail("\"" + name + "\" is " + type_of(v) + "; allowed: an integer");
+  }
+
+ private:
+  static std::string type_of(const nlohmann::json& j) {
+    return std::string(j.is_object() || j.is_array() ? "an " : "a ") + j.type_name();
+  }
+  std::string what_;
+};
+
+template <class Int>
+Int max_modulus() {
+  return Int(Int(1) << static_cast<unsigned>(modulus_bits_limit<Int>())) - 1;
+}
+
+template <class Int, class Tag>
+public_key<Int, Tag> public_key_from(const nlohmann::json& j, bool insecure, const json_fields& f) {
+  f.expect_object(j, "the public key");
+  Int n;
+  if (j.contains("kty")) {
+    if (f.string(f.field(j, "kty"), "kty") != "DAJ") f.fail("\"kty\" is not \"DAJ\"");
+    if (f.string(f.field(j, "alg"), "alg") != "PAI-GN1") f.fail("\"alg\" is not \"PAI-GN1\"");
+    n = f.base64<Int>(f.field(j, "n"), "n", max_modulus_bytes<Int>());
+  } else {
+    n = f.decimal(f.field(j, "n"), "n", max_modulus<Int>());
+    if (j.contains("g")) {
+      const Int g = f.decimal(j["g"], "g", Int(max_modulus<Int>() + 1));
+      if (g != n + 1) f.fail("\"g\" is not n + 1 (privet and python-paillier use g = n + 1)");
+    }
+  }
+  return make_public_key<Int, Tag>(n, insecure, "public key");
+}
+
+template <class Int, class Tag>
+nlohmann::json public_jwk(const public_key<Int, Tag>& key, std::string_view kid) {
+  nlohmann::json j;
+  j["kty"] = "DAJ";
+  j["alg"] = "PAI-GN1";
+  j["key_ops"] = nlohmann::json::array({"encrypt"});
+  j["n"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.n()));
+  if (!kid.empty()) j["kid"] = std::string(kid);
+  return j;
+}
+
+inline void check_kid(std::string_view kid) {
+  for (char c : kid) {
+    if (c < 0x20 || c > 0x7e) {
+      throw invalid_parameter("kid",
+                              "privet: kid has a character outside printable ASCII; allowed: "
+                              "printable ASCII (python-paillier's \"any ascii string\")");
+    }
+  }
+}
+
+// The primes of n from a multiple M of Carmichael's lambda(n) (Miller 1976):
+// with M = 2^s t, t odd, some a^(2^i t) is a square root of 1 other than
+// +-1 for at least half of all bases a, and gcd(that root - 1, n) is a
+// factor. Bases 2, 3, 4, ... in turn; 128 failures in a row (probability
+// about 2^-128 when M is right) end the search. Not constant time.
+template <class Int>
+std::pair<Int, Int> factor_with_lambda(const Int& n, const Int& m, const json_fields& f) {
+  const privet::detail::modular<Int> mod(n);
+  Int t = m;
+  std::size_t s = 0;
+  while (!boost::multiprecision::bit_test(t, 0)) {
+    t >>= 1;
+    ++s;
+  }
+  const std::size_t bits = privet::detail::bits_of(t);
+  const Int minus_one = n - 1;
+  for (unsigned a = 2; a < 130; ++a) {
+    Int x = mod.pow_secret(Int(a), t, bits);
+    if (x == 1 || x == minus_one) continue;
+    bool met_minus_one = false;
+    for (std::size_t i = 0; i < s; ++i) {
+      Int y = mod.mul(x, x);
+      if (y == 1) {  // x is a square root of 1 other than +-1
+        const Int p = boost::multiprecision::gcd(Int(x - 1), n);
+        return {p, Int(n / p)};
+      }
+      if (y == minus_one) {
+        met_minus_one = true;
+        break;
+      }
+      x = std::move(y);
+    }
+    // Neither 1 nor -1 in the chain: a^M != 1, so M is no multiple of lambda(n).
+    if (!met_minus_one) f.fail("\"lambda\" is not a multiple of Carmichael's lambda(n) for this n");
+  }
+  f.fail("\"lambda\" did not factor n (is n a product of two primes?)");
+}
+
+template <class Int, class Tag, class G>
+private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G& gen,
+                                       const json_fields& f) {
+  f.expect_object(j, "the private key");
+  if (f.string(f.field(j, "kty"), "kty") != "DAJ") f.fail("\"kty\" is not \"DAJ\"");
+  const auto& ops = f.field(j, "key_ops");
+  bool decrypt = false;
+  if (!ops.is_array()) f.fail("\"key_ops\" is not an array");
+  for (const auto& op : ops) decrypt = decrypt || (op.is_string() && op == "decrypt");
+  if (!decrypt) f.fail("\"key_ops\" does not contain \"decrypt\"");
+  const auto pub = public_key_from<Int, Tag>(f.field(j, "pub"), insecure, f);
+  const Int& n = pub.n();
+  const std::size_t bytes = (pub.bits() + 7) / 8;
+  const Int lambda = f.base64<Int>(f.field(j, "lambda"), "lambda", bytes);
+  const Int mu = f.base64<Int>(f.field(j, "mu"), "mu", bytes);
+  if (lambda >= n) f.fail("\"lambda\" is not below n");
+  if (mu >= n) f.fail("\"mu\" is not below n");
+  // python-paillier decrypts with L(c^lambda mod n^2) mu, which for g = n + 1
+  // is right only when mu = lambda^-1 mod n.
+  if (Int(lambda * mu % n) != 1) f.fail("\"mu\" is not lambda^-1 mod n");
+  const auto primes = factor_with_lambda(n, lambda, f);
+  const Int& p = primes.first;
+  const Int& q = primes.second;
+  return rethrow_as_malformed("private key", [&] {
+    return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
+                    : private_key<Int, Tag>::from_primes(p, q, gen);
+  });
+}
+
+// The ciphertext of an encrypted number of exponent e, moved to scale 16^D.
+template <class Int, class S, class Tag>
+encrypted_number<Int, S, Tag> number_from(const public_key<Int, Tag>& key, const Int& c,
+                                          std::int64_t e, const fixed_point<Int, S>& bound,
+                                          const json_fields& f) {
+  const std::int64_t d = S::digits;
+  if (e < -d) {
+    f.fail("exponent " + std::to_string(e) + " is finer than the scale 16^" + std::to_string(d) +
+           "; allowed: exponents >= " + std::to_string(-d));
+  }
+  // 16^(D + e) must stay below n to be a scalar: 4 (D + e) <= bits(n) - 1.
+  // (Compared as e <= limit - D: e may be any 64-bit integer.)
+  const auto max_shift = static_cast<std::int64_t>((key.bits() - 1) / 4);
+  if (e > max_shift - d) {
+    f.fail("exponent " + std::to_string(e) + " is too large for a " + std::to_string(key.bits()) +
+           "-bit modulus at scale 16^" + std::to_string(d) +
+           "; allowed: exponents <= " + std::to_string(max_shift - d));
+  }
+  const auto ct = checked_ciphertext(key, c, [&](const std::string& why) { f.fail(why); });
+  const Int factor = Int(1) << static_cast<unsigned>(4 * (e + d));
+  return encrypted_number<Int, S, Tag>(factor == 1 ? ct : ct * factor, bound);
+}
+
+// --- dispatch by type -----------------------------------------------------------
+
+template <class T>
+struct wire_format {
+  static constexpr bool specialized = false;
+};
+
+template <integer Int, key_tag Tag>
+struct wire_format<public_key<Int, Tag>> {
+  static constexpr bool specialized = true;
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes,
+                                          bool insecure = false) {
+    auto r = open_reader(bytes, wire_kind::public_key);
+    const Int n = r.template integer<Int>("n", max_modulus_bytes<Int>());
+    r.finish();
+    return make_public_key<Int, Tag>(n, insecure, "public key");
+  }
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, allow_insecure_t) {
+    return from_binary(bytes, true);
+  }
+  static public_key<Int, Tag> from_json(std::string_view text, bool insecure = false) {
+    const json_fields f("public key");
+    return public_key_from<Int, Tag>(privet::detail::parse_json(text, "public key"), insecure, f);
+  }
+  static public_key<Int, Tag> from_json(std::string_view text, allow_insecure_t) {
+    return from_json(text, true);
+  }
+};
+
+template <integer Int, key_tag Tag>
+struct wire_format<private_key<Int, Tag>> {
+  static constexpr bool specialized = true;
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen,
+                                           bool insecure) {
+    auto r = open_reader(bytes, wire_kind::private_key);
+    const std::size_t half = (modulus_bits_limit<Int>() / 2 + 7) / 8;
+    const Int p = r.template integer<Int>("p", half);
+    const Int q = r.template integer<Int>("q", half);
+    r.finish();
+    return rethrow_as_malformed("private key", [&] {
+      return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
+                      : private_key<Int, Tag>::from_primes(p, q, gen);
+    });
+  }
+  static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes) {
+    return from_binary(bytes, secure_generator(), false);
+  }
+  static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, allow_insecure_t) {
+    return from_binary(bytes, secure_generator(), true);
+  }
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen) {
+    return from_binary(bytes, gen, false);
+  }
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen,
+                                           allow_insecure_t) {
+    return from_binary(bytes, gen, true);
+  }
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_json(std::string_view text, G& gen, bool insecure) {
+    const json_fields f("private key");
+    return private_key_from<Int, Tag>(privet::detail::parse_json(text, "private key"), insecure,
+                                      gen, f);
+  }
+  static private_key<Int, Tag> from_json(std::string_view text) {
+    return from_json(text, secure_generator(), false);
+  }
+  static private_key<Int, Tag> from_json(std::string_view text, allow_insecure_t) {
+    return from_json(text, secure_generator(), true);
+  }
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_json(std::string_view text, G& gen) {
+    return from_json(text, gen, false);
+  }
+  template <random_bit_source G>
+  static private_key<Int, Tag> from_json(std::string_view text, G& gen, allow_insecure_t) {
+    return from_json(text, gen, true);
+  }
+};
+
+template <integer Int, key_tag Tag>
+struct wire_format<ciphertext<Int, Tag>> {
+  static constexpr bool specialized = true;
+  static ciphertext<Int, Tag> from_binary(std::span<const std::uint8_t> bytes,
+                                          const public_key<Int, Tag>& key) {
+    auto r = open_reader(bytes, wire_kind::ciphertext);
+    read_fingerprint(r, key);
+    const Int c = r.template integer<Int>("c", (2 * key.bits() + 7) / 8);
+    r.finish();
+    return checked_ciphertext(key, c, [&](const std::string& why) { r.fail(why); });
+  }
+  static ciphertext<Int, Tag> from_json(std::string_view text, const public_key<Int, Tag>& key) {
+    const json_fields f("ciphertext");
+    const auto j = privet::detail::parse_json(text, "ciphertext");
+    f.expect_object(j, "the ciphertext");
+    if (j.contains("e") && f.integer(j["e"], "e") != 0) {
+      f.fail("\"e\" is not 0 (an encrypted number with an exponent: read it as one)");
+    }
+    const Int c = f.decimal(f.field(j, "v"), "v", Int(key.n_squared() - 1));
+    return checked_ciphertext(key, c, [&](const std::string& why) { f.fail(why); });
+  }
+};
+
+template <integer Int, fixed_point_scale S, key_tag Tag>
+struct wire_format<encrypted_number<Int, S, Tag>> {
+  static constexpr bool specialized = true;
+  static encrypted_number<Int, S, Tag> from_binary(std::span<const std::uint8_t> bytes,
+                                                   const public_key<Int, Tag>& key) {
+    auto r = open_reader(bytes, wire_kind::encrypted_number);
+    read_fingerprint(r, key);
+    const std::uint32_t base = r.u32();
+    const std::uint32_t digits = r.u32();
+    if (base != S::base || digits != S::digits) {
+      r.fail("scale " + std::to_string(base) + "^" + std::to_string(digits) + "; expected " +
+             scale_text<S>());
+    }
+    const Int bound = r.template integer<Int>("bound", (key.bits() + 7) / 8);
+    const Int c = r.template integer<Int>("c", (2 * key.bits() + 7) / 8);
+    r.finish();
+    if (bound > key.max_signed()) r.fail("bound exceeds (n-1)/2");
+    auto ct = checked_ciphertext(key, c, [&](const std::string& why) { r.fail(why); });
+    return encrypted_number<Int, S, Tag>(std::move(ct), fixed_point<Int, S>::from_mantissa(bound));
+  }
+  static encrypted_number<Int, S, Tag> from_json(
+      std::string_view text, const public_key<Int, Tag>& key,
+      const fixed_point<Int, S>& bound) requires hex_scale_type<S> {
+    check_bound(bound.mantissa(), bound_limit<Int>(key));  // the caller's, not the input's
+    const json_fields f("encrypted number");
+    const auto j = privet::detail::parse_json(text, "encrypted number");
+    f.expect_object(j, "the encrypted number");
+    const Int c = f.decimal(f.field(j, "v"), "v", Int(key.n_squared() - 1));
+    const std::int64_t e = f.integer(f.field(j, "e"), "e");
+    return number_from(key, c, e, bound, f);
+  }
+};
+
+template <integer Int, hex_scale_type S, key_tag Tag>
+struct wire_format<std::vector<encrypted_number<Int, S, Tag>>> {
+  static constexpr bool specialized = true;
+  static std::vector<encrypted_number<Int, S, Tag>> from_json(std::string_view text,
+                                                              const public_key<Int, Tag>& key,
+                                                              const fixed_point<Int, S>& bound) {
+    check_bound(bound.mantissa(), bound_limit<Int>(key));  // the caller's, not the input's
+    const json_fields f("encrypted numbers");
+    const auto j = privet::detail::parse_json(text, "encrypted numbers");
+    f.expect_object(j, "the document");
+    const auto sent = public_key_from<Int, Tag>(f.field(j, "public_key"), true, f);
+    if (!(sent == key)) f.fail("\"public_key\" is not the given key (n differs)");
+    const auto& values = f.field(j, "values");
+    if (!values.is_array()) f.fail("\"values\" is not an array");
+    std::vector<encrypted_number<Int, S, Tag>> out;
+    out.reserve(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const auto& v = values[i];
+      const std::string name = "values[" + std::to_string(i) + "]";
+      if (!v.is_array() || v.size() != 2) f.fail(name + " is not a [ciphertext, exponent] pair");
+      const Int c = f.decimal(v[0], name + "[0]", Int(key.n_squared() - 1));
+      const std::int64_t e = f.integer(v[1], name + "[1]");
+      out.push_back(number_from(key, c, e, bound, f));
+    }
+    return out;
+  }
+};
+
+}  // namespace detail
+
+/// A type with a serialised form here: public_key, private_key, ciphertext,
+/// encrypted_number (and, in JSON, a vector of encrypted numbers).
+template <class T>
+concept serializable = detail::wire_format<T>::specialized;
+
+// --- binary ----------------------------------------------------------------------
+
+template <integer Int, key_tag Tag>
+std::vector<std::uint8_t> serialize(const public_key<Int, Tag>& key) {
+  auto w = detail::open_writer(detail::wire_kind::public_key);
+  w.integer(key.n());
+  return w.take();
+}
+/// The primes (everything else is derived from them). Secret: protect it.
+template <integer Int, key_tag Tag>
+std::vector<std::uint8_t> serialize(const private_key<Int, Tag>& key) {
+  auto w = detail::open_writer(detail::wire_kind::private_key);
+  w.integer(key.p());
+  w.integer(key.q());
+  return w.take();
+}
+template <integer Int, key_tag Tag>
+std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c) {
+  auto w = detail::open_writer(detail::wire_kind::ciphertext);
+  w.bytes(privet::detail::fingerprint_of(c.key().n()));
+  w.integer(c.value());
+  return w.take();
+}
+template <integer Int, fixed_point_scale S, key_tag Tag>
+std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x) {
+  auto w = detail::open_writer(detail::wire_kind::encrypted_number);
+  w.bytes(privet::detail::fingerprint_of(x.key().n()));
+  w.u32(S::base);
+  w.u32(S::digits);
+  w.integer(x.bound_mantissa());
+  w.integer(x.ciphertext().value());
+  return w.take();
+}
+
+/// Reads the binary form of T:
+///  - public_key<Int>: (bytes) or (bytes, allow_insecure);
+///  - private_key<Int>: (bytes[, gen][, allow_insecure]) — the primes are
+///    checked by Miller–Rabin with bases from gen (default: the CSPRNG);
+///  - ciphertext<Int>: (bytes, key);
+///  - encrypted_number<Int, S>: (bytes, key).
+/// Throws serialization_error for anything but an exact encoding of a valid T
+/// (of an allowed key size, under `key`).
+template <serializable T, class... Args>
+T deserialize(std::span<const std::uint8_t> bytes, Args&&... args) {
+  return detail::wire_format<T>::from_binary(bytes, std::forward<Args>(args)...);
+}
+
+// --- JSON ------------------------------------------------------------------------
+
+/// python-paillier's basic layout {"g": "...", "n": "..."} (decimal strings).
+template <integer Int, key_tag Tag>
+std::string to_json(const public_key<Int, Tag>& key) {
+  nlohmann::json j;
+  j["n"] = key.n().str();
+  j["g"] = Int(key.n() + 1).str();
+  return j.dump();
+}
+/// python-paillier's JWK public key (kty "DAJ", alg "PAI-GN1", n in
+/// base64url); `kid` printable ASCII (else invalid_parameter).
+template <integer Int, key_tag Tag>
+std::string to_jwk(const public_key<Int, Tag>& key, std::string_view kid = "") {
+  detail::check_kid(kid);
+  return detail::public_jwk(key, kid).dump();
+}
+/// python-paillier's JWK private key: lambda = lcm(p-1, q-1), mu = lambda^-1
+/// mod n, and the public JWK under "pub". Secret: protect it.
+template <integer Int, key_tag Tag>
+std::string to_jwk(const private_key<Int, Tag>& key, std::string_view kid = "") {
+  detail::check_kid(kid);
+  nlohmann::json j;
+  j["kty"] = "DAJ";
+  j["key_ops"] = nlohmann::json::array({"decrypt"});
+  j["lambda"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.lambda()));
+  j["mu"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.mu()));
+  j["pub"] = detail::public_jwk(key.public_key(), kid);
+  if (!kid.empty()) j["kid"] = std::string(kid);
+  return j.dump();
+}
+/// {"v": "<decimal>"}: a raw ciphertext (python-paillier reads it as an
+/// encrypted integer with exponent 0).
+template <integer Int, key_tag Tag>
+std::string to_json(const ciphertext<Int, Tag>& c) {
+  nlohmann::json j;
+  j["v"] = c.value().str();
+  return j.dump();
+}
+/// {"v": "<decimal ciphertext>", "e": -D}: python-paillier's command-line
+/// layout of an EncryptedNumber (value = mantissa * 16^e). The bound is not
+/// written (python-paillier has none).
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const encrypted_number<Int, S, Tag>& x) {
+  nlohmann::json j;
+  j["v"] = x.ciphertext().value().str();
+  j["e"] = -static_cast<std::int64_t>(S::digits);
+  return j.dump();
+}
+/// python-paillier's documented list layout: {"public_key": {"g", "n"},
+/// "values": [["<ciphertext>", -D], ...]}; invalid_parameter if a number is
+/// under another key.
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const public_key<Int, Tag>& key,
+                    std::span<const encrypted_number<Int, S, Tag>> xs) {
+  nlohmann::json j;
+  j["public_key"] = nlohmann::json::parse(to_json(key));
+  j["values"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (!(xs[i].key() == key)) {
+      throw invalid_parameter("values", "privet: values[" + std::to_string(i) +
+                                            "] is under a different public key; allowed: "
+                                            "numbers under the given key");
+    }
+    j["values"].push_back(nlohmann::json::array(
+        {xs[i].ciphertext().value().str(), -static_cast<std::int64_t>(S::digits)}));
+  }
+  return j.dump();
+}
+
+/// Reads the JSON form of T:
+///  - public_key<Int>: (text) or (text, allow_insecure), basic or JWK layout;
+///  - private_key<Int>: (text[, gen][, allow_insecure]), JWK layout;
+///  - ciphertext<Int>: (text, key);
+///  - encrypted_number<Int, S> (S = hex_scale<D>): (text, key, bound), the
+///    bound being the public bound the protocol guarantees;
+///  - std::vector<encrypted_number<Int, S>>: (text, key, bound), the list
+///    layout, whose "public_key" must be `key`.
+/// Throws serialization_error naming what is wrong.
+template <serializable T, class... Args>
+T from_json(std::string_view text, Args&&... args) {
+  return detail::wire_format<T>::from_json(text, std::forward<Args>(args)...);
+}
+
+}  // namespace privet::paillier
