@@ -228,3 +228,85 @@ TEST_CASE_TEMPLATE("packing rejects bad layouts, values and mixes", Int, PRIVET_
           (void)paillier::sum(std::span<const paillier::packed_vector<Int, S>>());
         }) == "packed vectors");
 }
+
+// ---- packing ciphertexts ------------------------------------------------------
+
+TEST_CASE_TEMPLATE("ciphertext packing: Horner on ciphertexts, sums of terms, every slot exact",
+                   Int, PRIVET_PAILLIER_BACKENDS) {
+  const auto keys = small_keys<Int>(256, 91);
+  const auto& pk = keys.public_key;
+  privet::seeded_generator gen(92);
+  const Int bound(1000);
+  const paillier::ciphertext_packing<Int> layout(pk, bound, 4);
+  // w = bits(2 * 1000 * 4) = 13; (256 - 1) / 13 = 19 slots.
+  CHECK(layout.slot_bits() == 13);
+  CHECK(layout.slots() == 19);
+  CHECK(layout.packed_count(19) == 1);
+  CHECK(layout.packed_count(20) == 2);
+  // 45 values: two full plaintexts and a partial one; the extremes included.
+  std::vector<Int> xs;
+  for (int i = 0; i < 45; ++i) {
+    xs.push_back(i == 0 ? -bound : i == 1 ? bound : Int(privet::uniform_below(gen, 2001)) - 1000);
+  }
+  std::vector<paillier::ciphertext<Int>> cs;
+  for (const Int& x : xs) cs.push_back(pk.encrypt_signed(x, gen));
+  const auto packed = paillier::pack(layout, cs);
+  REQUIRE(packed.size() == 3);
+  CHECK(paillier::unpack_signed(keys.private_key, layout, packed, 45) == xs);
+  // A value twice as large packs as two terms; sums of packed vectors add
+  // their terms, up to max_terms.
+  std::vector<Int> doubled;
+  std::vector<paillier::ciphertext<Int>> cs2;
+  for (const Int& x : xs) {
+    doubled.push_back(2 * x);
+    cs2.push_back(pk.encrypt_signed(Int(2 * x), gen));
+  }
+  const auto packed2 = paillier::pack(layout, cs2, 2);
+  auto sum = packed;
+  for (std::size_t c = 0; c < sum.size(); ++c) sum[c] += packed2[c];
+  std::vector<Int> expected;
+  for (std::size_t i = 0; i < xs.size(); ++i) expected.push_back(xs[i] + doubled[i]);
+  CHECK(paillier::unpack_signed(keys.private_key, layout, sum, 45, 3) == expected);
+  // Threads do not change the result.
+  CHECK(paillier::pack(layout, cs, 1, paillier::batch_options{1}) ==
+        paillier::pack(layout, cs, 1, paillier::batch_options{2}));
+}
+
+TEST_CASE_TEMPLATE("ciphertext packing: bad layouts, term counts and lying ciphertexts", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  const auto keys = small_keys<Int>(256, 93);
+  const auto& pk = keys.public_key;
+  privet::seeded_generator gen(94);
+  CHECK(rejected_parameter([&] { paillier::ciphertext_packing<Int>(pk, Int(0)); }) == "bound");
+  CHECK(rejected_parameter([&] { paillier::ciphertext_packing<Int>(pk, Int(5), 0); }) ==
+        "max_terms");
+  // Slots wider than the 255 usable bits.
+  CHECK(rejected_parameter([&] { paillier::ciphertext_packing<Int>(pk, Int(1) << 254, 2); }) ==
+        "bound");
+  const paillier::ciphertext_packing<Int> layout(pk, Int(100), 2);
+  std::vector<paillier::ciphertext<Int>> none;
+  CHECK(rejected_parameter([&] { (void)paillier::pack(layout, none); }) == "ciphertexts");
+  std::vector<paillier::ciphertext<Int>> cs{pk.encrypt_signed(Int(5), gen)};
+  CHECK(rejected_parameter([&] { (void)paillier::pack(layout, cs, 3); }) == "terms");
+  const auto other = small_keys<Int>(256, 95);
+  std::vector<paillier::ciphertext<Int>> foreign{other.public_key.encrypt(Int(1), gen)};
+  CHECK(rejected_parameter([&] { (void)paillier::pack(layout, foreign); }) == "ciphertexts");
+  const auto packed = paillier::pack(layout, cs);
+  CHECK(rejected_parameter([&] {
+          (void)paillier::unpack_signed(keys.private_key, layout, packed, 1, 3);
+        }) == "terms");
+  CHECK(rejected_parameter([&] {
+          (void)paillier::unpack_signed(keys.private_key, layout, packed, 40);
+        }) == "packed.size()");
+  // A value outside the promised bound shows as a slot above 2 B T.
+  std::vector<paillier::ciphertext<Int>> liar{pk.encrypt_signed(Int(150), gen)};
+  const auto bad = paillier::pack(layout, liar);
+  CHECK_THROWS_WITH_AS((void)paillier::unpack_signed(keys.private_key, layout, bad, 1),
+                       "privet: slot 0 of a packed vector holds more than 2 bound terms = 200; "
+                       "allowed: contents within the layout's bound",
+                       privet::protocol_error);
+  // Bits above the used slots: a ciphertext that is no packed vector.
+  std::vector<paillier::ciphertext<Int>> junk{pk.encrypt(Int(1) << 200, gen)};
+  CHECK_THROWS_AS((void)paillier::unpack_signed(keys.private_key, layout, junk, 1),
+                  privet::protocol_error);
+}

@@ -88,6 +88,10 @@ run_record run_core(const dgk::keypair<Int>& keys, const cmp::parameters& params
     rec.client_view.push_back(cmp::serialize(server.respond(tests)));
     rec.output = client.result(cmp::deserialize<cmp::output_share>(rec.client_view.back()));
     CHECK(client.next() == cmp::stage::done);
+  } else if (params.output == cmp::output_party::shared) {
+    // Neither learns it; the XOR of the two shares is the result.
+    CHECK_THROWS_AS((void)server.result(tests), privet::protocol_error);
+    rec.output = server.share(tests) != client.share();
   } else {
     rec.output = server.result(tests);
     CHECK(client.next() == cmp::stage::done);
@@ -114,6 +118,8 @@ run_record run_shares(const dgk::keypair<Int>& keys, const cmp::share_parameters
   if (params.output == cmp::output_party::client) {
     rec.client_view.push_back(cmp::serialize(server.respond(tests)));
     rec.output = client.result(cmp::deserialize<cmp::output_share>(rec.client_view.back()));
+  } else if (params.output == cmp::output_party::shared) {
+    rec.output = server.share(tests) != client.share();
   } else {
     rec.output = server.result(tests);
   }
@@ -158,7 +164,8 @@ TEST_CASE_TEMPLATE("exhaustive: every pair of 4-bit inputs, the result to either
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(dgk::plaintext_prime_for(4));
   privet::seeded_generator cg(1), sg(2);
-  for (auto output : {cmp::output_party::client, cmp::output_party::server}) {
+  for (auto output :
+       {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
     const cmp::parameters params{4, output, 77};
     for (std::uint64_t x = 0; x < 16; ++x) {
       for (std::uint64_t y = 0; y < 16; ++y) {
@@ -209,7 +216,8 @@ TEST_CASE_TEMPLATE("random 32- and 64-bit pairs, equal values and the boundaries
       // Inputs that differ in the lowest bit only.
       pairs.emplace_back(x | 1, x & ~std::uint64_t{1});
     }
-    for (auto output : {cmp::output_party::client, cmp::output_party::server}) {
+    for (auto output :
+         {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
       const cmp::parameters params{l, output, 9};
       for (const auto& [x, y] : pairs) {
         CAPTURE(x);
@@ -236,19 +244,22 @@ TEST_CASE_TEMPLATE("what each party sees: the messages of the protocol and nothi
   for (int i = 0; i < 12; ++i) {
     const std::uint64_t x = privet::random_u64(gen);
     const std::uint64_t y = i % 3 == 0 ? x : privet::random_u64(gen);
-    for (auto output : {cmp::output_party::client, cmp::output_party::server}) {
+    for (auto output :
+         {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
       const cmp::parameters params{64, output, 11};
       const run_record rec = run_core(keys, params, Int(x), Int(y), cg, sg);
       CHECK(rec.output == (x > y));
       // The client receives the encrypted bits (header 10, width 4, count 4,
       // 64 ciphertexts) and, when it learns the result, the 11-byte output
-      // share; the server receives the 65 blinded tests and the share flag.
+      // share; the server receives the 65 blinded tests and the share flag,
+      // followed by the client's share when the server learns the result.
       const bool to_client = output == cmp::output_party::client;
+      const bool to_server = output == cmp::output_party::server;
       REQUIRE(rec.client_view.size() == (to_client ? 2u : 1u));
       CHECK(rec.client_view[0].size() == 18 + 64 * width);
       if (to_client) CHECK(rec.client_view[1].size() == 11);
       REQUIRE(rec.server_view.size() == 1);
-      CHECK(rec.server_view[0].size() == 18 + 65 * width + (to_client ? 1 : 2));
+      CHECK(rec.server_view[0].size() == 18 + 65 * width + (to_server ? 2 : 1));
       // Neither input appears in the clear in the other party's view.
       CHECK(!occurs(rec.client_view, le_bytes(y)));
       CHECK(!occurs(rec.client_view, be_bytes(y)));
@@ -282,7 +293,8 @@ TEST_CASE_TEMPLATE("shares modulo N: [r - s > 0] for every v in range, wrapping 
   const std::vector<Int> moduli = {odd_n, Int(odd_n + 1), Int(1) << 256, Int(1) << 47};
   for (const Int& n : moduli) {
     CAPTURE(n.str());
-    for (auto output : {cmp::output_party::client, cmp::output_party::server}) {
+    for (auto output :
+         {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
       const cmp::share_parameters<Int> params{n, 4, 40, output, 21};
       for (int v = -15; v <= 15; ++v) {
         CAPTURE(v);

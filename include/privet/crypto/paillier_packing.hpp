@@ -33,10 +33,12 @@
 #include <privet/crypto/fixed_point.hpp>
 #include <privet/crypto/paillier.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -346,6 +348,161 @@ packed_vector<Int, S, Tag> sum(std::span<const packed_vector<Int, S, Tag>> vs) {
   packed_vector<Int, S, Tag> acc = vs[0];
   for (std::size_t i = 1; i < vs.size(); ++i) acc += vs[i];
   return acc;
+}
+
+// ---- packing ciphertexts -----------------------------------------------------
+// `packing` above packs plaintexts before encryption. A protocol that ends
+// with many ciphertexts under someone else's key (the spam filter's
+// gradient, one ciphertext per feature) packs the ciphertexts themselves, by
+// Horner's rule on the homomorphism: with slot content c_i = x_i + B,
+//   P = (((c_{k-1}) 2^w + c_{k-2}) 2^w + ...) 2^w + c_0,
+// each step one exponentiation by 2^w (w squarings modulo n^2) and one
+// product, so packing k values costs about k w squarings, as much as one
+// full-size exponentiation per bits(n) / w values, while the key owner
+// decrypts k times fewer ciphertexts. Sums of up to `max_terms` packed
+// vectors stay slot by slot when w = bits(2 B max_terms): every content lies
+// in [0, 2 B T] for a sum of T <= max_terms vectors.
+// The caller states B from a proven bound on the encrypted values (no one
+// can check a ciphertext's content); a value outside [-B, B] would carry into
+// its neighbour. The key owner's unpack_signed refuses slot contents above
+// 2 B T (protocol_error), which catches most such lies, not all.
+
+/// The slot layout for packing ciphertexts of integers |x| <= bound, sums of
+/// up to max_terms of them included.
+template <integer Int, key_tag Tag = runtime_key>
+class ciphertext_packing {
+ public:
+  /// Throws invalid_parameter for bound < 1, max_terms < 1, or slots wider
+  /// than the bits(n) - 1 bits a plaintext below n holds.
+  ciphertext_packing(const public_key<Int, Tag>& key, const Int& bound, std::size_t max_terms = 1)
+      : key_(key), bound_(bound), max_terms_(max_terms) {
+    if (bound < 1) throw_invalid("bound", detail::int_text(bound), ">= 1");
+    if (max_terms < 1) throw_invalid("max_terms", max_terms, ">= 1");
+    const Int top = Int(2) * bound * Int(max_terms);
+    slot_bits_ = privet::detail::bits_of(top);
+    const std::size_t usable = key.bits() - 1;
+    if (slot_bits_ > usable) {
+      throw invalid_parameter("bound",
+                              "privet: slots for values up to bound = " + detail::int_text(bound) +
+                                  " in sums of " + std::to_string(max_terms) + " need " +
+                                  std::to_string(slot_bits_) + " bits; allowed: at most " +
+                                  std::to_string(usable) + " (the bits(n) - 1 of this key)");
+    }
+    slots_ = usable / slot_bits_;
+  }
+
+  [[nodiscard]] const public_key<Int, Tag>& key() const noexcept { return key_; }
+  [[nodiscard]] const Int& bound() const noexcept { return bound_; }
+  [[nodiscard]] std::size_t max_terms() const noexcept { return max_terms_; }
+  [[nodiscard]] std::size_t slot_bits() const noexcept { return slot_bits_; }
+  [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
+  /// Ciphertexts that `count` values pack into.
+  [[nodiscard]] std::size_t packed_count(std::size_t count) const noexcept {
+    return (count + slots_ - 1) / slots_;
+  }
+
+ private:
+  public_key<Int, Tag> key_;
+  Int bound_;
+  std::size_t max_terms_;
+  std::size_t slot_bits_ = 0;
+  std::size_t slots_ = 0;
+};
+
+/// The ciphertexts Enc(x_i), |x_i| <= terms layout.bound() (a value that
+/// counts as `terms` terms of the layout), packed slots() per ciphertext
+/// (value i in slot i mod slots() of ciphertext i / slots()), in parallel
+/// over the packed ciphertexts. Not re-randomised: the result is a function
+/// of the inputs, so re-randomise before sending it to the key owner if the
+/// inputs' randomness must not be linkable. invalid_parameter for an empty
+/// input, terms outside [1, max_terms] or a ciphertext under another key.
+template <integer Int, key_tag Tag>
+std::vector<ciphertext<Int, Tag>> pack(
+    const ciphertext_packing<Int, Tag>& layout,
+    std::type_identity_t<std::span<const ciphertext<Int, Tag>>> cs, std::size_t terms = 1,
+    batch_options options = {}) {
+  if (cs.empty()) throw_empty("ciphertexts");
+  if (terms < 1 || terms > layout.max_terms()) {
+    throw_invalid("terms", terms, "[1, " + std::to_string(layout.max_terms()) + "]");
+  }
+  const public_key<Int, Tag>& key = layout.key();
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    if (!(cs[i].key() == key)) {
+      throw invalid_parameter("ciphertexts", "privet: ciphertexts[" + std::to_string(i) +
+                                                 "] is under another key; allowed: ciphertexts "
+                                                 "under the packing's key");
+    }
+  }
+  const Int& n = key.n();
+  // Enc(T B) with r = 1: 1 + T B n. Deterministic, and harmless: it only
+  // shifts a ciphertext whose randomness comes from elsewhere.
+  const ciphertext<Int, Tag> offset(
+      key, Int((Int(1) + layout.bound() * Int(terms) * n) % key.n_squared()));
+  const Int shift = Int(1) << static_cast<unsigned>(layout.slot_bits());
+  const std::size_t k = layout.slots();
+  std::vector<ciphertext<Int, Tag>> out(layout.packed_count(cs.size()), offset);
+  detail::for_each_index(out.size(), options, [&](std::size_t c) {
+    const std::size_t lo = c * k;
+    const std::size_t hi = std::min(cs.size(), lo + k);
+    ciphertext<Int, Tag> acc = cs[hi - 1] + offset;
+    for (std::size_t i = hi - 1; i-- > lo;) acc = acc * shift + (cs[i] + offset);
+    out[c] = std::move(acc);
+  });
+  return out;
+}
+
+/// The `count` signed values of packed ciphertexts that hold `terms` terms
+/// of `layout` (the sum of the packed vectors' terms; 1: one vector), one decryption per packed
+/// ciphertext, in parallel. invalid_parameter when terms is outside [1,
+/// max_terms] or `packed` has not packed_count(count) ciphertexts;
+/// protocol_error when a slot's content exceeds 2 bound terms or a plaintext
+/// has bits beyond its slots (the ciphertexts are not what the layout
+/// promises).
+template <integer Int, key_tag Tag>
+std::vector<Int> unpack_signed(const private_key<Int, Tag>& key,
+                               const ciphertext_packing<Int, Tag>& layout,
+                               std::type_identity_t<std::span<const ciphertext<Int, Tag>>> packed,
+                               std::size_t count, std::size_t terms = 1,
+                               batch_options options = {}) {
+  if (terms < 1 || terms > layout.max_terms()) {
+    throw_invalid("terms", terms, "[1, " + std::to_string(layout.max_terms()) + "]");
+  }
+  if (packed.size() != layout.packed_count(count)) {
+    throw_invalid(
+        "packed.size()", packed.size(),
+        std::to_string(layout.packed_count(count)) + " for " + std::to_string(count) + " values");
+  }
+  const std::size_t k = layout.slots();
+  const std::size_t w = layout.slot_bits();
+  const Int offset = layout.bound() * Int(terms);
+  const Int largest = Int(2) * offset;
+  const Int mask = (Int(1) << static_cast<unsigned>(w)) - 1;
+  std::vector<Int> out(count);
+  std::vector<std::string> errors(packed.size());
+  detail::for_each_index(packed.size(), options, [&](std::size_t c) {
+    Int m = key.decrypt(packed[c]);
+    const std::size_t lo = c * k;
+    const std::size_t hi = std::min(count, lo + k);
+    for (std::size_t i = lo; i < hi; ++i) {
+      const Int content = m & mask;
+      m >>= static_cast<unsigned>(w);
+      if (content > largest) {
+        errors[c] = "privet: slot " + std::to_string(i) + " of a packed vector holds more than " +
+                    "2 bound terms = " + detail::int_text(largest) +
+                    "; allowed: contents within the layout's bound";
+        return;
+      }
+      out[i] = content - offset;
+    }
+    if (m != 0) {
+      errors[c] = "privet: packed ciphertext " + std::to_string(c) +
+                  " has plaintext bits beyond its slots; allowed: only the layout's slots";
+    }
+  });
+  for (const auto& e : errors) {
+    if (!e.empty()) throw protocol_error(e);
+  }
+  return out;
 }
 
 }  // namespace privet::paillier

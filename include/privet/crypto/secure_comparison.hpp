@@ -90,6 +90,8 @@ namespace privet::comparison {
 enum class output_party : std::uint8_t {
   client = 1,  ///< the server sends its share (output_share)
   server = 2,  ///< the client attaches its share to the blinded tests
+  shared = 3,  ///< neither: each party keeps its XOR share (`share()`), for a
+               ///< protocol that goes on computing on the result
 };
 
 /// What both parties of one core comparison agree on.
@@ -258,8 +260,9 @@ void check_bits(std::size_t bits, const dgk::public_key<Int>& key) {
 }
 
 inline void check_output(output_party p) {
-  if (p != output_party::client && p != output_party::server) {
-    throw_invalid("output", static_cast<int>(p), "output_party::client or output_party::server");
+  if (p != output_party::client && p != output_party::server && p != output_party::shared) {
+    throw_invalid("output", static_cast<int>(p),
+                  "output_party::client, output_party::server or output_party::shared");
   }
 }
 
@@ -523,6 +526,18 @@ class server {
     return {params_.session, zero != mask_};
   }
 
+  /// Round 3 when neither party learns the result: the server's XOR share
+  /// of [x > y] (the client's is client::share()).
+  bool share(const blinded_tests<Int>& m) {
+    require(stage::finish, "blinded tests");
+    if (params_.output != output_party::shared) {
+      fail("share() keeps the result shared, but the parameters give it to a party");
+    }
+    const bool zero = any_zero(m);
+    next_ = stage::done;
+    return zero != mask_;
+  }
+
   /// Round 3 when the server learns the result: [x > y] (for the share
   /// wrapper, [v > 0]).
   bool result(const blinded_tests<Int>& m) {
@@ -630,6 +645,18 @@ class client {
     return evaluate(m, detail::to_input<Int>("x", x), secure_generator());
   }
 
+  /// When neither party learns the result, after round 2: the client's XOR
+  /// share of [x > y] (the server's is server::share()).
+  [[nodiscard]] bool share() const {
+    if (params_.output != output_party::shared) {
+      fail("share() keeps the result shared, but the parameters give it to a party");
+    }
+    if (next_ != stage::done) {
+      fail(std::string("asked for its share while ") + detail::name_of(next_));
+    }
+    return own_;
+  }
+
   /// Round 3 when the client learns the result: [x > y] (for the share
   /// wrapper, [v > 0]).
   bool result(const output_share& m) {
@@ -697,6 +724,8 @@ class client {
     own_ = !d_a != mask_;
     if (params_.output == output_party::server) {
       out.client_share = own_;
+      next_ = stage::done;
+    } else if (params_.output == output_party::shared) {
       next_ = stage::done;
     } else {
       next_ = stage::receive_output;
@@ -813,6 +842,12 @@ class share_client {
     }
     return core_.result(m);
   }
+  /// With output_party::shared, after round 2: the client's XOR share of
+  /// [v > 0].
+  [[nodiscard]] bool share() const {
+    if (!masked_) detail::fail("client", "asked for its share while masking its share");
+    return core_.share();
+  }
 
  private:
   share_parameters<Int> params_;
@@ -896,6 +931,15 @@ class share_server {
                    "(out of order)");
     }
     return core_.result(m);
+  }
+  /// Round 3 with output_party::shared: the server's XOR share of [v > 0].
+  bool share(const blinded_tests<Int>& m) {
+    if (!received_) {
+      detail::fail("server",
+                   "received blinded tests while waiting for the masked share "
+                   "(out of order)");
+    }
+    return core_.share(m);
   }
 
  private:
