@@ -284,6 +284,15 @@ plan<Int> make_plan(const parameters& p) {
   return out;
 }
 
+// Mantissas at scale c as reals.
+template <class Int>
+std::vector<double> values(const std::vector<Int>& mantissas, const Int& c) {
+  std::vector<double> out;
+  out.reserve(mantissas.size());
+  for (const Int& v : mantissas) out.push_back(static_cast<double>(v) / static_cast<double>(c));
+  return out;
+}
+
 template <class Int>
 void check_keys(const plan<Int>& pl, const paillier::public_key<Int>& pk,
                 const dgk::public_key<Int>& dk) {
@@ -449,12 +458,7 @@ class reference_model {
   }
 
   [[nodiscard]] const std::vector<Int>& mantissas() const noexcept { return w_; }
-  [[nodiscard]] std::vector<double> weights() const {
-    std::vector<double> out;
-    out.reserve(w_.size());
-    for (const Int& v : w_) out.push_back(static_cast<double>(v) / static_cast<double>(plan_.c));
-    return out;
-  }
+  [[nodiscard]] std::vector<double> weights() const { return detail::values(w_, plan_.c); }
   [[nodiscard]] const detail::plan<Int>& plan() const noexcept { return plan_; }
 
   /// wbar' = round((abar wbar + etabar G) / C_R), each checked against Wbar.
@@ -508,12 +512,7 @@ class bob {
   }
   [[nodiscard]] std::uint64_t iteration() const noexcept { return iteration_; }
   [[nodiscard]] const std::vector<Int>& mantissas() const noexcept { return w_; }
-  [[nodiscard]] std::vector<double> weights() const {
-    std::vector<double> out;
-    out.reserve(w_.size());
-    for (const Int& v : w_) out.push_back(static_cast<double>(v) / static_cast<double>(plan_.c));
-    return out;
-  }
+  [[nodiscard]] std::vector<double> weights() const { return detail::values(w_, plan_.c); }
   [[nodiscard]] counters work() const {
     counters c;
     c.encryptions = enc_.load();
@@ -1038,10 +1037,15 @@ class alice {
     });
     // G_j = sum over the block's emails with feature j of E[y_i g_i].
     const auto zero = detail::constant(key_, Int(0));
-    std::vector<paillier::ciphertext<Int>> grad(plan_.p.dimension, zero);
+    // By feature, in parallel: the emails holding each feature first.
+    std::vector<std::vector<std::uint32_t>> holders(plan_.p.dimension);
     for (std::size_t i = 0; i < e; ++i) {
-      for (auto j : block_.features[i]) grad[j] += yg[i];
+      for (auto j : block_.features[i]) holders[j].push_back(static_cast<std::uint32_t>(i));
     }
+    std::vector<paillier::ciphertext<Int>> grad(plan_.p.dimension, zero);
+    paillier::detail::for_each_index(plan_.p.dimension, plan_.p.threads, [&](std::size_t j) {
+      for (auto i : holders[j]) grad[j] += yg[i];
+    });
     gradient_message<Int> out;
     out.iteration = iteration_;
     out.user = user_;
