@@ -115,3 +115,27 @@ TEST_CASE("PRV calibration meets the target by the PRV upper bound") {
   const double by_pld = privet::dpsgd_noise_multiplier(0.02, 500, target, by(accountant_kind::pld));
   CHECK(sigma == doctest::Approx(by_pld).epsilon(0.03));
 }
+
+TEST_CASE("calibration messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(privet::dpsgd_noise_multiplier(0.1, 10, approx_dp(1, 0)),
+                       "privet: target.delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      privet::smallest_noise_multiplier([](double s) { return privet::gaussian_event{s}; }, 0,
+                                        approx_dp(1, 1e-5)),
+      "privet: count = 0 is invalid; allowed: >= 1", invalid_parameter);
+  auto c = by(accountant_kind::rdp);
+  c.relative_tolerance = 0;
+  CHECK_THROWS_WITH_AS(privet::dpsgd_noise_multiplier(0.1, 10, approx_dp(1, 1e-5), c),
+                       "privet: relative_tolerance = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  // A target of eps = 0 is refused as such, before any search.
+  CHECK_THROWS_WITH_AS(privet::dpsgd_noise_multiplier(0.1, 10, approx_dp(0, 1e-5)),
+                       "privet: target_epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  // An epsilon that no noise up to 1e6 brings down to the target.
+  CHECK_THROWS_WITH_AS(
+      privet::smallest_noise_multiplier([](double) { return 10.0; }, 1.0),
+      "privet: target_epsilon = 1 is invalid; allowed: reachable with sigma <= 1e6",
+      invalid_parameter);
+}

@@ -100,3 +100,29 @@ TEST_CASE("bad composition inputs throw, naming the parameter") {
   CHECK_THROWS_AS(privet::compose_basic({privet::approx_dp(1, 0.6), privet::approx_dp(1, 0.6)}),
                   privet::invalid_parameter);
 }
+
+TEST_CASE("composition messages name the parameter, value and range") {
+  using privet::approx_dp;
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(privet::compose_basic({approx_dp(1, 0.6), approx_dp(1, 0.6)}),
+                       doctest::Contains("privet: total delta = 1.2"), invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::compose_basic({approx_dp(1, 0.6), approx_dp(1, 0.6)}),
+                       doctest::Contains("is invalid; allowed: < 1 (too many parts for basic "
+                                         "composition)"),
+                       invalid_parameter);
+  // 5 * 0.2 + 0.5 = 1.5 exactly in doubles.
+  CHECK_THROWS_WITH_AS(privet::compose_advanced(approx_dp(0.1, 0.2), 5, 0.5),
+                       "privet: total delta = 1.5 is invalid; allowed: < 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), 0, 1),
+                       "privet: k = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), 2, -1),
+                       "privet: eps_prime = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(1, 0), 2, 0),
+                       "privet: delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  // Below the runs' own failure probability 1 - (1 - 1e-3)^10 = 0.00995...
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(0.1, 1e-3), 10, 1e-3),
+                       doctest::Contains("privet: delta = 0.001 is invalid; allowed: > 1 - (1 - "
+                                         "each.delta)^k = 0.00995"),
+                       invalid_parameter);
+}

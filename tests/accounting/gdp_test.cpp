@@ -64,3 +64,15 @@ TEST_CASE("bad GDP inputs throw, naming the parameter") {
   CHECK_THROWS_WITH_AS(privet::spread_sigma(1.0, 0), "privet: steps = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("GDP helpers name the rest of their parameters") {
+  CHECK_THROWS_WITH_AS(privet::gdp_gaussian(1.0, -1.0),
+                       "privet: l2_sensitivity = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::combined_sigma({}),
+                       "privet: sigmas is empty; allowed: at least one element",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::spread_sigma(0.0, 3),
+                       "privet: sigma_total = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+}

@@ -219,3 +219,70 @@ TEST_CASE("the PRV accountant joins the odometer when asked") {
   CHECK_FALSE(t.prv);
   CHECK(t.rdp);
 }
+
+namespace user {
+// An event no accountant here can use: no RDP curve, no PLD, not an (eps, delta).
+struct opaque_release {
+  int id;
+};
+inline std::optional<privet::rdp> rdp_of(const opaque_release&, const std::vector<double>&) {
+  return std::nullopt;
+}
+inline privet::optional_pld pld_of(const opaque_release&, const privet::pld_options&) {
+  return std::nullopt;
+}
+inline std::string describe(const opaque_release&) {
+  return "opaque_release";
+}
+}  // namespace user
+
+TEST_CASE("odometer and event messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  privacy_odometer odo;
+  odo.record(privet::laplace_event{1.0});
+  CHECK_THROWS_WITH_AS(odo.record(privet::gaussian_event{-1.0}),
+                       "privet: noise_multiplier = -1 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(odo.record(privet::subsampled_gaussian_event{0.0, 1.0}),
+                       "privet: q = 0 is invalid; allowed: (0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      odo.record(privet::rdp_gaussian(1.0, {2.0, 3.0})),
+      "privet: curve.orders() = a different set is invalid; allowed: the accountant's orders",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(odo.record(user::opaque_release{1}),
+                       "privet: event = opaque_release is invalid; allowed: an event with an RDP "
+                       "curve or an (eps, delta)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(odo.record(privet::laplace_event{1.0}, UINT64_MAX),
+                       "privet: count = 18446744073709551615 is invalid; allowed: <= "
+                       "18446744073709551614 (the odometer's release counter would overflow)",
+                       invalid_parameter);
+  CHECK(odo.releases() == 1);
+  CHECK_THROWS_WITH_AS((void)odo.report(0), "privet: delta = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)odo.epsilon(1), "privet: delta = 1 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)odo.delta(-1),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privacy_odometer({{0.5}, {}, true}),
+                       "privet: orders[0] = 0.5 is invalid; allowed: finite and > 1",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privacy_odometer({{2.0}, {1e-3, 1.0}, true}),
+                       "privet: pld.tail_mass_truncation = 1 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+
+  const std::vector<double> orders{2.0, 3.0};
+  CHECK_THROWS_WITH_AS((void)privet::rdp_of(privet::discrete_gaussian_event{0.0}, orders),
+                       "privet: sigma = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::rdp_of(privet::discrete_gaussian_event{1.0, 0}, orders),
+                       "privet: sensitivity = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::rdp_of(privet::discrete_laplace_event{-1.0}, orders),
+                       "privet: scale = -1 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::rdp_of(privet::discrete_laplace_event{1.0, -2}, orders),
+                       "privet: sensitivity = -2 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::pld_of(privet::gdp(0), privet::pld_options{}),
+                       "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::prv_of(privet::gdp(0)),
+                       "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+}

@@ -383,3 +383,31 @@ TEST_CASE("bad PLD inputs throw, naming the parameter") {
   // A grid too fine for the loss range is refused rather than allocated.
   CHECK_THROWS_AS(pld::randomized_response(50, 2, {1e-7}), invalid_parameter);
 }
+
+TEST_CASE("PLD messages name the rest of the parameters") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(pld::laplace(1, -1),
+                       "privet: sensitivity = -1 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld::discrete_laplace(0),
+                       "privet: scale = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld::discrete_gaussian(1, 0),
+                       "privet: sensitivity = 0 is invalid; allowed: >= 1", invalid_parameter);
+  // A grid too fine for the loss range: refused before allocating.
+  CHECK_THROWS_WITH_AS(pld::randomized_response(50, 2, {1e-7}),
+                       doctest::Contains("privet: value_discretization_interval = 1e-07 is "
+                                         "invalid; allowed: coarse enough for the loss range (at "
+                                         "most 2^27 grid points; this range needs "),
+                       invalid_parameter);
+  // (1, 1e-3)-DP puts mass 1e-3 at +infinity: no finite epsilon below it.
+  CHECK_THROWS_WITH_AS(
+      static_cast<void>(pld::from_guarantee(privet::approx_dp(1, 1e-3)).epsilon(1e-4)),
+      doctest::Contains(
+          "privet: delta = 1e-04 is invalid; allowed: > the mass at +infinity = 0.001"),
+      invalid_parameter);
+  // The two orders of one PLD must share a grid.
+  CHECK_THROWS_WITH_AS(pld(privet::pld_pmf(1e-3, 0, {1.0}, 0), privet::pld_pmf(1e-4, 0, {1.0}, 0)),
+                       "privet: value_discretization_interval = 1e-04 is invalid; allowed: the "
+                       "same as the other PLD's, 0.001",
+                       invalid_parameter);
+}

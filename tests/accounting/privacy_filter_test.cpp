@@ -29,3 +29,13 @@ TEST_CASE("a zCDP filter adds rhos exactly, never rounding in the spender's favo
   decimal.spend(privet::zcdp(0.005));
   CHECK_THROWS_AS(decimal.spend(privet::zcdp(0.005)), privet::budget_exhausted);
 }
+
+TEST_CASE("a zCDP filter's refusal names rho, the spend and what is left") {
+  privet::privacy_filter<privet::zcdp> filter(privet::zcdp(1));
+  filter.spend(privet::zcdp(0.5));
+  CHECK_THROWS_WITH_AS(
+      filter.spend(privet::zcdp(0.75)),
+      "privet: spending rho = 0.75 would exceed the budget: 0.5 of 1 already spent",
+      privet::budget_exhausted);
+  CHECK(filter.spent().rho() == 0.5);  // unchanged by the refusal
+}

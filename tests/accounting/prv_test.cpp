@@ -498,3 +498,15 @@ TEST_CASE("bad PRV inputs throw, naming the parameter") {
   fine.add(prv::subsampled_gaussian(0.01, 1.1), 10'000);
   CHECK(thrown_parameter([&] { static_cast<void>(fine.compose()); }) == "eps_error");
 }
+
+TEST_CASE("PRV accountant messages for nothing recorded and too many steps") {
+  prv_accountant acc;
+  CHECK_THROWS_WITH_AS(static_cast<void>(acc.epsilon(1e-5)),
+                       "privet: mechanisms is empty; allowed: at least one element",
+                       privet::invalid_parameter);
+  acc.add(prv::gaussian(1), std::uint64_t{1} << 40);  // exactly the limit: accepted
+  CHECK_THROWS_WITH_AS(acc.add(prv::gaussian(1), 1),
+                       "privet: more than 2^40 steps in one prv_accountant",
+                       privet::overflow_error);
+  CHECK(acc.steps() == std::uint64_t{1} << 40);
+}

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <vector>
 
 TEST_CASE("the odometer composes mixed releases into one curve") {
   privet::rdp_accountant acc;
@@ -22,4 +23,16 @@ TEST_CASE("the odometer composes mixed releases into one curve") {
   CHECK(eps == privet::to_approx_dp(expected, 1e-5).epsilon());
   CHECK(acc.delta(eps) == doctest::Approx(1e-5).epsilon(1e-9));
   CHECK_THROWS_AS(acc.compose(privet::rdp_gaussian(1.0, {2.0, 4.0})), privet::invalid_parameter);
+}
+
+TEST_CASE("the RDP accountant names a curve on other orders") {
+  privet::rdp_accountant acc;
+  CHECK_THROWS_WITH_AS(
+      acc.compose(privet::rdp_gaussian(1.0, {2.0, 4.0})),
+      "privet: orders = two different sets is invalid; allowed: the same orders for both curves",
+      privet::invalid_parameter);
+  CHECK(acc.releases() == 0);
+  CHECK_THROWS_WITH_AS(privet::rdp_accountant(std::vector<double>{}),
+                       "privet: orders is empty; allowed: at least one element",
+                       privet::invalid_parameter);
 }

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include <boost/math/quadrature/exp_sinh.hpp>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/quadrature/sinh_sinh.hpp>
@@ -219,4 +221,46 @@ TEST_CASE("RDP's composition is below basic composition of each step's (eps, del
     CAPTURE(k);
     CHECK(by_rdp <= basic);
   }
+}
+
+TEST_CASE("RDP messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(privet::rdp({2.0, 3.0}, {0.1}),
+                       "privet: epsilons.size() = 1 is invalid; allowed: == orders.size() = 2",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_gaussian(1.0, {std::nan("")}),
+                       "privet: orders[0] = nan is invalid; allowed: finite and > 1",
+                       invalid_parameter);
+  const auto g = privet::rdp_gaussian(1.0);
+  CHECK_THROWS_WITH_AS(
+      g + privet::rdp_gaussian(1.0, {2.0, 3.0}),
+      "privet: orders = two different sets is invalid; allowed: the same orders for both curves",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::to_approx_dp(g, 0.0),
+                       "privet: delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::to_approx_dp_classic(g, 1.0),
+                       "privet: delta = 1 is invalid; allowed: (0, 1)", invalid_parameter);
+  const privet::rdp nothing({2.0, 3.0}, {inf, inf});
+  CHECK_THROWS_WITH_AS(
+      privet::to_approx_dp(nothing, 1e-5),
+      "privet: rdp = +inf at every order is invalid; allowed: a curve finite at some order",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      privet::to_approx_dp_classic(nothing, 1e-5),
+      "privet: rdp = +inf at every order is invalid; allowed: a curve finite at some order",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::rdp_delta(g, -1),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_laplace(0),
+                       "privet: scale = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_randomized_response(0, 2),
+                       "privet: epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_randomized_response(1, 1),
+                       "privet: k = 1 is invalid; allowed: >= 2", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_gaussian(0.5, 0),
+                       "privet: noise_multiplier = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
 }

@@ -112,3 +112,42 @@ TEST_CASE("bad WOR inputs throw, naming the parameter") {
   CHECK_THROWS_AS(privet::rdp_subsampled_wor(0.1, [](double) { return std::nan(""); }),
                   invalid_parameter);
 }
+
+TEST_CASE("WOR messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor_gaussian(1.5, 1.0),
+                       "privet: gamma = 1.5 is invalid; allowed: (0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor_gaussian(0.1, -1.0),
+                       "privet: noise_multiplier = -1 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor_gaussian(0.1, 1.0, {0.5}),
+                       "privet: orders[0] = 0.5 is invalid; allowed: finite and > 1",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor(
+                           0.1, [](double) { return 1.0; }, -1.0),
+                       "privet: eps_inf = -1 is invalid; allowed: >= 0 (or +inf)",
+                       invalid_parameter);
+  // The base curve is first asked for eps(2).
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor(0.1, [](double) { return -1.0; }),
+                       "privet: eps(2) = -1 is invalid; allowed: >= 0 (or +inf)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor(0.1, [](double) { return std::nan(""); }),
+                       "privet: eps(2) = nan is invalid; allowed: >= 0 (or +inf)",
+                       invalid_parameter);
+}
+
+TEST_CASE("a mechanism with no RDP bound gets none at any order, fractional ones included") {
+  // Found by the error-path audit: the chord at a fractional order was
+  // inf - inf = NaN, which the curve read as 0, and to_approx_dp then
+  // claimed a finite epsilon for a mechanism without any guarantee.
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto g = privet::rdp_subsampled_wor(0.1, [inf](double) { return inf; });
+  for (std::size_t i = 0; i < g.orders().size(); ++i) {
+    CAPTURE(g.orders()[i]);
+    CHECK(std::isinf(g.epsilons()[i]));
+  }
+  CHECK_THROWS_WITH_AS((void)privet::to_approx_dp(g, 1e-5),
+                       "privet: rdp = +inf at every order is invalid; allowed: a curve finite at "
+                       "some order",
+                       privet::invalid_parameter);
+}

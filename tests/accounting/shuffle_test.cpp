@@ -113,3 +113,23 @@ TEST_CASE("bad shuffle inputs throw, naming the parameter") {
   CHECK_THROWS_AS(privet::shuffle_amplification_closed_form(10.0, 1000, 1e-6),
                   privet::invalid_parameter);
 }
+
+TEST_CASE("shuffle messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  // n = 1000, delta = 1e-6: ln(1000 / (8 ln 2e6) - 1) = 2.03...
+  CHECK_THROWS_WITH_AS(privet::shuffle_amplification_closed_form(10.0, 1000, 1e-6),
+                       doctest::Contains("privet: epsilon0 = 10 is invalid; allowed: <= ln(n / (8 "
+                                         "ln(2 / delta)) - 1) = 2.03"),
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::shuffle_amplification_closed_form(1.0, 10, 1e-6),
+                       "privet: epsilon0 = 1 is invalid; allowed: <= ln(n / (8 ln(2 / delta)) - 1) "
+                       "(no eps0 > 0 qualifies for this n and delta)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::shuffle_amplification_closed_form(1.0, 1000, 0),
+                       "privet: delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::shuffle_amplification_delta(1.0, 100, -1),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::shuffle_amplification_delta(1.0, 0, 0.5),
+                       "privet: n = 0 is invalid; allowed: >= 2", invalid_parameter);
+}

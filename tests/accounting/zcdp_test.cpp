@@ -84,3 +84,12 @@ TEST_CASE("bad zCDP inputs throw, naming the parameter") {
                        privet::invalid_parameter);
   CHECK_THROWS_AS(privet::zcdp_delta(privet::zcdp(1), -1.0), privet::invalid_parameter);
 }
+
+TEST_CASE("zCDP helpers name the rest of their parameters") {
+  CHECK_THROWS_WITH_AS((void)privet::zcdp_delta(privet::zcdp(1), -1.0),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::zcdp_gaussian(1.0, std::nan("")),
+                       "privet: l2_sensitivity = nan is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+}

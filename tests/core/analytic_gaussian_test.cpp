@@ -174,6 +174,8 @@ TEST_CASE("analytic Gaussian rejects bad parameters with clear messages") {
                        "privet: l2_sensitivity = nan is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
   // mu about 2.5e-300 for (0, 1e-300): sigma = 1e300 / mu does not fit a double.
-  CHECK_THROWS_AS(privet::analytic_gaussian_sigma(privet::approx_dp(0, 1e-300), 1e300),
-                  privet::overflow_error);
+  CHECK_THROWS_WITH_AS(privet::analytic_gaussian_sigma(privet::approx_dp(0, 1e-300), 1e300),
+                       "privet: the analytic Gaussian sigma for epsilon = 0, delta = 1e-300 "
+                       "(approximate DP) and l2_sensitivity = 1e+300 exceeds the double range",
+                       privet::overflow_error);
 }

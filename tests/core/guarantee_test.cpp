@@ -17,6 +17,11 @@ TEST_CASE("guarantee values validate their parameters") {
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::gdp(-1), "privet: mu = -1 is invalid; allowed: finite and >= 0",
                        privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::approx_dp(-1, 0),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::approx_dp(1, NAN), "privet: delta = nan is invalid; allowed: [0, 1]",
+                       privet::invalid_parameter);
 }
 
 TEST_CASE("named conversions") {

@@ -69,3 +69,36 @@ TEST_CASE("metric casts are identity on data and scale the stability") {
   CHECK_THROWS_WITH_AS(privet::l2_as_l1(0), "privet: dimension = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("transformations name the parameter or record they refuse") {
+  CHECK_THROWS_WITH_AS(privet::bounded_sum(0.0, 1.0, 0),
+                       "privet: max_records = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::bounded_sum(std::numeric_limits<double>::quiet_NaN(), 1.0),
+                       "privet: lower = nan is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  const privet::bounded_sum s(0.0, 1.0, 2);
+  CHECK_THROWS_WITH_AS(s(std::vector<double>{0.1, 0.2, 0.3}),
+                       "privet: records.size() = 3 is invalid; allowed: <= max_records = 2",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(s(std::vector<double>{NAN}),
+                       "privet: records[0] = nan is invalid; allowed: [0, 1] (bounded_sum does not "
+                       "clamp; put clamp before it)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::clamp(0.0, std::numeric_limits<double>::infinity()),
+                       "privet: upper = inf is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::clipped_sum<privet::l2_distance>(0, 1.0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::clipped_sum<privet::l1_distance>(2, 0.0),
+                       "privet: clip = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  const privet::clipped_sum<privet::l2_distance> c(2, 1.0);
+  CHECK_THROWS_WITH_AS(c(std::vector<std::vector<double>>{{1, 2}, {INFINITY, 0}}),
+                       "privet: rows[1] = inf is invalid; allowed: finite coordinates",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((privet::metric_cast<privet::l1_distance, privet::l2_distance>(0.0)),
+                       "privet: factor = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+}

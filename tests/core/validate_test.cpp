@@ -46,3 +46,36 @@ TEST_CASE("validators reject with messages naming parameter, value and range") {
                        "privet: delta = 1.0000000000000002 is invalid; allowed: [0, 1)",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("the remaining validators name parameter, value and range too") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(privet::validate_positive(0, "x"),
+                       "privet: x = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_non_negative(-1, "x"),
+                       "privet: x = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_non_negative(inf, "x"),
+                       "privet: x = inf is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_closed_range(3, 0, 2, "x"),
+                       "privet: x = 3 is invalid; allowed: [0, 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_closed_range(nan, 0, 2, "x"),
+                       "privet: x = nan is invalid; allowed: [0, 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_scale(-2),
+                       "privet: scale = -2 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_bounds(nan, 1),
+                       "privet: lower = nan is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_bounds(0, inf),
+                       "privet: upper = inf is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::validate_bounds(2, 1),
+                       "privet: upper = 1 is invalid; allowed: >= lower = 2",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::throw_empty("rows"),
+                       "privet: rows is empty; allowed: at least one element",
+                       privet::invalid_parameter);
+}

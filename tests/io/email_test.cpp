@@ -12,7 +12,10 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 #include <sstream>
+#include <stdexcept>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -283,4 +286,22 @@ TEST_CASE(
       privet::error);
   CHECK_THROWS_WITH_AS((void)privet::io::list_email_files(dir.path / "cmds"),
                        doctest::Contains("is not a directory"), privet::error);
+}
+
+namespace {
+// A device that fails on the first read: the exception becomes badbit.
+struct failing_buffer : std::streambuf {
+  int_type underflow() override { throw std::runtime_error("device gone"); }
+};
+}  // namespace
+
+TEST_CASE("a stream that fails, rather than ends, is reported as such") {
+  failing_buffer buf;
+  std::istream in(&buf);
+  CHECK_THROWS_WITH_AS((void)read_email(in), "privet: email: the stream failed after 0 bytes",
+                       privet::error);
+  std::istringstream ok("Subject: x\n\nbody");
+  CHECK_THROWS_WITH_AS((void)read_email(ok, privet::io::email_max_prefix_bytes + 1),
+                       "privet: max_bytes = 1073741825 is invalid; allowed: [1, 2^30]",
+                       privet::invalid_parameter);
 }

@@ -76,3 +76,35 @@ TEST_CASE("malformed pageview data throws serialization_error naming the line") 
   fails(head + "1\tp\tCH\t" + std::string(100, 'a') + "\n",
         "privet: pageview line 2 is longer than max_line_bytes = 64");
 }
+
+TEST_CASE("pageview reader: the remaining refusals name the line or the parameter") {
+  using privet::serialization_error;
+  const std::string head = "page_id\tproject\tcountry\tactor_signature\n";
+  {
+    std::istringstream in(head);
+    CHECK_THROWS_WITH_AS(privet::io::pageview_reader(in, {}, {}, 15),
+                         "privet: max_line_bytes = 15 is invalid; allowed: >= 16",
+                         privet::invalid_parameter);
+  }
+  auto fails = [](const std::string& text, const std::string& message,
+                  privet::io::name_index projects = {}) {
+    std::istringstream in(text);
+    CAPTURE(text);
+    CHECK_THROWS_WITH_AS(
+        [&] {
+          privet::io::pageview_reader r(in, projects);
+          while (r.next()) {
+          }
+        }(),
+        message.c_str(), serialization_error);
+  };
+  fails(head + "1\t\"p\"x\tCH\ta\n", "privet: pageview line 2 has text after a closing quote");
+  fails(head + "1\tp\t\ta\n", "privet: pageview line 2 has an empty country");
+  fails(head + "1\tde.wikipedia\tCH\ta\n",
+        "privet: pageview line 2 has project 'de.wikipedia', which is not in the given list",
+        privet::io::name_index({"en.wikipedia"}));
+  // Country ids are 16 bits: the 65537th distinct country is refused.
+  std::string many = head;
+  for (int i = 0; i <= 0x10000; ++i) many += "1\tp\tc" + std::to_string(i) + "\ta\n";
+  fails(many, "privet: pageview line 65538 has more than 65536 distinct countries");
+}

@@ -360,3 +360,32 @@ TEST_CASE("files on disk, and the writer's checks") {
                        privet::overflow_error);
   CHECK(sink.str().empty());  // nothing is written before the checks pass
 }
+
+TEST_CASE("the writer's layout limits and stream failures") {
+  std::ostringstream sink;
+  wav_data w;
+  w.sample_rate = 8000;
+  w.channels = 16384;
+  w.bits_per_sample = 32;
+  CHECK_THROWS_WITH_AS(privet::io::write_wav(sink, w),
+                       "privet: WAV: block align 65536 does not fit 16 bits; allowed: channels * "
+                       "bits / 8 <= 65535",
+                       privet::overflow_error);
+  w.channels = 2;
+  w.bits_per_sample = 16;
+  w.sample_rate = 0xFFFFFFFFu;
+  CHECK_THROWS_WITH_AS(privet::io::write_wav(sink, w),
+                       "privet: WAV: byte rate 17179869180 does not fit 32 bits; allowed: "
+                       "sample_rate * block align < 2^32",
+                       privet::overflow_error);
+  CHECK(sink.str().empty());
+  w.sample_rate = 8000;
+  w.samples = {1, 2};
+  std::ostringstream broken;
+  broken.setstate(std::ios::badbit);
+  CHECK_THROWS_WITH_AS(privet::io::write_wav(broken, w),
+                       "privet: WAV: the output stream failed while writing", privet::error);
+  const auto missing = std::filesystem::temp_directory_path() / "privet_no_such_dir" / "x.wav";
+  CHECK_THROWS_WITH_AS(privet::io::write_wav_file(missing, w),
+                       ("privet: WAV: cannot create " + missing.string()).c_str(), privet::error);
+}

@@ -39,3 +39,12 @@ TEST_CASE("report-noisy-max names the exactly equivalent mechanisms") {
   const privet::report_noisy_max<privet::exponential_noise> rnm(1.0, 1.0);
   CHECK(rnm(std::vector<double>{0, 100, 0}, gen) == 1);
 }
+
+TEST_CASE("selectors name a bad epsilon") {
+  CHECK_THROWS_WITH_AS(privet::exponential_mechanism(0.0, 1.0),
+                       "privet: epsilon = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::permute_and_flip(1.0, -1.0, true),
+                       "privet: sensitivity = -1 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+}

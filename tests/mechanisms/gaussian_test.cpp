@@ -198,3 +198,37 @@ TEST_CASE("Gaussian (epsilon, delta) calibration rejects bad parameters with cle
                        privet::invalid_parameter);
   CHECK(m.approx_guarantee(0, 1e-5).epsilon() == 0);
 }
+
+TEST_CASE("Gaussian names the rest of its refused parameters and inputs") {
+  privet::seeded_generator gen(9);
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(0), 1),
+                       "privet: target.rho = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(0.1), 1, 0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  // mu about 2.5e-300 for (0, 1e-300): sigma = 1e300 / mu does not fit a double.
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::approx_dp(0, 1e-300), 1e300),
+                       "privet: the analytic Gaussian sigma for epsilon = 0, delta = 1e-300 "
+                       "(approximate DP) and l2_sensitivity = 1e+300 exceeds the double range",
+                       privet::overflow_error);
+  const auto m = gaussian_mechanism<>::from_scale(1.0);
+  CHECK_THROWS_WITH_AS((void)m.guarantee(-1),
+                       "privet: l2_sensitivity = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(m(INFINITY, gen), "privet: x = inf is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  // sigma = 1: the grid is 2^-20 = 9.5367431640625e-07.
+  CHECK_THROWS_WITH_AS(m(1e300, gen),
+                       "privet: x = 1e+300 does not fit the noise grid (granularity "
+                       "9.5367431640625e-07); allowed: |value| < 2^62 * granularity",
+                       privet::overflow_error);
+  const auto v = gaussian_mechanism<>::from_scale(1.0, 2);
+  CHECK_THROWS_WITH_AS(v(1.0, gen),
+                       "privet: dimension = 2 is invalid; allowed: 1 for a scalar input (pass a "
+                       "vector of that size)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(v(std::vector<double>{1, 2, 3}, gen),
+                       "privet: input size = 3 is invalid; allowed: == dimension = 2",
+                       privet::invalid_parameter);
+}

@@ -88,3 +88,34 @@ TEST_CASE("bad integer-noise parameters throw, naming them") {
   CHECK_THROWS_AS((void)privet::discrete_laplace_mechanism<>::from_scale(1).guarantee(-1),
                   invalid_parameter);
 }
+
+TEST_CASE("integer-noise messages name the parameter, value and range") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(privet::discrete_gaussian_mechanism<>::from_guarantee(privet::zcdp(0), 1),
+                       "privet: target.rho = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::discrete_gaussian_mechanism<>::from_scale(1).guarantee(NAN),
+                       "privet: l2_sensitivity = nan is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::discrete_laplace_mechanism<>::from_guarantee(privet::pure_dp(0), 1),
+                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::discrete_laplace_mechanism<>::from_guarantee(privet::pure_dp(1), -1),
+                       "privet: l1_sensitivity = -1 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::discrete_laplace_mechanism<>::from_scale(1).guarantee(-1),
+                       "privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  // The checked addition both mechanisms share: the message names the
+  // mechanism, both operands and the value type's range.
+  CHECK_THROWS_WITH_AS(privet::detail::add_noise_checked<std::int8_t>(std::int8_t{100}, 100,
+                                                                      "discrete_laplace_mechanism"),
+                       "privet: discrete_laplace_mechanism: value 100 plus noise 100 does not fit "
+                       "the value type; allowed: [-128, 127]",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS(privet::detail::add_noise_checked<std::int8_t>(
+                           std::int8_t{0}, 1000, "discrete_gaussian_mechanism"),
+                       "privet: discrete_gaussian_mechanism: value 0 plus noise 1000 does not fit "
+                       "the value type; allowed: [-128, 127]",
+                       privet::overflow_error);
+}

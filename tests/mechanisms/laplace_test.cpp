@@ -84,3 +84,30 @@ TEST_CASE("pipeline clamp | bounded_sum | Laplace reports the composed guarantee
   const double y = p(std::vector<double>{1, 2, 9}, gen);
   CHECK(std::isfinite(y));
 }
+
+TEST_CASE("Laplace names every refused parameter and the input that leaves the grid") {
+  privet::seeded_generator gen(4);
+  CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_scale(1.0, 0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_guarantee(privet::pure_dp(1), 0),
+                       "privet: l1_sensitivity = 0 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_guarantee(privet::pure_dp(1), 1, 0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  const auto m = laplace_mechanism<>::from_scale(1.0);
+  CHECK_THROWS_WITH_AS((void)m.guarantee(-1),
+                       "privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+  // Scale 1: the grid is 2^-40 = 9.094947017729282e-13.
+  CHECK_THROWS_WITH_AS(m(1e300, gen),
+                       "privet: x = 1e+300 does not fit the noise grid (granularity "
+                       "9.094947017729282e-13); allowed: |value| < 2^62 * granularity",
+                       privet::overflow_error);
+  const auto v = laplace_mechanism<>::from_scale(1.0, 3);
+  CHECK_THROWS_WITH_AS(v(1.0, gen),
+                       "privet: dimension = 3 is invalid; allowed: 1 for a scalar input (pass a "
+                       "vector of that size)",
+                       privet::invalid_parameter);
+}

@@ -431,3 +431,25 @@ TEST_CASE("a delta below double resolution near 1 stops the optimal table just s
   CHECK(p.table().back() > 1 - 0x1p-50);
   CHECK(p.keep_probability(1'000'000) == p.table().back());
 }
+
+TEST_CASE("per-partition shares below the normal doubles and Gaussian noise beyond the sampler") {
+  // epsilon / max_partitions = 1e-300 / 2^40 is subnormal: refused by every
+  // policy before any work.
+  const char* tiny =
+      "privet: target.epsilon = 1e-300 is invalid; allowed: finite and > 0 with target.epsilon / "
+      "max_partitions >= 2^-1022";
+  CHECK_THROWS_WITH_AS(laplace_partition_selection(approx_dp(1e-300, 1e-6), std::uint64_t{1} << 40),
+                       tiny, privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      gaussian_partition_selection(approx_dp(1e-300, 1e-6), std::uint64_t{1} << 40), tiny,
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(optimal_partition_selection(approx_dp(1e-300, 1e-6), std::uint64_t{1} << 40),
+                       tiny, privet::invalid_parameter);
+  // eps = delta = 1e-12: even the exact Gaussian, whose delta near eps = 0 is about
+  // mu / sqrt(2 pi), needs mu <= 1.3e-12 for the noise's 5e-13, i.e. sigma above 7e11 >
+  // 3.5e9 (the zCDP bound the policy uses needs more).
+  CHECK_THROWS_WITH_AS(gaussian_partition_selection(approx_dp(1e-12, 1e-12), 1),
+                       "privet: target.epsilon = 1e-12 is invalid; allowed: large enough that the "
+                       "Gaussian noise has sigma <= 3.5e9 for this delta and max_partitions",
+                       privet::invalid_parameter);
+}

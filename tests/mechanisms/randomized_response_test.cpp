@@ -37,3 +37,13 @@ TEST_CASE("randomised response takes any finite eps > 0 and a million values") {
   const privet::randomized_response sure(700.0, 1'000'000);
   CHECK(sure(123, gen) == 123);  // keeps with probability 1 - 1e-298
 }
+
+TEST_CASE("binary randomised response validates epsilon and its estimate's counts") {
+  CHECK_THROWS_WITH_AS(privet::binary_randomized_response(-1.0),
+                       "privet: epsilon = -1 is invalid; allowed: finite and > 0",
+                       privet::invalid_parameter);
+  const privet::binary_randomized_response rr(1.0);
+  CHECK_THROWS_WITH_AS((void)rr.estimate_count(5, 4),
+                       "privet: true_reports = 5 is invalid; allowed: <= n = 4",
+                       privet::invalid_parameter);
+}

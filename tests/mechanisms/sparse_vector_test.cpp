@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 TEST_CASE("AboveThreshold halts on a clearly high query and then refuses") {
   privet::seeded_generator gen(41);
   privet::above_threshold svt(1.0, 1.0, 100.0, gen);
@@ -41,4 +43,21 @@ TEST_CASE("AboveThreshold validates its parameters") {
   CHECK_THROWS_WITH_AS(svt(INFINITY, gen),
                        "privet: answer = inf is invalid; allowed: a finite number",
                        privet::invalid_parameter);
+}
+
+TEST_CASE("AboveThreshold names a threshold or answer that is not finite or leaves the grid") {
+  privet::seeded_generator gen(43);
+  CHECK_THROWS_WITH_AS(privet::above_threshold(1, 1, std::nan(""), gen),
+                       "privet: threshold = nan is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  // Sensitivity 1: the grid is 2^-40 = 9.094947017729282e-13.
+  CHECK_THROWS_WITH_AS(privet::above_threshold(1, 1, 1e300, gen),
+                       "privet: threshold = 1e+300 does not fit the noise grid (granularity "
+                       "9.094947017729282e-13); allowed: |value| < 2^62 * granularity",
+                       privet::overflow_error);
+  privet::above_threshold svt(1, 1, 0, gen);
+  CHECK_THROWS_WITH_AS(svt(-1e300, gen),
+                       "privet: answer = -1e+300 does not fit the noise grid (granularity "
+                       "9.094947017729282e-13); allowed: |value| < 2^62 * granularity",
+                       privet::overflow_error);
 }

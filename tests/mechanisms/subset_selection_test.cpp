@@ -118,3 +118,13 @@ TEST_CASE("reports are a deterministic function of the seed") {
   CHECK(out.size() == 1 + ss.d());
   CHECK(out[0] == 99);
 }
+
+TEST_CASE("estimate_variance names n and holders") {
+  const privet::subset_selection ss(1.0, 10);
+  CHECK_THROWS_WITH_AS((void)ss.estimate_variance(10, 11),
+                       "privet: holders = 11 is invalid; allowed: [0, 10]",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)ss.estimate_variance(-1, 0),
+                       "privet: n = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+}

@@ -127,8 +127,12 @@ rdp rdp_curve(const std::vector<double>& orders, F&& eps_at) {
   std::vector<double> eps;
   eps.reserve(orders.size());
   // A Rényi divergence is >= 0; a formula that lands a rounding error below
-  // 0 (at eps(alpha) ~ 1e-17) is read as 0.
-  for (double a : orders) eps.push_back(std::max(0.0, eps_at(a)));
+  // 0 (at eps(alpha) ~ 1e-17) is read as 0. A NaN is no bound at all and is
+  // read as +inf: std::max(0.0, NaN) would have read it as 0, a false claim.
+  for (double a : orders) {
+    const double e = eps_at(a);
+    eps.push_back(std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(0.0, e));
+  }
   return rdp(orders, std::move(eps));
 }
 

@@ -90,6 +90,10 @@ rdp_subsampled_wor(double gamma, Eps eps, double eps_inf = std::numeric_limits<d
     const double lo = std::floor(a), hi = lo + 1;
     const double c_lo = cumulant(static_cast<std::uint64_t>(lo));
     const double c_hi = cumulant(static_cast<std::uint64_t>(hi));
+    // No bound at a neighbouring integer order, none on the chord (inf - inf
+    // would be NaN, not a bound).
+    if (!std::isfinite(c_lo) || !std::isfinite(c_hi))
+      return std::numeric_limits<double>::infinity();
     // The chord of the convex (alpha - 1) eps'(alpha).
     return (c_lo + (a - lo) * (c_hi - c_lo)) / (a - 1);
   });
