@@ -440,3 +440,37 @@ TEST_CASE("DP-SGD rejects bad parameters with named messages") {
   CHECK(rejected_parameter([&] { privet::ml::clip_each_row(bad, 1.0); }) ==
         "per-example gradient norm");
 }
+
+TEST_CASE("privatize then apply_update is one step, and per-step calibration has no step limit") {
+  const auto data = separable(80, 8, 21);
+  const dpsgd_options o{
+      .learning_rate = 0.2, .clip_norm = 0.7, .batch_size = 8, .weight_decay = 0.01};
+  dpsgd<sparse_lr> a(8, 80, o, 1.1), b(8, 80, o, 1.1);
+  sparse_lr ma(8), mb(8);
+  seeded_generator ga(22), gb(22);
+  for (int s = 0; s < 10; ++s) {
+    const auto ra = a.step(ma, data, ga);
+    const auto g = b.privatize(mb, data, gb);
+    CHECK(g.report.batch == ra.batch);
+    REQUIRE(g.gradient.size() == 8);
+    b.apply_update(mb, g.gradient);
+    for (std::size_t j = 0; j < 8; ++j) CHECK(ma.parameters()[j] == mb.parameters()[j]);
+  }
+  CHECK(b.steps() == 10);
+  CHECK(b.odometer().entries()[0].count == 10);
+  CHECK(privet::test::rejected_parameter(
+            [&] { b.apply_update(mb, std::vector<double>(7, 0.0)); }) == "gradient.size()");
+
+  // Calibrated so that one step meets (1, 1e-6); any number of steps may run.
+  auto per_step =
+      dpsgd<sparse_lr, simulation_only_noise>::calibrated_per_step(8, 80, o, approx_dp(1, 1e-6));
+  CHECK_FALSE(per_step.budget_steps());
+  CHECK(per_step.accounted_noise_multiplier() ==
+        doctest::Approx(privet::dpsgd_noise_multiplier(0.1, 1, approx_dp(1, 1e-6))).epsilon(1e-6));
+  sparse_lr mc(8);
+  seeded_generator gc(23);
+  (void)per_step.step(mc, data, gc);
+  CHECK(per_step.privacy_spent(1e-6).accountants.pld->epsilon() <= 1.0);
+  for (int s = 0; s < 4; ++s) (void)per_step.step(mc, data, gc);
+  CHECK(per_step.privacy_spent(1e-6).accountants.pld->epsilon() > 1.0);
+}

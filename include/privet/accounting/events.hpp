@@ -29,6 +29,7 @@
 #include <privet/accounting/pld.hpp>
 #include <privet/accounting/prv.hpp>
 #include <privet/accounting/rdp.hpp>
+#include <privet/accounting/rdp_wor.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
@@ -80,6 +81,17 @@ struct subsampled_gaussian_event {
   double noise_multiplier;
 };
 
+/// One DP-SGD step on a fixed-size batch drawn without replacement: Gaussian
+/// noise of standard deviation noise_multiplier times the replace-one
+/// sensitivity (2C for clipping norm C) on a uniform fraction
+/// `sampling_fraction` of the records, replace-one neighbours. Its RDP curve
+/// is Wang, Balle & Kasiviswanathan 2019, Theorem 9 (accounting/rdp_wor.hpp);
+/// it has no PLD or PRV here, so only the RDP accountant covers it.
+struct fixed_size_subsampled_gaussian_event {
+  double sampling_fraction;
+  double noise_multiplier;
+};
+
 // ---- RDP curves ------------------------------------------------------------------
 
 inline std::optional<rdp> rdp_of(const gaussian_event& e, const std::vector<double>& orders) {
@@ -113,6 +125,10 @@ inline std::optional<rdp> rdp_of(const subsampled_gaussian_event& e,
                                  const std::vector<double>& orders) {
   if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
   return rdp_subsampled_gaussian(e.q, e.noise_multiplier, orders);
+}
+inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
 }
 inline std::optional<rdp> rdp_of(const pure_dp& g, const std::vector<double>& orders) {
   return rdp_pure_dp(g, orders);
@@ -156,6 +172,10 @@ inline optional_pld pld_of(const randomized_response_event& e, const pld_options
 }
 inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::subsampled_gaussian(e.q, e.noise_multiplier, o);
+}
+/// No PLD is known here for sampling without replacement: the RDP bound only.
+inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
+  return std::nullopt;
 }
 inline optional_pld pld_of(const pure_dp& g, const pld_options& o) {
   return privacy_loss_distribution::from_guarantee(approx_dp(g.epsilon(), 0), o);
@@ -238,6 +258,10 @@ inline std::string describe(const randomized_response_event& e) {
 }
 inline std::string describe(const subsampled_gaussian_event& e) {
   return "subsampled_gaussian(q = " + detail::format_value(e.q) +
+         ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
+}
+inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
+  return "fixed_size_subsampled_gaussian(fraction = " + detail::format_value(e.sampling_fraction) +
          ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
 }
 inline std::string describe(const pure_dp& g) {

@@ -22,10 +22,10 @@
 //   size, which would depend on the data.
 // - batch_sampling::fixed_size draws b distinct examples uniformly (Floyd's
 //   algorithm); neighbours replace one example, the sum's sensitivity is 2C,
-//   and each step is a `fixed_size_subsampled_gaussian_event` with noise
-//   multiplier sigma / (2C), whose RDP curve is Wang, Balle &
-//   Kasiviswanathan 2019, Theorem 9 (`rdp_subsampled_wor_gaussian`); only
-//   the RDP accountant covers it.
+//   and each step is a `fixed_size_subsampled_gaussian_event`
+//   (accounting/events.hpp) with noise multiplier sigma / (2C), whose RDP
+//   curve is Wang, Balle & Kasiviswanathan 2019, Theorem 9
+//   (`rdp_subsampled_wor_gaussian`); only the RDP accountant covers it.
 //
 // The multiplier recorded is the mechanism's own: with secure_noise the sum
 // is rounded to a grid g ~ sigma 2^-20 before the discrete Gaussian is added,
@@ -73,6 +73,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -90,28 +91,9 @@ inline const char* to_string(batch_sampling s) noexcept {
   return s == batch_sampling::poisson ? "Poisson" : "fixed-size";
 }
 
-/// One DP-SGD step on a fixed-size batch drawn without replacement: Gaussian
-/// noise of standard deviation noise_multiplier times the replace-one
-/// sensitivity (2C for clipping norm C) on a uniform fraction
-/// `sampling_fraction` of the records. An accounting event (RDP only).
-struct fixed_size_subsampled_gaussian_event {
-  double sampling_fraction;
-  double noise_multiplier;
-};
-
-inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
-                                 const std::vector<double>& orders) {
-  return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
-}
-/// No PLD is known for sampling without replacement here: the RDP bound only.
-inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
-  return std::nullopt;
-}
-inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
-  return "fixed_size_subsampled_gaussian(fraction = " +
-         privet::detail::format_value(e.sampling_fraction) +
-         ", noise_multiplier = " + privet::detail::format_value(e.noise_multiplier) + ")";
-}
+// The per-step event of fixed-size batches lives with the other events
+// (accounting/events.hpp); its old name in this namespace still works.
+using privet::fixed_size_subsampled_gaussian_event;
 
 /// Parameters of a DP-SGD run. None has a default that could weaken privacy:
 /// learning_rate, clip_norm and batch_size start invalid (NaN, NaN, 0), so
@@ -133,6 +115,15 @@ struct dpsgd_options {
 struct dpsgd_step_report {
   std::vector<std::size_t> batch;  ///< indices of the sampled examples
   std::size_t clipped = 0;         ///< gradients whose norm exceeded C
+};
+
+/// The private half of a DP-SGD step (dpsgd::privatize): the noisy sum of
+/// the clipped per-example gradients divided by the batch size b. Only
+/// `gradient` may leave the data holder; `report` says which examples were
+/// sampled and must not.
+struct privatized_gradient {
+  std::vector<double> gradient;  ///< P entries: (sum_i clip(g_i) + noise) / b
+  dpsgd_step_report report;
 };
 
 /// The privacy spent so far, by every accountant the odometer runs.
@@ -271,6 +262,22 @@ class dpsgd {
     return d;
   }
 
+  /// Private SGD whose noise is calibrated so that each step on its own
+  /// meets `per_step` (the whole run of one step, as calibrated(..., 1)
+  /// finds it), with no limit on the number of steps: the privacy of a run
+  /// is what privacy_spent() reports for the steps taken. For budgets set
+  /// per step, as Sotto Voce's (eps = 100, delta = 1e-6 per step).
+  [[nodiscard]] static dpsgd calibrated_per_step(
+      std::size_t parameter_count, std::size_t dataset_size, const dpsgd_options& options,
+      const approx_dp& per_step, const calibration_options& calibration = {},
+      odometer_options accounting = dpsgd_odometer_options()) {
+    dpsgd d = calibrated(parameter_count, dataset_size, options, per_step, 1, calibration,
+                         std::move(accounting));
+    d.budget_steps_.reset();
+    d.target_.reset();
+    return d;
+  }
+
   /// Plain SGD with the same sampling and clipping (clip_norm may be +inf):
   /// no noise and no privacy; privacy_spent() throws.
   [[nodiscard]] static dpsgd non_private(std::size_t parameter_count, std::size_t dataset_size,
@@ -278,11 +285,24 @@ class dpsgd {
     return dpsgd(parameter_count, dataset_size, options, dpsgd_odometer_options());
   }
 
-  /// One step on `model` with a batch sampled from `data` (all n examples).
-  /// Throws invalid_parameter if data or model have another size than
-  /// constructed with, budget_exhausted after the calibrated number of steps.
+  /// One step on `model` with a batch sampled from `data` (all n examples):
+  /// privatize() then apply_update(). Throws invalid_parameter if data or
+  /// model have another size than constructed with, budget_exhausted after
+  /// the calibrated number of steps.
   template <random_bit_source G>
   dpsgd_step_report step(Model& model, const batch_type& data, G& gen) {
+    auto g = privatize(model, data, gen);
+    apply_update(model, g.gradient);
+    return std::move(g.report);
+  }
+
+  /// The private half of a step, without touching the model: samples a
+  /// batch, clips, sums, adds the noise, records the step with the
+  /// odometer and returns (sum + noise) / b. What a federated worker sends
+  /// (algorithms/federated_dpsgd.hpp); everything done with it afterwards is
+  /// post-processing. Same errors as step().
+  template <random_bit_source G>
+  privatized_gradient privatize(const Model& model, const batch_type& data, G& gen) {
     if (model.parameter_count() != parameter_count_) {
       throw_invalid("model.parameter_count()", model.parameter_count(),
                     "the optimiser's " + privet::detail::format_value(parameter_count_));
@@ -299,31 +319,49 @@ class dpsgd {
           ", delta = " + privet::detail::format_value(target_->delta()) + "); step " +
           std::to_string(steps_ + 1) + " would exceed it");
     }
-    dpsgd_step_report report;
-    report.batch = sample(gen);
+    privatized_gradient out;
+    out.report.batch = sample(gen);
     std::vector<double> sum(parameter_count_, 0.0);
-    if (!report.batch.empty()) {
-      auto clipped = sum_of_clipped_gradients(model, data.select(report.batch), options_.clip_norm);
+    if (!out.report.batch.empty()) {
+      auto clipped =
+          sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm);
       if (clipped.sum.size() != parameter_count_) {
         throw_invalid("clipped gradient sum size", clipped.sum.size(),
                       "the parameter count " + privet::detail::format_value(parameter_count_));
       }
       sum = std::move(clipped.sum);
-      report.clipped = clipped.clipped;
+      out.report.clipped = clipped.clipped;
     }
     if (mechanism_) sum = (*mechanism_)(sum, gen);
-    // Record before the model changes: a step whose noise was drawn has
-    // spent its budget whatever happens next.
+    // Record as soon as the noise is drawn: the step has spent its budget
+    // whatever happens to the result.
     if (mechanism_) std::visit([this](const auto& e) { odometer_.record(e, 1); }, step_event());
     ++steps_;
-    const auto lr = options_.learning_rate;
     const auto b = static_cast<double>(options_.batch_size);
+    for (auto& v : sum) v /= b;
+    out.gradient = std::move(sum);
+    return out;
+  }
+
+  /// The public half of a step: w <- w - lr (gradient + lambda w), with the
+  /// optimiser's learning rate and weight decay. Deterministic, so replicas
+  /// that apply the same gradient to the same parameters stay bitwise equal.
+  /// Throws invalid_parameter for a model or gradient of another size.
+  void apply_update(Model& model, std::span<const double> gradient) const {
+    if (model.parameter_count() != parameter_count_) {
+      throw_invalid("model.parameter_count()", model.parameter_count(),
+                    "the optimiser's " + privet::detail::format_value(parameter_count_));
+    }
+    if (gradient.size() != parameter_count_) {
+      throw_invalid("gradient.size()", gradient.size(),
+                    "the parameter count " + privet::detail::format_value(parameter_count_));
+    }
+    const auto lr = options_.learning_rate;
     auto w = model.parameters();
     for (std::size_t j = 0; j < parameter_count_; ++j) {
-      const double update = sum[j] / b + options_.weight_decay * static_cast<double>(w[j]);
+      const double update = gradient[j] + options_.weight_decay * static_cast<double>(w[j]);
       w[j] = static_cast<real_type>(static_cast<double>(w[j]) - lr * update);
     }
-    return report;
   }
 
   /// A step drawing its batch and noise from the thread's CSPRNG.
