@@ -1,11 +1,15 @@
-// Algorithms: the pageview histogram's per-row and per-cell stages.
+// Algorithms: the pageview histogram's per-row and per-cell stages; LDP
+// TrieHH's simulated users, stage by stage and a whole layer.
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/algorithms/pageview_histogram.hpp>
+#include <privet/core/csprng.hpp>
+#include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
 
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -59,38 +63,144 @@ void pageview_release(benchmark::State& state) {
 }
 
 // TrieHH at the paper's scale: |X| = 100 (99 symbols and the end-of-word
-// symbol), eta_max = 10^4 open prefixes of length 2, so s = 10^6
-// candidates, eps = 10 (d = 46), B = 60 items per user (each of 60 typed
-// words over the broadcast's prefixes; 99^2 = 9801 prefixes). One iteration = one simulated user:
-// valid prefixes, random sampling, padding, 60 subset-selection reports,
-// and adding the vote to the layer's sum.
-void triehh_user(benchmark::State& state) {
-  namespace th = privet::triehh;
+// symbol), eta_max = 10^4 open prefixes of length 2 (99^2 = 9801 of them),
+// so s = 980 100 candidates, eps = 10 (d = 45), B = 60 items per user (60
+// typed words over the broadcast's prefixes). A simulated user: valid
+// prefixes, random sampling, padding, 60 subset-selection reports (2700
+// indices) and the vote's addition to the layer's sum.
+namespace th = privet::triehh;
+
+struct triehh_setup {
   th::word alphabet;
-  for (char32_t c = 33; c < 33 + 99; ++c) alphabet.push_back(c);
-  th::layer_broadcast b{2, {}, alphabet + U'\u00ff'};
-  for (std::size_t i = 0; i < 99 * 99; ++i) {
-    b.prefixes.push_back(th::word{alphabet[i / 99 % 99], alphabet[i % 99]});
-  }
-  const th::prepared_broadcast prepared(b);
+  th::layer_broadcast broadcast;
   th::parameters p;
-  p.contributions = 60;
-  privet::seeded_generator gen(8);
-  std::vector<th::user_data> users(1000);
-  for (auto& u : users) {
-    for (int w = 0; w < 60; ++w) {
-      const std::size_t i = privet::uniform_below(gen, 99 * 99);
-      u.emplace_back(b.prefixes[i] + th::word{alphabet[privet::uniform_below(gen, 99)], U'x'}, 1);
+  std::vector<th::user_data> users;
+
+  triehh_setup() {
+    for (char32_t c = 33; c < 33 + 99; ++c) alphabet.push_back(c);
+    broadcast = {2, {}, alphabet + U'\u00ff'};
+    for (std::size_t i = 0; i < 99 * 99; ++i) {
+      broadcast.prefixes.push_back(th::word{alphabet[i / 99 % 99], alphabet[i % 99]});
+    }
+    p.contributions = 60;
+    p.users_per_layer = 1'000'000;
+    privet::seeded_generator gen(8);
+    users.resize(1000);
+    for (auto& u : users) {
+      for (int w = 0; w < 60; ++w) {
+        const std::size_t i = privet::uniform_below(gen, 99 * 99);
+        u.emplace_back(
+            broadcast.prefixes[i] + th::word{alphabet[privet::uniform_below(gen, 99)], U'x'}, 1);
+      }
     }
   }
-  std::vector<std::uint32_t> sum(prepared.candidates());
+};
+
+template <class G>
+G make_generator(std::uint64_t seed) {
+  if constexpr (std::is_same_v<G, privet::csprng>) {
+    return G();
+  } else {
+    return G(seed);
+  }
+}
+
+const triehh_setup& triehh_data() {
+  static const triehh_setup data;
+  return data;
+}
+
+// One simulated user on one core, as the driver runs it.
+template <class G>
+void triehh_user(benchmark::State& state) {
+  const auto& data = triehh_data();
+  const th::prepared_layer layer(data.broadcast, data.p);
+  std::vector<th::client<th::random_sampling>> clients;
+  for (const auto& u : data.users) clients.emplace_back(u, nullptr);
+  th::vote_sum sum(2, layer.broadcast().candidates(),
+                   th::max_vote_indices(data.p, layer.broadcast().candidates()));
+  G gen = make_generator<G>(9);
+  th::vote v{};
   std::size_t next = 0;
   for (auto _ : state) {
-    const th::client<th::random_sampling> c(users[next++ % users.size()], nullptr);
-    for (auto i : c.respond(prepared, p, gen).indices) ++sum[i];
+    clients[next++ % clients.size()].respond(layer, gen, v);
+    sum.add(v);
   }
-  benchmark::DoNotOptimize(sum.data());
+  benchmark::DoNotOptimize(sum.votes());
   state.SetItemsProcessed(state.iterations());
+}
+
+// The same stages one at a time, per user: where the time goes.
+void triehh_valid_prefixes(benchmark::State& state) {
+  const auto& data = triehh_data();
+  const th::prepared_broadcast b(data.broadcast);
+  std::vector<th::client<th::random_sampling>> clients;
+  for (const auto& u : data.users) clients.emplace_back(u, nullptr);
+  std::size_t next = 0;
+  for (auto _ : state) {
+    auto counts = clients[next++ % clients.size()].valid_prefixes(b);
+    benchmark::DoNotOptimize(counts.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+template <class G>
+void triehh_reports(benchmark::State& state) {
+  const privet::subset_selection ss(10, 99 * 99 * 100 + 1);
+  G gen = make_generator<G>(10);
+  std::vector<std::uint64_t> out;
+  for (auto _ : state) {
+    out.clear();
+    for (std::uint64_t z = 0; z < 60; ++z) ss(z * 1000, gen, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void triehh_aggregate(benchmark::State& state) {
+  const auto& data = triehh_data();
+  const th::prepared_layer layer(data.broadcast, data.p);
+  privet::seeded_generator gen(11);
+  std::vector<th::vote> votes(256);
+  for (std::size_t i = 0; i < votes.size(); ++i) {
+    votes[i] = th::client<th::random_sampling>(data.users[i], nullptr).respond(layer, gen);
+  }
+  th::vote_sum sum(2, layer.broadcast().candidates(),
+                   th::max_vote_indices(data.p, layer.broadcast().candidates()));
+  std::size_t next = 0;
+  for (auto _ : state) sum.add(votes[next++ % votes.size()]);
+  benchmark::DoNotOptimize(sum.votes());
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Setting the randomiser up (the exact coin's certified bounds): once per
+// layer, not per user.
+void triehh_randomiser_setup(benchmark::State& state) {
+  for (auto _ : state) {
+    const privet::subset_selection ss(10, 99 * 99 * 100 + 1);
+    benchmark::DoNotOptimize(ss.d());
+  }
+}
+
+// A whole layer of 20 000 users through simulate_layer on every core
+// (TBB), each block of users from its own keyed stream: users per second
+// of wall time (the CPU column sums every thread).
+void triehh_layer(benchmark::State& state) {
+  const auto& data = triehh_data();
+  const th::prepared_layer layer(data.broadcast, data.p);
+  std::vector<th::user_data> users;
+  for (int r = 0; r < 20; ++r) users.insert(users.end(), data.users.begin(), data.users.end());
+  std::vector<std::uint64_t> group(users.size());
+  for (std::size_t i = 0; i < group.size(); ++i) group[i] = i;
+  const auto streams = privet::keyed_streams::from_seed(12);
+  std::uint64_t stream = 0;
+  for (auto _ : state) {
+    th::vote_sum sum(2, layer.broadcast().candidates(),
+                     th::max_vote_indices(data.p, layer.broadcast().candidates()));
+    th::simulate_layer(layer, users, group, nullptr, streams, stream++, sum);
+    benchmark::DoNotOptimize(sum.votes());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(users.size()));
 }
 
 }  // namespace
@@ -103,4 +213,16 @@ BENCHMARK(pageview_release)
     ->Name("pageview/release/pages_x250")
     ->Arg(10'000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(triehh_user)->Name("triehh/simulated_user/X100_eta1e4_eps10_B60");
+BENCHMARK(triehh_user<privet::seeded_generator>)
+    ->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/seeded");
+BENCHMARK(triehh_user<privet::csprng>)->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/csprng");
+BENCHMARK(triehh_valid_prefixes)->Name("triehh/stage/valid_prefixes");
+BENCHMARK(triehh_reports<privet::seeded_generator>)->Name("triehh/stage/60_reports/seeded");
+BENCHMARK(triehh_reports<privet::csprng>)->Name("triehh/stage/60_reports/csprng");
+BENCHMARK(triehh_aggregate)->Name("triehh/stage/aggregate_vote");
+BENCHMARK(triehh_randomiser_setup)->Name("triehh/randomiser_setup")->Unit(benchmark::kMicrosecond);
+BENCHMARK(triehh_layer)
+    ->Name("triehh/layer_20000_users/all_threads")
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();

@@ -2,6 +2,12 @@
 // (../shared/spec/gboard-oov.md) on real English text.
 //
 //   oov_discovery [--corpus DIR] [--sample FILE] [--seeds S] [--quick]
+//                 [--users-per-layer N] [--max-prefixes E] [--contributions B]
+//                 [--typed T] [--vocabulary V]
+//
+// The scale flags override the defaults below (N users per layer of one
+// pass, eta_max, B items per user, T words typed per user, the V most
+// frequent words known); the run needs D * N users.
 //
 // Text: the sentences of the `nlp-corpus` npm package (fetched by CMake into
 // the build tree; DIR holds its builds/doc-*.json), or the embedded sample
@@ -116,6 +122,7 @@ int main(int argc, char** argv) try {
 #endif
   std::uint64_t seeds_override = 0;
   bool quick = false;
+  std::map<std::string, std::uint64_t> overrides;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -130,6 +137,9 @@ int main(int argc, char** argv) try {
       seeds_override = std::stoull(value());
     else if (a == "--quick")
       quick = true;
+    else if (a == "--users-per-layer" || a == "--max-prefixes" || a == "--contributions" ||
+             a == "--typed" || a == "--vocabulary")
+      overrides[a] = std::stoull(value());
     else
       throw std::invalid_argument("unknown option " + a);
   }
@@ -152,6 +162,14 @@ int main(int argc, char** argv) try {
   }
   if (quick) sc.epsilons = {4, 10}, sc.seeds = 2;
   if (seeds_override) sc.seeds = seeds_override;
+  for (const auto& [flag, v] : overrides) {
+    if (v == 0) throw std::invalid_argument(flag + " must be >= 1");
+    if (flag == "--users-per-layer") sc.p.users_per_layer = v;
+    if (flag == "--max-prefixes") sc.p.max_prefixes = v;
+    if (flag == "--contributions") sc.p.contributions = v;
+    if (flag == "--typed") sc.typed = v;
+    if (flag == "--vocabulary") sc.vocabulary = static_cast<std::size_t>(v);
+  }
 
   // Vocabulary: the most frequent words; targets: every other word.
   std::unordered_map<std::string, std::uint64_t> freq;
@@ -189,6 +207,8 @@ int main(int argc, char** argv) try {
   ex::progress bar("TrieHH runs", 3 * sc.epsilons.size() * sc.seeds, "runs");
   std::uint64_t done = 0;
   const auto t0 = std::chrono::steady_clock::now();
+  double trie_secs = 0;         // inside th::run, without building the populations
+  std::uint64_t simulated = 0;  // users who sent a vote, over all runs
   for (std::uint64_t seed = 0; seed < sc.seeds; ++seed) {
     // The population: each user's words drawn from the word stream.
     privet::seeded_generator pop(1000 + seed);
@@ -221,10 +241,14 @@ int main(int argc, char** argv) try {
           passes = 2;
         }
         privet::seeded_generator gen(seed * 7919 + e * 31 + static_cast<std::uint64_t>(m));
+        const auto run_start = std::chrono::steady_clock::now();
         std::vector<th::pass_result> r =
             m == greedy_one
                 ? th::run(users, vocabulary, alphabet, eow, p, passes, gen, th::greedy_sampling{})
                 : th::run(users, vocabulary, alphabet, eow, p, passes, gen, th::random_sampling{});
+        trie_secs +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+        for (const auto& pass : r) simulated += pass.layers.size() * p.users_per_layer;
         double covered = 0;
         std::size_t found = 0, real = 0;
         for (const auto& pass : r) {
@@ -326,8 +350,12 @@ int main(int argc, char** argv) try {
     plot.add(s);
   }
   plot.y_range(0, 1).write("oov_coverage.svg");
-  std::printf("\n%zu runs in %.1f s; plot: oov_coverage.svg\n", 3 * sc.epsilons.size() * sc.seeds,
-              secs);
+  const std::size_t runs = 3 * sc.epsilons.size() * sc.seeds;
+  std::printf(
+      "\n%zu runs in %.1f s (TrieHH itself %.1f s, %.0f ms a run, %.0f users/s); plot: "
+      "oov_coverage.svg\n",
+      runs, secs, trie_secs, 1000 * trie_secs / static_cast<double>(runs),
+      static_cast<double>(simulated) / trie_secs);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "oov_discovery: %s\n", e.what());

@@ -1,12 +1,18 @@
 // LDP TrieHH: without noise it is the exact heavy-hitter trie (checked
 // against a naive reference over strings); user groups never repeat; the
 // server refuses malformed votes; the privacy report comes from the
-// accounting layer; the k-anonymity tail is an exact convolution.
+// accounting layer; the k-anonymity tail is an exact convolution; the fast
+// paths (indexed broadcast, prepared layer, 32-bit vote sums, simulated
+// layers on TBB) give exactly what the plain ones give.
 #include <privet/algorithms/ldp_triehh.hpp>
+#include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/crypto/secure_aggregation.hpp>
 
 #include <doctest/doctest.h>
+#include <support/errors.hpp>
+
+#include <oneapi/tbb/task_arena.h>
 
 #include <boost/math/distributions/binomial.hpp>
 
@@ -15,6 +21,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -318,4 +326,214 @@ TEST_CASE("a layer aggregated by secure aggregation equals the ephemeral sum") {
                                          secure.broadcast().prefixes.size() * 6)),
                                      13),
                   privet::protocol_error);
+}
+
+TEST_CASE("a prepared broadcast finds the candidates the strings name") {
+  const th::layer_broadcast msg{2, {U"ab", U"ba", U"ee", U"cd"}, alphabet + eow};
+  const th::prepared_broadcast b(msg);
+  CHECK(b.candidates() == 4 * 6);
+  // Every word over {a..e} of length 0 to 4, and some with a foreign symbol.
+  std::vector<th::word> words{U"", U"z", U"az", U"abz", U"zbc", U"ab$"};
+  std::vector<th::word> layer{U""};
+  for (int len = 1; len <= 4; ++len) {
+    std::vector<th::word> longer;
+    for (const auto& w : layer)
+      for (char32_t c : alphabet) longer.push_back(w + c);
+    words.insert(words.end(), longer.begin(), longer.end());
+    layer = std::move(longer);
+  }
+  const th::word full = alphabet + eow;
+  std::size_t found = 0;
+  for (const auto& w : words) {
+    std::optional<std::uint64_t> expected;
+    if (w.size() >= 2) {
+      const auto pos = std::find(msg.prefixes.begin(), msg.prefixes.end(), w.substr(0, 2));
+      const char32_t next = w.size() > 2 ? w[2] : eow;
+      const auto sym = full.find(next);
+      if (pos != msg.prefixes.end() && sym != th::word::npos) {
+        expected = static_cast<std::uint64_t>(pos - msg.prefixes.begin()) * 6 + sym;
+      }
+    }
+    CAPTURE(std::string(w.begin(), w.end()));
+    CHECK(b.candidate_of_word(w) == expected);
+    if (w.size() >= 2) {
+      const th::word prefix = w.size() > 2 ? w.substr(0, 3) : w + eow;
+      CHECK(b.candidate(prefix) == expected);
+    }
+    found += expected.has_value();
+  }
+  CHECK(found > 100);
+  CHECK_FALSE(b.candidate(U"ab"));  // wrong length
+  using privet::protocol_error;
+  CHECK_THROWS_WITH_AS(th::prepared_broadcast({2, {U"ab", U"abc"}, alphabet + eow}),
+                       "privet: TrieHH broadcast prefix 1 has the wrong length or repeats",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS(th::prepared_broadcast({2, {U"ab", U"ab"}, alphabet + eow}),
+                       "privet: TrieHH broadcast prefix 1 has the wrong length or repeats",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS(th::prepared_broadcast({1, {U"a"}, U"abca$"}),
+                       "privet: TrieHH broadcast alphabet repeats a symbol", protocol_error);
+  CHECK_THROWS_WITH_AS(th::prepared_broadcast({1, {U"a"}, U"$"}),
+                       "privet: a TrieHH broadcast needs an alphabet of >= 2 symbols",
+                       protocol_error);
+}
+
+TEST_CASE("vote sums equal dense sums and widen before a 32-bit count could wrap") {
+  th::vote_sum sum(1, 4, 5);
+  sum.add({1, {0, 2, 2, 3}});
+  sum.add({1, {}});
+  sum.add({1, {3}});
+  CHECK(sum.votes() == 3);
+  CHECK(sum.counts() == std::vector<std::uint64_t>{1, 0, 2, 2});
+  using privet::protocol_error;
+  CHECK_THROWS_WITH_AS(sum.add({2, {0}}), "privet: TrieHH vote for layer 2 while layer 1 is open",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS(sum.add({1, {0, 4}}),
+                       "privet: TrieHH vote index 4 is outside the 4 candidates", protocol_error);
+  CHECK_THROWS_WITH_AS(sum.add({1, {0, 0, 0, 0, 0, 0}}),
+                       "privet: TrieHH vote has 6 indices; allowed: at most B * d = 5",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS(sum.add_sum({1, 2}, 1),
+                       "privet: TrieHH sum has 2 entries; the layer has 4 candidates",
+                       protocol_error);
+  CHECK(sum.votes() == 3);  // refused votes left no trace
+  CHECK(sum.counts() == std::vector<std::uint64_t>{1, 0, 2, 2});
+
+  th::vote_sum other = sum.empty_copy();
+  other.add({1, {1, 1}});
+  sum.merge(other);
+  CHECK(sum.votes() == 4);
+  CHECK(sum.counts() == std::vector<std::uint64_t>{1, 2, 2, 2});
+  CHECK_THROWS_AS(sum.merge(th::vote_sum(2, 4, 5)), protocol_error);
+
+  // 2^32 - 1 votes for candidate 0 summed elsewhere, then two more: the
+  // count is 2^32 + 1, not a wrapped 1.
+  constexpr std::uint64_t top = std::numeric_limits<std::uint32_t>::max();
+  th::vote_sum big(1, 2, 5);
+  big.add_sum({top, 7}, 1000);
+  CHECK(big.count(0) == top);
+  big.add({1, {0, 0, 1}});
+  CHECK(big.count(0) == top + 2);
+  CHECK(big.count(1) == 8);
+  CHECK(big.counts() == std::vector<std::uint64_t>{top + 2, 8});
+  CHECK(big.votes() == 1001);
+  th::vote_sum narrow(1, 2, 5);
+  narrow.add({1, {1}});
+  narrow.merge(big);
+  CHECK(narrow.counts() == std::vector<std::uint64_t>{top + 2, 9});
+}
+
+TEST_CASE("a prepared layer votes as the per-call randomiser does, and never for gamma") {
+  const auto users = make_users(40, 11);
+  th::parameters p;
+  p.epsilon = 2;
+  p.contributions = 3;
+  p.users_per_layer = 40;
+  p.max_prefixes = 4;
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  const std::uint64_t s = layer.broadcast().candidates();
+  REQUIRE(layer.randomiser() != nullptr);
+  const std::uint64_t d = layer.randomiser()->d();
+  CHECK(d == privet::subset_selection(2, s + 1).d());
+  privet::seeded_generator a(12), b(12);
+  th::vote v{};
+  for (const auto& u : users) {
+    const th::client<> c(u, nullptr);
+    c.respond(layer, a, v);
+    const th::vote w = c.respond(layer.broadcast(), p, b);
+    CHECK(v.layer == 1);
+    CHECK(v.indices == w.indices);
+    // B reports of d candidates, gamma's slot dropped from those that hold it.
+    CHECK(v.indices.size() <= p.contributions * d);
+    CHECK(v.indices.size() >= p.contributions * (d - 1));
+    CHECK(std::all_of(v.indices.begin(), v.indices.end(), [&](auto i) { return i < s; }));
+    srv.receive(v);
+  }
+  CHECK(srv.close_layer().votes == 40);
+  // Without noise a vote is the sampled prefixes themselves.
+  p.epsilon = std::numeric_limits<double>::infinity();
+  th::server exact(alphabet, eow, p);
+  const th::prepared_layer plain(exact.broadcast(), p);
+  CHECK(plain.randomiser() == nullptr);
+  const th::client<th::greedy_sampling> c(
+      {{U"bad", 2}, {U"babe", 5}, {U"cab", 1}, {U"ebb", 1}, {U"abc", 0}}, nullptr);
+  const auto prefixes = c.valid_prefixes(plain.broadcast());
+  // "ba" twice (2 + 5), "ca", "eb"; a word typed 0 times is no prefix.
+  CHECK(prefixes == std::vector<th::prefix_count>{{1 * 6 + 0, 7}, {2 * 6 + 0, 1}, {4 * 6 + 1, 1}});
+  CHECK(c.respond(plain, a).indices == std::vector<std::uint64_t>{6, 12, 25});
+}
+
+TEST_CASE("a simulated layer is the clients' votes, whatever the number of threads") {
+  const auto users = make_users(700, 13);
+  th::parameters p;
+  p.epsilon = 3;
+  p.contributions = 2;
+  p.users_per_layer = 600;
+  p.max_prefixes = 5;
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  std::vector<std::uint64_t> group;
+  for (std::uint64_t u = 0; u < 600; ++u) group.push_back((u * 7) % 700);
+  const std::unordered_set<th::word> vocabulary{U"bad", U"cab"};
+  const auto streams = privet::keyed_streams::from_seed(14);
+
+  th::vote_sum many = srv.make_sum(), one = srv.make_sum(), by_hand = srv.make_sum();
+  th::simulate_layer(layer, users, group, &vocabulary, streams, 9, many);
+  oneapi::tbb::task_arena single(1);
+  single.execute([&] { th::simulate_layer(layer, users, group, &vocabulary, streams, 9, one); });
+  auto shared = std::make_shared<const std::unordered_set<th::word>>(vocabulary);
+  for (std::size_t k = 0; k * th::simulation_block < group.size(); ++k) {
+    auto gen = streams.stream(9, k);
+    for (std::size_t i = k * th::simulation_block;
+         i < std::min(group.size(), (k + 1) * th::simulation_block); ++i) {
+      by_hand.add(th::client<>(users[group[i]], shared).respond(layer, gen));
+    }
+  }
+  CHECK(many.votes() == 600);
+  CHECK(many.counts() == one.counts());
+  CHECK(many.counts() == by_hand.counts());
+  th::vote_sum other_streams = srv.make_sum();
+  th::simulate_layer(layer, users, group, &vocabulary, streams, 10, other_streams);
+  CHECK(other_streams.counts() != many.counts());
+  srv.receive_sum(many);
+  CHECK_THROWS_AS(srv.receive_sum(one), privet::protocol_error);  // 1200 votes > N = 600
+  CHECK(srv.close_layer().votes == 600);
+  th::vote_sum next_layer = srv.make_sum();
+  CHECK(privet::test::rejected_parameter([&] {
+          th::simulate_layer(layer, users, group, nullptr, streams, 0, next_layer);
+        }) == "sum.layer()");
+  group.push_back(700);  // no such user
+  th::vote_sum fresh = one.empty_copy();
+  CHECK(privet::test::rejected_parameter([&] {
+          th::simulate_layer(layer, users, group, nullptr, streams, 0, fresh);
+        }) == "group[i]");
+}
+
+TEST_CASE("a run depends on the seed only, not on the number of threads") {
+  const auto users = make_users(3000, 15);
+  th::parameters p;
+  p.epsilon = 4;
+  p.contributions = 2;
+  p.users_per_layer = 500;
+  p.max_prefixes = 6;
+  p.max_depth = 5;
+  auto once = [&] {
+    privet::seeded_generator gen(16);
+    return th::run(users, {U"abc"}, alphabet, eow, p, 1, gen);
+  };
+  const auto many = once();
+  std::vector<th::pass_result> one;
+  oneapi::tbb::task_arena(1).execute([&] { one = once(); });
+  REQUIRE(many.size() == 1);
+  REQUIRE(one.size() == 1);
+  CHECK(many[0].discovered == one[0].discovered);
+  CHECK(many[0].groups == one[0].groups);
+  REQUIRE(many[0].layers.size() == one[0].layers.size());
+  for (std::size_t i = 0; i < many[0].layers.size(); ++i) {
+    CHECK(many[0].layers[i].threshold == one[0].layers[i].threshold);
+    CHECK(many[0].layers[i].kept == one[0].layers[i].kept);
+    CHECK(many[0].layers[i].votes == 500);
+  }
+  CHECK_FALSE(many[0].discovered.empty());
 }

@@ -59,3 +59,19 @@ TEST_CASE("each of n = 1000 elements appears with probability m / n") {
   CHECK_FALSE(
       privet::test::chi_square_cells(biased, std::vector<double>(n, 1.0 / n), alpha).passes());
 }
+
+TEST_CASE("each of n = 1 050 304 elements is as likely, three draws to a word") {
+  // Subset selection's sizes (m = 45 of about 10^6): 64 bins of 16 411
+  // elements; same conservative Pearson test as above.
+  privet::seeded_generator gen(23);
+  constexpr std::uint64_t n = 64 * 16'411, m = 45;
+  std::vector<std::uint64_t> bins(64), out;
+  for (int i = 0; i < 20'000; ++i) {
+    out.clear();
+    privet::uniform_subset(gen, n, m, out);
+    for (auto v : out) ++bins[v / 16'411];
+  }
+  const auto r = privet::test::chi_square_cells(bins, std::vector<double>(64, 1.0 / 64), alpha);
+  CAPTURE(r.statistic);
+  CHECK(r.passes());
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 TEST_CASE("uniform_subset returns m distinct values below n") {
@@ -55,4 +56,57 @@ TEST_CASE("uniform_subset is a deterministic function of the seed") {
   const auto x = privet::uniform_subset(a, 1000, 20);
   CHECK(x == privet::uniform_subset(b, 1000, 20));
   CHECK(x != privet::uniform_subset(c, 1000, 20));
+}
+
+TEST_CASE("uniform_subset reuses its table across calls of any size") {
+  // Large then small then large again: a stale slot must never count as
+  // kept, and m = n must give every value once (Floyd's j path, taken on
+  // every collision, under batched draws).
+  privet::seeded_generator gen(6);
+  for (auto [n, m] : {std::pair<std::uint64_t, std::uint64_t>{1'000'000, 300'000},
+                      {1'000'000, 45},
+                      {980'100, 45},
+                      {1000, 1000},
+                      {1'000'000, 100'000},
+                      {3, 2},
+                      {1000, 1000}}) {
+    const auto out = privet::uniform_subset(gen, n, m);
+    CAPTURE(n);
+    CAPTURE(m);
+    REQUIRE(out.size() == m);
+    const std::set<std::uint64_t> distinct(out.begin(), out.end());
+    CHECK(distinct.size() == m);
+    CHECK(*distinct.rbegin() < n);
+    if (m == n) CHECK(*distinct.rbegin() == n - 1);
+  }
+}
+
+namespace {
+// A seeded stream that throws after `left` words, as a generator may.
+struct failing_generator {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~std::uint64_t{0}; }
+  privet::seeded_generator inner;
+  int left;
+  result_type operator()() {
+    if (left-- == 0) throw std::runtime_error("generator failed");
+    return inner();
+  }
+};
+}  // namespace
+
+TEST_CASE("uniform_subset leaves no trace of a call its generator aborted") {
+  // Small n uses a bitmap that must be all zero between calls: an aborted
+  // call clears what it set, or the next m = n call would repeat values.
+  failing_generator bad{privet::seeded_generator(9), 40};
+  std::vector<std::uint64_t> out;
+  CHECK_THROWS_AS(privet::uniform_subset(bad, 1000, 900, out), std::runtime_error);
+  privet::seeded_generator gen(10);
+  const auto all = privet::uniform_subset(gen, 1000, 1000);
+  CHECK(std::set<std::uint64_t>(all.begin(), all.end()).size() == 1000);
+  failing_generator bad_hash{privet::seeded_generator(9), 5};
+  CHECK_THROWS_AS(privet::uniform_subset(bad_hash, 1'000'000, 45), std::runtime_error);
+  const auto some = privet::uniform_subset(gen, 1'000'000, 45);
+  CHECK(std::set<std::uint64_t>(some.begin(), some.end()).size() == 45);
 }

@@ -7,7 +7,9 @@
 #include <boost/multiprecision/gmp.hpp>
 #endif
 
+#include <cstdint>
 #include <random>
+#include <vector>
 
 using boost::multiprecision::cpp_int;
 
@@ -81,3 +83,68 @@ TEST_CASE("random big integers with the GMP backend") {
         privet::uniform_below(b, cpp_int(1000003)).str());
 }
 #endif
+
+namespace {
+// Hands out the given 64-bit words in order, counting them.
+struct scripted_words {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~std::uint64_t{0}; }
+  std::vector<std::uint64_t> words;
+  std::size_t used = 0;
+  result_type operator()() { return words.at(used++); }
+};
+}  // namespace
+
+TEST_CASE("uniform_below_batch: the mixed-radix digits of Lemire's draw below the product") {
+  // Expected values computed directly: v = floor(r * P / 2^64) split into
+  // digits of radices 1000, 999, 7 (most significant first); r is rejected
+  // when r * P mod 2^64 < 2^64 mod P, which r = 0 always is.
+  const std::vector<std::uint64_t> bounds{1000, 999, 7};
+  const std::uint64_t product = 1000 * 999 * 7;
+  const std::uint64_t r = 0x9E3779B97F4A7C15ull;
+  using u128 = privet::detail::uint128;
+  const auto v = static_cast<std::uint64_t>((static_cast<u128>(r) * product) >> 64);
+  REQUIRE(static_cast<std::uint64_t>(static_cast<u128>(r) * product) >= (0 - product) % product);
+  scripted_words gen{{0, r}};
+  std::vector<std::uint64_t> out(3);
+  privet::uniform_below_batch(gen, bounds, out);
+  CHECK(gen.used == 2);  // the first word was rejected
+  CHECK(out == std::vector<std::uint64_t>{v / (999 * 7), v / 7 % 999, v % 7});
+
+  // One bound is exactly uniform_below, word for word.
+  privet::seeded_generator a(7), b(7);
+  std::vector<std::uint64_t> one(1);
+  for (std::uint64_t n : {std::uint64_t{3}, (std::uint64_t{1} << 40) + 3, ~std::uint64_t{0}}) {
+    const std::vector<std::uint64_t> bound{n};
+    privet::uniform_below_batch(a, bound, one);
+    CHECK(one[0] == privet::uniform_below(b, n));
+  }
+  CHECK(a == b);
+
+  // Three ranges of 2^20 share a word (their product 2^60 never rejects);
+  // two of 2^31 do not.
+  scripted_words three{{1, 2, 3}};
+  std::vector<std::uint64_t> out3(3);
+  privet::uniform_below_batch(three, std::vector<std::uint64_t>(3, std::uint64_t{1} << 20), out3);
+  CHECK(three.used == 1);
+  scripted_words two{{~std::uint64_t{0}, ~std::uint64_t{0}}};
+  std::vector<std::uint64_t> out2(2);
+  privet::uniform_below_batch(two, std::vector<std::uint64_t>(2, std::uint64_t{1} << 31), out2);
+  CHECK(two.used == 2);
+  CHECK(out2 == std::vector<std::uint64_t>(2, (std::uint64_t{1} << 31) - 1));
+}
+
+TEST_CASE("uniform_below_batch validates its ranges") {
+  privet::seeded_generator gen(8);
+  std::vector<std::uint64_t> out(2);
+  CHECK_THROWS_WITH_AS(privet::uniform_below_batch(gen, std::vector<std::uint64_t>{4, 0}, out),
+                       "privet: bounds[i] = 0 is invalid; allowed: >= 1 (the range [0, n) must "
+                       "not be empty)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::uniform_below_batch(gen, std::vector<std::uint64_t>{4, 5, 6}, out),
+                       "privet: out.size() = 2 is invalid; allowed: == bounds.size() = 3",
+                       privet::invalid_parameter);
+  std::vector<std::uint64_t> none;
+  privet::uniform_below_batch(gen, none, none);  // nothing to draw
+}

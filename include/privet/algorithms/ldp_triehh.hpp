@@ -3,7 +3,8 @@
 // ../shared/spec/gboard-oov.md, Algorithm 2), composed from the lower
 // layers: the trie (sketches/prefix_trie.hpp), the subset-selection
 // randomiser (mechanisms/subset_selection.hpp), uniform subsets for the
-// samplers and user groups (core/uniform_subset.hpp), and the shuffle
+// samplers and user groups (core/uniform_subset.hpp), keyed random streams
+// for simulated users (core/keyed_streams.hpp), and the shuffle
 // amplification bounds (accounting/shuffle.hpp) for the report.
 //
 // One layer i: the server broadcasts the kept prefixes P_{i-1}; each client
@@ -18,12 +19,21 @@
 //
 // Client and server are separate types that exchange only layer_broadcast
 // and vote messages. The server sums them itself (receive: it sees each
-// vote, as an ephemeral aggregation service would) or takes a sum computed
-// by secure aggregation over to_dense() vectors (receive_sum: it sees only
-// the sum). The privacy of one report is the subset selection's epsilon
-// (item-level LDP); each user joins one layer, so layers compose in
-// parallel, and the central guarantee of a layer's N * B shuffled reports
-// comes from the accounting layer (privacy_report).
+// vote, as an ephemeral aggregation service would), takes sums kept by such
+// services outside it (vote_sum, one per thread of a simulation), or takes
+// a sum computed by secure aggregation over to_dense() vectors
+// (receive_sum: it sees only the sum). The privacy of one report is the
+// subset selection's epsilon (item-level LDP); each user joins one layer,
+// so layers compose in parallel, and the central guarantee of a layer's
+// N * B shuffled reports comes from the accounting layer (privacy_report).
+//
+// Speed of a simulated user (bench/algorithms_bench.cpp): candidates are
+// integers from the start (the broadcast is indexed once per layer and a
+// word's candidate is found by hashing its prefix in place), the
+// randomiser is set up once per layer (prepared_layer), a thread's buffers
+// are reused across users, Floyd's subset draws three indices per 64-bit
+// CSPRNG word, votes are summed into 32-bit counts, and a layer's users run
+// on all cores, each block of users from its own keyed stream.
 //
 // epsilon = +infinity is accepted and means no randomisation (each item is
 // reported as itself): the exact heavy-hitter trie, for testing and for
@@ -35,24 +45,32 @@
 #include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
+#include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
+#include <privet/sketches/detail/string_hash.hpp>
 #include <privet/sketches/prefix_trie.hpp>
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/enumerable_thread_specific.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/special_functions/beta.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -90,42 +108,150 @@ struct layer_broadcast {
 };
 
 /// A broadcast with its lookup tables built, once per device and layer
-/// (every client of a simulation can share one).
+/// (every client of a simulation can share one). The prefixes are stored
+/// flat and found by open addressing on their XXH3 hash, so a lookup copies
+/// no string and allocates nothing.
 class prepared_broadcast {
  public:
   explicit prepared_broadcast(layer_broadcast b) : b_(std::move(b)) {
     if (b_.alphabet.size() < 2) {
       throw protocol_error("privet: a TrieHH broadcast needs an alphabet of >= 2 symbols");
     }
-    for (std::size_t i = 0; i < b_.prefixes.size(); ++i) {
-      if (b_.prefixes[i].size() != b_.layer || !position_.emplace(b_.prefixes[i], i).second) {
-        throw protocol_error("privet: TrieHH broadcast prefix " + std::to_string(i) +
-                             " has the wrong length or repeats");
-      }
+    if (b_.prefixes.size() >= std::numeric_limits<std::uint32_t>::max() ||
+        b_.alphabet.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      throw protocol_error("privet: a TrieHH broadcast has more than 2^32 - 2 prefixes or symbols");
     }
+    const std::size_t len = b_.layer;
+    auto refuse = [](std::size_t i) {
+      throw protocol_error("privet: TrieHH broadcast prefix " + std::to_string(i) +
+                           " has the wrong length or repeats");
+    };
+    for (std::size_t i = 0; i < b_.prefixes.size(); ++i) {
+      if (b_.prefixes[i].size() != len) refuse(i);
+    }
+    flat_.reserve(b_.prefixes.size() * len);  // the words themselves are that long
+    prefix_slots_.assign(table_size(b_.prefixes.size()), 0);
+    for (std::size_t i = 0; i < b_.prefixes.size(); ++i) {
+      const word& pre = b_.prefixes[i];
+      if (find_prefix(pre) != none) refuse(i);
+      flat_.insert(flat_.end(), pre.begin(), pre.end());
+      prefix_slots_[free_slot(prefix_slots_, hash(pre))] = static_cast<std::uint32_t>(i + 1);
+    }
+    symbol_slots_.assign(table_size(b_.alphabet.size()), {0, 0});
     for (std::size_t i = 0; i < b_.alphabet.size(); ++i) {
-      if (!symbol_.emplace(b_.alphabet[i], i).second) {
+      if (find_symbol(b_.alphabet[i]) != none) {
         throw protocol_error("privet: TrieHH broadcast alphabet repeats a symbol");
       }
+      auto mask = symbol_slots_.size() - 1;
+      auto j = static_cast<std::size_t>(hash(b_.alphabet[i]) & mask);
+      while (symbol_slots_[j].second != 0) j = (j + 1) & mask;
+      symbol_slots_[j] = {b_.alphabet[i], static_cast<std::uint32_t>(i + 1)};
     }
   }
+
   [[nodiscard]] const layer_broadcast& message() const noexcept { return b_; }
+
   /// The candidate index of a prefix of length layer + 1, if it is one.
-  [[nodiscard]] std::optional<std::uint64_t> candidate(const word& prefix) const {
+  [[nodiscard]] std::optional<std::uint64_t> candidate(std::u32string_view prefix) const {
     if (prefix.size() != b_.layer + std::size_t{1}) return std::nullopt;
-    const auto p = position_.find(prefix.substr(0, b_.layer));
-    const auto s = symbol_.find(prefix.back());
-    if (p == position_.end() || s == symbol_.end()) return std::nullopt;
-    return p->second * b_.alphabet.size() + s->second;
+    return candidate_of(prefix.substr(0, b_.layer), prefix.back());
   }
+
+  /// The candidate a typed word `w` (without the end-of-word symbol) votes
+  /// for: the first layer + 1 symbols of w followed by the end-of-word
+  /// symbol, if that is a candidate.
+  [[nodiscard]] std::optional<std::uint64_t> candidate_of_word(std::u32string_view w) const {
+    const std::size_t len = b_.layer;
+    if (w.size() < len) return std::nullopt;
+    return candidate_of(w.substr(0, len), w.size() > len ? w[len] : b_.alphabet.back());
+  }
+
   [[nodiscard]] std::uint64_t candidates() const noexcept {
     return static_cast<std::uint64_t>(b_.prefixes.size()) * b_.alphabet.size();
   }
 
  private:
+  static constexpr std::uint64_t none = ~std::uint64_t{0};
+
+  // Load factor at most 1/2.
+  static std::size_t table_size(std::size_t n) {
+    return std::bit_ceil(std::max<std::size_t>(2 * n, 16));
+  }
+  static std::uint64_t hash(std::u32string_view s) noexcept {
+    return XXH3_64bits(s.data(), s.size() * sizeof(char32_t));
+  }
+  static std::uint64_t hash(char32_t c) noexcept {
+    return (static_cast<std::uint64_t>(c) * 0x9E3779B97F4A7C15ull) >> 32;
+  }
+  static std::size_t free_slot(const std::vector<std::uint32_t>& slots, std::uint64_t h) {
+    const std::size_t mask = slots.size() - 1;
+    auto j = static_cast<std::size_t>(h & mask);
+    while (slots[j] != 0) j = (j + 1) & mask;
+    return j;
+  }
+
+  [[nodiscard]] std::uint64_t find_prefix(std::u32string_view pre) const {
+    const std::size_t mask = prefix_slots_.size() - 1, len = b_.layer;
+    for (auto j = static_cast<std::size_t>(hash(pre) & mask); prefix_slots_[j] != 0;
+         j = (j + 1) & mask) {
+      const std::size_t pos = prefix_slots_[j] - 1;
+      if (std::u32string_view(flat_.data() + pos * len, len) == pre) return pos;
+    }
+    return none;
+  }
+  [[nodiscard]] std::uint64_t find_symbol(char32_t c) const {
+    const std::size_t mask = symbol_slots_.size() - 1;
+    for (auto j = static_cast<std::size_t>(hash(c) & mask); symbol_slots_[j].second != 0;
+         j = (j + 1) & mask) {
+      if (symbol_slots_[j].first == c) return symbol_slots_[j].second - 1;
+    }
+    return none;
+  }
+  [[nodiscard]] std::optional<std::uint64_t> candidate_of(std::u32string_view pre,
+                                                          char32_t symbol) const {
+    const std::uint64_t p = find_prefix(pre);
+    if (p == none) return std::nullopt;
+    const std::uint64_t s = find_symbol(symbol);
+    if (s == none) return std::nullopt;
+    return p * b_.alphabet.size() + s;
+  }
+
   layer_broadcast b_;
-  std::unordered_map<word, std::uint64_t> position_;
-  std::unordered_map<char32_t, std::uint64_t> symbol_;
+  std::vector<char32_t> flat_;               // prefix i at [i * layer, (i + 1) * layer)
+  std::vector<std::uint32_t> prefix_slots_;  // position + 1; 0: empty
+  std::vector<std::pair<char32_t, std::uint32_t>> symbol_slots_;  // (symbol, index + 1)
+};
+
+/// A broadcast prepared together with the layer's parameters: its lookup
+/// tables and the subset-selection randomiser over its candidates plus
+/// gamma, whose exact coin takes big-number arithmetic to set up (more than
+/// a user's 60 reports cost), so it is built once per device and layer and
+/// shared by every client of a simulation.
+class prepared_layer {
+ public:
+  prepared_layer(layer_broadcast b, const parameters& p)
+      : prepared_layer(prepared_broadcast(std::move(b)), p) {}
+  prepared_layer(prepared_broadcast b, const parameters& p) : b_(std::move(b)), p_(p) {
+    p_.validate();
+    if (!std::isinf(p_.epsilon) && b_.candidates() > 0) {
+      if (b_.candidates() == std::numeric_limits<std::uint64_t>::max()) {
+        throw protocol_error("privet: a TrieHH broadcast has too many candidates (2^64 - 1)");
+      }
+      ss_.emplace(p_.epsilon, b_.candidates() + 1);
+    }
+  }
+  [[nodiscard]] const prepared_broadcast& broadcast() const noexcept { return b_; }
+  [[nodiscard]] const parameters& params() const noexcept { return p_; }
+  /// The randomiser over the candidates and gamma; null for epsilon = inf
+  /// or a layer without candidates.
+  [[nodiscard]] const subset_selection* randomiser() const noexcept {
+    return ss_ ? &*ss_ : nullptr;
+  }
+
+ private:
+  prepared_broadcast b_;
+  parameters p_;
+  std::optional<subset_selection> ss_;
 };
 
 /// Client to server: the candidate indices of all its reports (a multi-hot
@@ -135,108 +261,198 @@ struct vote {
   std::vector<std::uint64_t> indices;
 };
 
+/// One user's data: the words typed, with how often.
+using user_data = std::vector<std::pair<word, std::uint64_t>>;
+
+/// A valid prefix as a candidate index with the number of times the user
+/// typed words that have it.
+using prefix_count = std::pair<std::uint64_t, std::uint64_t>;
+
 // ---- local sampling policies --------------------------------------------------------------
 
 /// The B most frequent valid prefixes (ties: the smaller candidate index).
 struct greedy_sampling {
+  /// Appends the kept candidates to `out`; `counts` (distinct candidates,
+  /// in any order) is reordered.
   template <random_bit_source G>
-  std::vector<std::uint64_t> operator()(std::vector<std::pair<std::uint64_t, std::uint64_t>> counts,
-                                        std::uint64_t b, G&) const {
-    std::sort(counts.begin(), counts.end(), [](const auto& x, const auto& y) {
+  void sample(std::vector<prefix_count>& counts, std::uint64_t b, G&,
+              std::vector<std::uint64_t>& out) const {
+    const auto by_count = [](const prefix_count& x, const prefix_count& y) {
       return x.second != y.second ? x.second > y.second : x.first < y.first;
-    });
+    };
+    const auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(b, counts.size()));
+    std::partial_sort(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(keep),
+                      counts.end(), by_count);
+    for (std::size_t i = 0; i < keep; ++i) out.push_back(counts[i].first);
+  }
+
+  template <random_bit_source G>
+  std::vector<std::uint64_t> operator()(std::vector<prefix_count> counts, std::uint64_t b,
+                                        G& gen) const {
     std::vector<std::uint64_t> out;
-    for (std::size_t i = 0; i < counts.size() && out.size() < b; ++i)
-      out.push_back(counts[i].first);
+    sample(counts, b, gen, out);
     return out;
   }
 };
 
 /// B valid prefixes uniformly at random, ignoring counts.
 struct random_sampling {
+  /// Appends the kept candidates to `out`; `counts` (distinct candidates,
+  /// in any order) is sorted by candidate.
   template <random_bit_source G>
-  std::vector<std::uint64_t> operator()(std::vector<std::pair<std::uint64_t, std::uint64_t>> counts,
-                                        std::uint64_t b, G& gen) const {
-    std::sort(counts.begin(), counts.end());  // a canonical order before drawing
-    std::vector<std::uint64_t> out;
+  void sample(std::vector<prefix_count>& counts, std::uint64_t b, G& gen,
+              std::vector<std::uint64_t>& out) const {
+    // A canonical order before drawing (already so when the counts come
+    // from valid_prefixes).
+    if (!std::is_sorted(counts.begin(), counts.end())) std::sort(counts.begin(), counts.end());
+    const std::size_t first = out.size();
     if (counts.size() <= b) {
       for (const auto& c : counts) out.push_back(c.first);
-      return out;
+      return;
     }
-    for (std::uint64_t i : uniform_subset(gen, counts.size(), b)) {
-      out.push_back(counts[static_cast<std::size_t>(i)].first);
+    uniform_subset(gen, counts.size(), b, out);
+    for (std::size_t i = first; i < out.size(); ++i) {
+      out[i] = counts[static_cast<std::size_t>(out[i])].first;
     }
+  }
+
+  template <random_bit_source G>
+  std::vector<std::uint64_t> operator()(std::vector<prefix_count> counts, std::uint64_t b,
+                                        G& gen) const {
+    std::vector<std::uint64_t> out;
+    sample(counts, b, gen, out);
     return out;
   }
 };
 
+/// A local sampling policy: sample(counts, B, gen, out) appends to out at
+/// most B of the distinct candidates in counts (which it may reorder),
+/// drawing any randomness from gen.
 template <class P>
-concept sampling_policy = requires(const P& p,
-                                   std::vector<std::pair<std::uint64_t, std::uint64_t>> c,
-                                   seeded_generator& g) {
-  { p(c, std::uint64_t{1}, g) } -> std::same_as<std::vector<std::uint64_t>>;
+concept sampling_policy = requires(const P& p, std::vector<prefix_count>& c, seeded_generator& g,
+                                   std::vector<std::uint64_t>& out) {
+  p.sample(c, std::uint64_t{1}, g, out);
 };
 
 // ---- client ------------------------------------------------------------------------------
+
+namespace detail {
+
+/// The valid prefixes of `typed` at broadcast b, with their counts, sorted
+/// by candidate and distinct, into `counts`.
+inline void valid_prefixes(const user_data& typed, const std::unordered_set<word>* vocabulary,
+                           const prepared_broadcast& b, std::vector<prefix_count>& counts) {
+  counts.clear();
+  for (const auto& [w, n] : typed) {
+    if (n == 0 || (vocabulary != nullptr && vocabulary->contains(w))) continue;
+    if (const auto c = b.candidate_of_word(w)) counts.emplace_back(*c, n);
+  }
+  std::sort(counts.begin(), counts.end());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (kept > 0 && counts[kept - 1].first == counts[i].first) {
+      if (counts[i].second > std::numeric_limits<std::uint64_t>::max() - counts[kept - 1].second) {
+        throw overflow_error("privet: a TrieHH user's count of candidate " +
+                             std::to_string(counts[i].first) + " exceeds 2^64 - 1");
+      }
+      counts[kept - 1].second += counts[i].second;
+    } else {
+      counts[kept++] = counts[i];
+    }
+  }
+  counts.resize(kept);
+}
+
+/// Buffers of one thread's responses, reused so that a simulated user
+/// allocates nothing.
+struct respond_scratch {
+  std::vector<prefix_count> counts;
+  std::vector<std::uint64_t> items;
+};
+
+/// The vote of a user with words `typed`: valid prefixes, local sampling
+/// to at most B, gamma padding to exactly B, one subset-selection report
+/// per item with gamma's slot dropped (ss null: each item reported as itself).
+template <sampling_policy Sampling, random_bit_source G>
+void respond(const user_data& typed, const std::unordered_set<word>* vocabulary,
+             const prepared_broadcast& b, const parameters& p, const subset_selection* ss,
+             const Sampling& sampling, G& gen, vote& out) {
+  out.layer = b.message().layer;
+  out.indices.clear();
+  const std::uint64_t s = b.candidates();
+  if (s == 0) return;
+  thread_local respond_scratch scratch;
+  valid_prefixes(typed, vocabulary, b, scratch.counts);
+  scratch.items.clear();
+  sampling.sample(scratch.counts, p.contributions, gen, scratch.items);
+  if (scratch.items.size() > p.contributions) {
+    throw protocol_error("privet: a TrieHH sampling policy kept " +
+                         std::to_string(scratch.items.size()) +
+                         " prefixes; allowed: at most B = " + std::to_string(p.contributions));
+  }
+  if (ss == nullptr) {
+    out.indices.assign(scratch.items.begin(), scratch.items.end());
+    return;
+  }
+  auto report = [&](std::uint64_t z) {
+    const std::size_t first = out.indices.size();
+    (*ss)(z, gen, out.indices);
+    // A report holds distinct candidates, so gamma (index s) at most once.
+    for (std::size_t i = first; i < out.indices.size(); ++i) {
+      if (out.indices[i] == s) {
+        out.indices[i] = out.indices.back();
+        out.indices.pop_back();
+        break;
+      }
+    }
+  };
+  for (std::uint64_t z : scratch.items) report(z);
+  for (std::uint64_t i = scratch.items.size(); i < p.contributions; ++i) report(s);  // gamma
+}
+
+}  // namespace detail
 
 /// One user's device: its typed words with how often each was typed, and
 /// the known vocabulary (public). Never sends anything but votes.
 template <sampling_policy Sampling = random_sampling>
 class client {
  public:
-  client(std::vector<std::pair<word, std::uint64_t>> typed,
-         std::shared_ptr<const std::unordered_set<word>> vocabulary, Sampling sampling = {})
+  client(user_data typed, std::shared_ptr<const std::unordered_set<word>> vocabulary,
+         Sampling sampling = {})
       : typed_(std::move(typed)), vocabulary_(std::move(vocabulary)), sampling_(sampling) {}
 
   /// The valid prefixes of length layer + 1 with their counts, as candidate
-  /// indices of the broadcast.
-  [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> valid_prefixes(
-      const prepared_broadcast& b) const {
-    const std::size_t len = b.message().layer;
-    const char32_t eow = b.message().alphabet.back();
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> counts;
-    word full;
-    for (const auto& [w, n] : typed_) {
-      if (n == 0 || (vocabulary_ && vocabulary_->contains(w))) continue;
-      full.assign(w);
-      full.push_back(eow);
-      if (full.size() < len + 1) continue;
-      full.resize(len + 1);
-      const auto c = b.candidate(full);
-      if (!c) continue;
-      auto it =
-          std::find_if(counts.begin(), counts.end(), [&](const auto& e) { return e.first == *c; });
-      if (it == counts.end()) {
-        counts.emplace_back(*c, n);
-      } else {
-        it->second += n;
-      }
-    }
+  /// indices of the broadcast, sorted by candidate.
+  [[nodiscard]] std::vector<prefix_count> valid_prefixes(const prepared_broadcast& b) const {
+    std::vector<prefix_count> counts;
+    detail::valid_prefixes(typed_, vocabulary_.get(), b, counts);
     return counts;
   }
 
-  /// This client's vote for the broadcast layer.
+  /// This client's vote for the layer, into `out` (its storage reused).
+  template <random_bit_source G>
+  void respond(const prepared_layer& l, G& gen, vote& out) const {
+    detail::respond(typed_, vocabulary_.get(), l.broadcast(), l.params(), l.randomiser(), sampling_,
+                    gen, out);
+  }
+
+  /// This client's vote for the layer.
+  template <random_bit_source G>
+  vote respond(const prepared_layer& l, G& gen) const {
+    vote v{};
+    respond(l, gen, v);
+    return v;
+  }
+
+  /// The same from a broadcast and the parameters (sets the randomiser up
+  /// for this one vote; a prepared_layer saves that for many).
   template <random_bit_source G>
   vote respond(const prepared_broadcast& b, const parameters& p, G& gen) const {
     p.validate();
-    const std::uint64_t s = b.candidates();
-    vote v{b.message().layer, {}};
-    if (s == 0) return v;
-    std::vector<std::uint64_t> items = sampling_(valid_prefixes(b), p.contributions, gen);
-    while (items.size() < p.contributions) items.push_back(s);  // gamma
-    if (std::isinf(p.epsilon)) {
-      for (std::uint64_t z : items)
-        if (z < s) v.indices.push_back(z);
-      return v;
-    }
-    const subset_selection ss(p.epsilon, s + 1);
-    std::vector<std::uint64_t> report;
-    for (std::uint64_t z : items) {
-      report.clear();
-      ss(z, gen, report);
-      for (std::uint64_t c : report)
-        if (c < s) v.indices.push_back(c);
-    }
+    std::optional<subset_selection> ss;
+    if (!std::isinf(p.epsilon) && b.candidates() > 0) ss.emplace(p.epsilon, b.candidates() + 1);
+    vote v{};
+    detail::respond(typed_, vocabulary_.get(), b, p, ss ? &*ss : nullptr, sampling_, gen, v);
     return v;
   }
 
@@ -247,7 +463,7 @@ class client {
   }
 
  private:
-  std::vector<std::pair<word, std::uint64_t>> typed_;
+  user_data typed_;
   std::shared_ptr<const std::unordered_set<word>> vocabulary_;
   Sampling sampling_;
 };
@@ -265,6 +481,144 @@ inline std::vector<std::uint64_t> to_dense(const vote& v, std::uint64_t candidat
     ++out[static_cast<std::size_t>(c)];
   }
   return out;
+}
+
+// ---- aggregation -------------------------------------------------------------------------
+
+/// An ephemeral sum of one layer's votes: it checks each vote as the server
+/// would (layer, indices in range, at most B d of them) and keeps only the
+/// running sum. Several sums can run in parallel (one per thread) and be
+/// merged; the server takes them with receive_sum. Counts are 32-bit while
+/// no count can exceed 2^32 - 1 (the indices received so far bound every
+/// count), which halves the memory that random increments touch, and widen
+/// to 64 bits exactly when that bound would pass.
+class vote_sum {
+ public:
+  /// `max_indices`: B * d (B at epsilon = inf), see max_vote_indices.
+  vote_sum(std::uint32_t layer, std::uint64_t candidates, std::uint64_t max_indices)
+      : layer_(layer), candidates_(candidates), max_indices_(max_indices) {
+    if (candidates > std::numeric_limits<std::size_t>::max() / sizeof(std::uint64_t)) {
+      throw_invalid("candidates", candidates, "a count vector that fits in memory");
+    }
+    narrow_.assign(static_cast<std::size_t>(candidates), 0);
+  }
+
+  /// Adds a vote. Throws protocol_error (and ignores the vote) for another
+  /// layer, an index out of range, or more than max_indices indices.
+  void add(const vote& v) {
+    if (v.layer != layer_) {
+      throw protocol_error("privet: TrieHH vote for layer " + std::to_string(v.layer) +
+                           " while layer " + std::to_string(layer_) + " is open");
+    }
+    if (v.indices.size() > max_indices_) {
+      throw protocol_error("privet: TrieHH vote has " + std::to_string(v.indices.size()) +
+                           " indices; allowed: at most B * d = " + std::to_string(max_indices_));
+    }
+    for (std::uint64_t c : v.indices) {
+      if (c >= candidates_) {
+        throw protocol_error("privet: TrieHH vote index " + std::to_string(c) + " is outside the " +
+                             std::to_string(candidates_) + " candidates");
+      }
+    }
+    grow_bound(v.indices.size());
+    if (wide_.empty()) {
+      for (std::uint64_t c : v.indices) ++narrow_[static_cast<std::size_t>(c)];
+    } else {
+      for (std::uint64_t c : v.indices) ++wide_[static_cast<std::size_t>(c)];
+    }
+    ++votes_;
+  }
+
+  /// Adds `votes` votes summed elsewhere as a dense vector. Throws
+  /// protocol_error (and ignores the sum) for a length other than the
+  /// candidate count.
+  void add_sum(const std::vector<std::uint64_t>& sum, std::uint64_t votes) {
+    if (sum.size() != candidates_) {
+      throw protocol_error("privet: TrieHH sum has " + std::to_string(sum.size()) +
+                           " entries; the layer has " + std::to_string(candidates_) +
+                           " candidates");
+    }
+    std::uint64_t top = 0;
+    for (std::uint64_t x : sum) top = std::max(top, x);
+    add_counts(sum, top, votes);
+  }
+
+  /// Adds another sum of the same layer. Throws protocol_error for another
+  /// layer or candidate count.
+  void merge(const vote_sum& other) {
+    if (other.layer_ != layer_ || other.candidates_ != candidates_) {
+      throw protocol_error("privet: TrieHH sums of different layers (" +
+                           std::to_string(other.layer_) + " and " + std::to_string(layer_) +
+                           ") cannot be merged");
+    }
+    if (other.wide_.empty()) {
+      add_counts(other.narrow_, other.bound_, other.votes_);
+    } else {
+      add_counts(other.wide_, other.bound_, other.votes_);
+    }
+  }
+
+  /// An empty sum of the same layer and limits.
+  [[nodiscard]] vote_sum empty_copy() const { return {layer_, candidates_, max_indices_}; }
+
+  [[nodiscard]] std::uint32_t layer() const noexcept { return layer_; }
+  [[nodiscard]] std::uint64_t candidates() const noexcept { return candidates_; }
+  [[nodiscard]] std::uint64_t votes() const noexcept { return votes_; }
+  [[nodiscard]] std::uint64_t count(std::uint64_t c) const {
+    if (c >= candidates_) throw_invalid("c", c, "< candidates = " + std::to_string(candidates_));
+    return wide_.empty() ? narrow_[static_cast<std::size_t>(c)]
+                         : wide_[static_cast<std::size_t>(c)];
+  }
+  /// Every candidate's count.
+  [[nodiscard]] std::vector<std::uint64_t> counts() const {
+    if (!wide_.empty()) return wide_;
+    return {narrow_.begin(), narrow_.end()};
+  }
+
+ private:
+  // Every count is at most bound_; widen before a 32-bit count could wrap.
+  void grow_bound(std::uint64_t more) {
+    if (more > std::numeric_limits<std::uint64_t>::max() - bound_) {
+      throw overflow_error("privet: a TrieHH vote sum would exceed 2^64 - 1");
+    }
+    bound_ += more;
+    if (wide_.empty() && bound_ > std::numeric_limits<std::uint32_t>::max()) {
+      wide_.assign(narrow_.begin(), narrow_.end());
+      narrow_ = {};
+    }
+  }
+  template <class Count>
+  void add_counts(const std::vector<Count>& sum, std::uint64_t top, std::uint64_t votes) {
+    grow_bound(top);
+    if (wide_.empty()) {
+      for (std::size_t i = 0; i < sum.size(); ++i) narrow_[i] += static_cast<std::uint32_t>(sum[i]);
+    } else {
+      for (std::size_t i = 0; i < sum.size(); ++i) wide_[i] += sum[i];
+    }
+    votes_ += votes;
+  }
+
+  std::uint32_t layer_;
+  std::uint64_t candidates_;
+  std::uint64_t max_indices_;
+  std::uint64_t votes_ = 0;
+  std::uint64_t bound_ = 0;
+  std::vector<std::uint32_t> narrow_;
+  std::vector<std::uint64_t> wide_;
+};
+
+/// The most indices an honest vote of a layer with `candidates` candidates
+/// can hold: B reports of d candidates each (B at epsilon = inf).
+inline std::uint64_t max_vote_indices(const parameters& p, std::uint64_t candidates) {
+  p.validate();
+  if (std::isinf(p.epsilon) || candidates == 0) return p.contributions;
+  if (candidates == std::numeric_limits<std::uint64_t>::max()) {
+    throw_invalid("candidates", candidates, "< 2^64 - 1");
+  }
+  const std::uint64_t d = subset_selection(p.epsilon, candidates + 1).d();
+  return d > std::numeric_limits<std::uint64_t>::max() / p.contributions
+             ? std::numeric_limits<std::uint64_t>::max()
+             : d * p.contributions;
 }
 
 // ---- server ------------------------------------------------------------------------------
@@ -302,6 +656,15 @@ class server {
     return b;
   }
 
+  /// An empty sum for the open layer, to fill outside the server (for
+  /// instance one per thread of a simulation) and hand over with
+  /// receive_sum.
+  [[nodiscard]] vote_sum make_sum() const {
+    if (done()) throw protocol_error("privet: TrieHH has no open layer to sum");
+    const std::uint64_t s = trie_.candidate_count();
+    return vote_sum(static_cast<std::uint32_t>(trie_.depth()), s, max_vote_indices(p_, s));
+  }
+
   /// Adds a vote of the current layer. Throws protocol_error (and ignores
   /// the vote) for another layer, an index out of range, more indices than
   /// B reports can hold, or more votes than users per layer.
@@ -311,27 +674,11 @@ class server {
       throw protocol_error("privet: TrieHH vote for layer " + std::to_string(v.layer) +
                            " while layer " + std::to_string(trie_.depth()) + " is open");
     }
-    const std::uint64_t s = trie_.candidate_count();
-    const std::uint64_t per_report =
-        std::isinf(p_.epsilon) ? 1 : subset_selection(p_.epsilon, s + 1).d();
-    if (v.indices.size() > per_report * p_.contributions) {
-      throw protocol_error(
-          "privet: TrieHH vote has " + std::to_string(v.indices.size()) +
-          " indices; allowed: at most B * d = " + std::to_string(per_report * p_.contributions));
-    }
-    for (std::uint64_t c : v.indices) {
-      if (c >= s) {
-        throw protocol_error("privet: TrieHH vote index " + std::to_string(c) + " is outside the " +
-                             std::to_string(s) + " candidates");
-      }
-    }
-    if (votes_ == p_.users_per_layer) {
+    if (received() == p_.users_per_layer) {
       throw protocol_error("privet: TrieHH layer already has its " +
                            std::to_string(p_.users_per_layer) + " votes");
     }
-    if (sum_.size() != s) sum_.assign(static_cast<std::size_t>(s), 0);
-    for (std::uint64_t c : v.indices) ++sum_[static_cast<std::size_t>(c)];
-    ++votes_;
+    open_sum().add(v);
   }
 
   /// Adds the sum of `votes` clients' votes computed elsewhere, e.g. by
@@ -342,19 +689,18 @@ class server {
   /// itself cannot be checked further.
   void receive_sum(const std::vector<std::uint64_t>& sum, std::uint64_t votes) {
     if (done()) throw protocol_error("privet: TrieHH received a sum after the last layer");
-    const std::uint64_t s = trie_.candidate_count();
-    if (sum.size() != s) {
-      throw protocol_error("privet: TrieHH sum has " + std::to_string(sum.size()) +
-                           " entries; the layer has " + std::to_string(s) + " candidates");
-    }
-    if (votes > p_.users_per_layer - votes_) {
-      throw protocol_error("privet: TrieHH sum of " + std::to_string(votes) +
-                           " votes exceeds the layer's " + std::to_string(p_.users_per_layer) +
-                           " users");
-    }
-    if (sum_.size() != s) sum_.assign(static_cast<std::size_t>(s), 0);
-    for (std::size_t i = 0; i < sum.size(); ++i) sum_[i] += sum[i];
-    votes_ += votes;
+    check_room(votes);
+    open_sum().add_sum(sum, votes);
+  }
+
+  /// Adds a sum kept by an ephemeral aggregator (make_sum), whose votes
+  /// were checked one by one as they arrived. Throws protocol_error (and
+  /// ignores the sum) for another layer or more votes than users per layer
+  /// in all.
+  void receive_sum(const vote_sum& sum) {
+    if (done()) throw protocol_error("privet: TrieHH received a sum after the last layer");
+    check_room(sum.votes());
+    open_sum().merge(sum);
   }
 
   /// Closes the layer: keeps the candidates whose count reaches the
@@ -362,10 +708,11 @@ class server {
   layer_stats close_layer() {
     if (done()) throw protocol_error("privet: TrieHH has no open layer to close");
     const std::uint64_t s = trie_.candidate_count();
-    if (sum_.size() != s) sum_.assign(static_cast<std::size_t>(s), 0);
+    const std::vector<std::uint64_t> sum =
+        sum_ ? sum_->counts() : std::vector<std::uint64_t>(static_cast<std::size_t>(s), 0);
     std::uint64_t tau = 0;
     if (p_.max_prefixes <= s) {
-      std::vector<std::uint64_t> sorted = sum_;
+      std::vector<std::uint64_t> sorted = sum;
       const auto nth = sorted.begin() + static_cast<std::ptrdiff_t>(p_.max_prefixes - 1);
       std::nth_element(sorted.begin(), nth, sorted.end(), std::greater<>());
       tau = *nth;
@@ -373,14 +720,13 @@ class server {
     tau = std::max<std::uint64_t>(tau, 1);
     std::vector<std::uint64_t> kept;
     for (std::uint64_t c = 0; c < s; ++c)
-      if (sum_[static_cast<std::size_t>(c)] >= tau) kept.push_back(c);
+      if (sum[static_cast<std::size_t>(c)] >= tau) kept.push_back(c);
     const std::size_t words_before = trie_.words().size();
-    layer_stats st{static_cast<std::uint32_t>(trie_.depth()), s, votes_, tau, kept.size(), 0};
+    layer_stats st{static_cast<std::uint32_t>(trie_.depth()), s, received(), tau, kept.size(), 0};
     trie_.extend(kept);
     st.words = trie_.words().size() - words_before;
     stats_.push_back(st);
-    sum_.clear();
-    votes_ = 0;
+    sum_.reset();
     return st;
   }
 
@@ -390,17 +736,26 @@ class server {
   [[nodiscard]] const parameters& params() const noexcept { return p_; }
 
  private:
+  [[nodiscard]] std::uint64_t received() const noexcept { return sum_ ? sum_->votes() : 0; }
+  void check_room(std::uint64_t votes) const {
+    if (votes > p_.users_per_layer - received()) {
+      throw protocol_error("privet: TrieHH sum of " + std::to_string(votes) +
+                           " votes exceeds the layer's " + std::to_string(p_.users_per_layer) +
+                           " users");
+    }
+  }
+  vote_sum& open_sum() {
+    if (!sum_) sum_.emplace(make_sum());
+    return *sum_;
+  }
+
   parameters p_;
   prefix_trie<char32_t> trie_;
-  std::vector<std::uint64_t> sum_;
-  std::uint64_t votes_ = 0;
+  std::optional<vote_sum> sum_;  // the open layer's, once anything arrived
   std::vector<layer_stats> stats_;
 };
 
 // ---- the driver -----------------------------------------------------------------------------
-
-/// One user's data: the words typed, with how often.
-using user_data = std::vector<std::pair<word, std::uint64_t>>;
 
 struct pass_result {
   std::vector<word> discovered;  ///< words found in this pass
@@ -408,12 +763,65 @@ struct pass_result {
   std::vector<std::vector<std::uint64_t>> groups;  ///< the users of each layer
 };
 
+/// Users per block of a simulated layer: a block runs on one thread from
+/// its own random stream, so results do not depend on the thread count.
+inline constexpr std::size_t simulation_block = 256;
+
+/// Simulates the clients of one layer: user group[i] (an index into
+/// `users`) responds to `layer` as client would, and the votes are checked
+/// and summed into `sum` (an ephemeral aggregator, server::make_sum). Users
+/// run in blocks of simulation_block on TBB's threads; block k draws from
+/// streams.stream(stream, k), so the sum is a function of the streams'
+/// secret, whatever the number of threads. Use a `stream` no other layer of
+/// the same secret uses.
+template <sampling_policy Sampling = random_sampling>
+void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& users,
+                    std::span<const std::uint64_t> group,
+                    const std::unordered_set<word>* vocabulary, const keyed_streams& streams,
+                    std::uint64_t stream, vote_sum& sum, Sampling sampling = {}) {
+  for (std::uint64_t u : group) {
+    if (u >= users.size()) {
+      throw_invalid("group[i]", u, "< users.size() = " + std::to_string(users.size()));
+    }
+  }
+  if (sum.layer() != layer.broadcast().message().layer ||
+      sum.candidates() != layer.broadcast().candidates()) {
+    throw_invalid("sum.layer()", sum.layer(),
+                  "the layer of the broadcast (" +
+                      std::to_string(layer.broadcast().message().layer) +
+                      ") with as many candidates");
+  }
+  const std::size_t blocks = (group.size() + simulation_block - 1) / simulation_block;
+  oneapi::tbb::enumerable_thread_specific<vote_sum> partial(sum.empty_copy());
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::size_t>(0, blocks, 1),
+      [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+        vote_sum& mine = partial.local();
+        vote v{};
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+          seeded_generator gen = streams.stream(stream, k);
+          const std::size_t end = std::min(group.size(), (k + 1) * simulation_block);
+          for (std::size_t i = k * simulation_block; i < end; ++i) {
+            detail::respond(users[static_cast<std::size_t>(group[i])], vocabulary,
+                            layer.broadcast(), layer.params(), layer.randomiser(), sampling, gen,
+                            v);
+            mine.add(v);
+          }
+        }
+      },
+      oneapi::tbb::simple_partitioner());
+  for (const vote_sum& p : partial) sum.merge(p);
+}
+
 /// Runs `passes` passes of the algorithm over disjoint groups of users: a
 /// uniformly random order of all users is drawn once and each layer of each
 /// pass takes the next N users, so no user joins two layers or two passes.
-/// Words found by a pass join the known vocabulary of the later ones.
-/// Throws invalid_parameter when there are fewer users than
-/// passes * max_depth * N (a run that stops early leaves users unused).
+/// Words found by a pass join the known vocabulary of the later ones. The
+/// users' own randomness comes from keyed streams under a secret drawn from
+/// `gen` (simulate_layer), so layers run on all cores and the result is a
+/// function of gen alone. Throws invalid_parameter when there are fewer
+/// users than passes * max_depth * N (a run that stops early leaves users
+/// unused).
 template <sampling_policy Sampling = random_sampling, random_bit_source G>
 std::vector<pass_result> run(const std::vector<user_data>& users,
                              std::unordered_set<word> vocabulary, const word& alphabet,
@@ -435,22 +843,30 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
   for (std::size_t i = order.size(); i > 1; --i) {
     std::swap(order[i - 1], order[static_cast<std::size_t>(uniform_below(gen, i))]);
   }
+  keyed_streams::key_type secret{};
+  for (std::size_t i = 0; i < secret.size(); i += 8) {
+    const std::uint64_t w = random_u64(gen);
+    for (std::size_t j = 0; j < 8; ++j) secret[i + j] = static_cast<unsigned char>(w >> (8 * j));
+  }
+  const keyed_streams streams(secret);
+  sodium_memzero(secret.data(), secret.size());
   std::size_t next = 0;
   std::vector<pass_result> out;
   for (std::size_t pass = 0; pass < passes; ++pass) {
-    auto known = std::make_shared<const std::unordered_set<word>>(vocabulary);
     server srv(alphabet, end_of_word, p);
     pass_result r;
     while (!srv.done()) {
-      const prepared_broadcast b(srv.broadcast());
+      const prepared_layer layer(srv.broadcast(), p);
       std::vector<std::uint64_t> group(
           order.begin() + static_cast<std::ptrdiff_t>(next),
           order.begin() + static_cast<std::ptrdiff_t>(next + p.users_per_layer));
+      vote_sum sum = srv.make_sum();
+      // The group's first position in the order names its streams: no two
+      // layers of the run share one.
+      // The vocabulary grows only after the pass.
+      simulate_layer(layer, users, group, &vocabulary, streams, next, sum, sampling);
+      srv.receive_sum(sum);
       next += p.users_per_layer;
-      for (std::uint64_t u : group) {
-        const client<Sampling> c(users[static_cast<std::size_t>(u)], known, sampling);
-        srv.receive(c.respond(b, p, gen));
-      }
       r.layers.push_back(srv.close_layer());
       r.groups.push_back(std::move(group));
     }

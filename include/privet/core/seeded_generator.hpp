@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -91,13 +92,23 @@ class seeded_generator {
   }
 
   void refill() {
-    std::array<unsigned char, words * sizeof(result_type)> bytes{};
-    crypto_stream_chacha20_xor_ic(bytes.data(), bytes.data(), bytes.size(), nonce_.data(), block_,
-                                  key_.data());
-    for (std::size_t i = 0; i < words; ++i) {
-      std::uint64_t w = 0;
-      for (int b = 7; b >= 0; --b) w = (w << 8) | bytes[i * 8 + static_cast<std::size_t>(b)];
-      buffer_[i] = w;
+    if constexpr (std::endian::native == std::endian::little) {
+      // The keystream's little-endian words are the buffer's own bytes:
+      // write it in place instead of assembling words byte by byte (a
+      // third of the generator's time otherwise).
+      auto* bytes = reinterpret_cast<unsigned char*>(buffer_.data());
+      std::memset(bytes, 0, sizeof(buffer_));
+      crypto_stream_chacha20_xor_ic(bytes, bytes, sizeof(buffer_), nonce_.data(), block_,
+                                    key_.data());
+    } else {
+      std::array<unsigned char, words * sizeof(result_type)> bytes{};
+      crypto_stream_chacha20_xor_ic(bytes.data(), bytes.data(), bytes.size(), nonce_.data(), block_,
+                                    key_.data());
+      for (std::size_t i = 0; i < words; ++i) {
+        std::uint64_t w = 0;
+        for (int b = 7; b >= 0; --b) w = (w << 8) | bytes[i * 8 + static_cast<std::size_t>(b)];
+        buffer_[i] = w;
+      }
     }
     block_ += blocks_per_refill;
     pos_ = 0;
