@@ -68,6 +68,10 @@
 // Noise and sampling come from seeded ChaCha20 streams (privet's
 // seeded_generator) so that a run can be repeated; a deployment calls
 // federation::run_round() without generators and draws from the OS CSPRNG.
+// The organisations run in one process here; with one organisation per MPI
+// rank, privet::dist::mpi_federation (privet/dist/federated_dpsgd.hpp, the
+// optional privet::mpi target) takes each rank's members and runs the same
+// rounds, with the same update bit for bit for the same seeds.
 // --quick (the ctest) runs a small configuration with RDP calibration;
 // progress goes to stderr.
 #include <privet/algorithms/federated_dpsgd.hpp>

@@ -9,6 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 using privet::gaussian_mechanism;
@@ -58,6 +61,42 @@ TEST_CASE("Gaussian noise variance matches sigma^2 (coarse check)") {
     sum2 += z * z;
   }
   CHECK(sum2 / n - (sum / n) * (sum / n) == doctest::Approx(6.25).epsilon(0.06));
+}
+
+TEST_CASE("parallel vector noise depends on the generator, not on the thread count") {
+  const std::size_t dim = 3 * gaussian_mechanism<>::noise_block + 17;  // a partial last block
+  const auto m = gaussian_mechanism<>::from_scale(1.5, dim);
+  std::vector<double> x(dim);
+  for (std::size_t i = 0; i < dim; ++i) x[i] = 0.25 * static_cast<double>(i % 7);
+  auto run = [&](std::size_t threads, std::uint64_t seed) {
+    privet::seeded_generator gen(seed);
+    return m(std::span<const double>(x), gen, privet::parallel_options{threads});
+  };
+  const auto one = run(1, 9);
+  CHECK(run(2, 9) == one);
+  CHECK(run(0, 9) == one);
+  CHECK(run(1, 10) != one);
+  // Each coordinate is its input plus noise on the mechanism's grid: the
+  // blocks draw different noise (no block repeats another).
+  for (std::size_t k = 1; k < 3; ++k) {
+    bool same = true;
+    for (std::size_t i = 0; i < 64; ++i)
+      same = same && (one[k * gaussian_mechanism<>::noise_block + i] - x[i] == one[i] - x[i]);
+    CHECK_FALSE(same);
+  }
+  // Inputs are all checked before any noise is drawn, and the size must match.
+  std::vector<double> bad = x;
+  bad[dim - 1] = std::nan("");
+  privet::seeded_generator gen(1);
+  CHECK_THROWS_WITH_AS(m(std::span<const double>(bad), gen, privet::parallel_options{}),
+                       "privet: x = nan is invalid; allowed: a finite number",
+                       privet::invalid_parameter);
+  std::vector<double> short_x(dim - 1, 0.0);
+  CHECK_THROWS_WITH_AS(m(std::span<const double>(short_x), gen, privet::parallel_options{}),
+                       ("privet: input size = " + std::to_string(dim - 1) +
+                        " is invalid; allowed: == dimension = " + std::to_string(dim))
+                           .c_str(),
+                       privet::invalid_parameter);
 }
 
 TEST_CASE("pipeline bound_contributions | count | Gaussian: per-user guarantee") {

@@ -9,6 +9,7 @@ privet_add_layer_tests(
   mechanisms/integer_noise_test.cpp
   mechanisms/laplace_test.cpp
   mechanisms/gaussian_test.cpp
+  mechanisms/gaussian_statistical_test.cpp
   mechanisms/randomized_response_test.cpp
   mechanisms/randomized_response_statistical_test.cpp
   mechanisms/exponential_test.cpp

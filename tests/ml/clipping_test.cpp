@@ -97,6 +97,68 @@ TEST_CASE("clip_each_row bounds every per-example norm and keeps directions") {
   }
 }
 
+// The fast path multiplies in Real by a factor a little below the exact
+// one; these rows are built so that rounding to nearest rounds many
+// products up (each entry's product lands just above a midpoint), so a
+// factor that were not shrunk would lengthen the row. The norms are
+// computed exactly enough (long double over float squares, every square
+// exact in long double) to see a one-ulp excess.
+TEST_CASE("clip_each_row never lengthens a row through rounding, on float and double") {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<float> unit(0.5f, 1.0f);
+  for (const double c : {1.0, 0.3, 1e-3, 7.5}) {
+    xt::xtensor<float, 2> f = xt::xtensor<float, 2>::from_shape({64, 257});
+    for (auto& v : f) v = unit(gen);
+    // Rows of equal entries: every product rounds the same way, so an
+    // upward rounding is not averaged out by the others.
+    for (std::size_t j = 0; j < 257; ++j) f(0, j) = 1.0f + 0x1p-23f;
+    for (std::size_t j = 0; j < 257; ++j) f(1, j) = 0.75f;
+    const auto before = f;
+    CHECK(privet::ml::clip_each_row(f, c) == 64);
+    for (std::size_t i = 0; i < 64; ++i) {
+      long double s = 0, s0 = 0;
+      for (std::size_t j = 0; j < 257; ++j) {
+        s += static_cast<long double>(f(i, j)) * f(i, j);
+        s0 += static_cast<long double>(before(i, j)) * before(i, j);
+      }
+      CAPTURE(c);
+      CAPTURE(i);
+      CHECK(s <= static_cast<long double>(c) * c);
+      // ... and shorter by no more than a few float ulps of the exact scaling.
+      CHECK(std::sqrt(static_cast<double>(s)) == doctest::Approx(c).epsilon(4e-7));
+      // The direction is kept: every entry is scaled by the same factor.
+      const double ratio = static_cast<double>(f(i, 0)) / before(i, 0);
+      for (std::size_t j = 1; j < 257; ++j)
+        CHECK(static_cast<double>(f(i, j)) / before(i, j) == doctest::Approx(ratio).epsilon(2e-7));
+    }
+  }
+  // A clip norm whose products would be subnormal floats takes the exact
+  // path (rounding toward zero entry by entry) and still never lengthens.
+  xt::xtensor<float, 2> tiny = xt::xtensor<float, 2>::from_shape({4, 100});
+  for (auto& v : tiny) v = unit(gen);
+  const double c_tiny = 1e-40;
+  CHECK(privet::ml::clip_each_row(tiny, c_tiny) == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    long double s = 0;
+    for (std::size_t j = 0; j < 100; ++j) s += static_cast<long double>(tiny(i, j)) * tiny(i, j);
+    CHECK(s <= static_cast<long double>(c_tiny) * c_tiny);
+    CHECK(s > 0);
+  }
+  // double rows with entries equal to each other.
+  xt::xtensor<double, 2> d = xt::xtensor<double, 2>::from_shape({3, 1000});
+  for (auto& v : d) v = 1.0 + 0x1p-52;
+  for (std::size_t j = 0; j < 1000; ++j) d(1, j) = 3.0;
+  for (std::size_t j = 0; j < 1000; ++j) d(2, j) = (j % 2 ? -1.0 : 1.0) * 0.1;
+  CHECK(privet::ml::clip_each_row(d, 1.0) == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    long double s = 0;
+    for (std::size_t j = 0; j < 1000; ++j) s += static_cast<long double>(d(i, j)) * d(i, j);
+    CAPTURE(i);
+    CHECK(s <= 1.0L + 1e-16L);  // long double's own rounding in the sum: < 1000 x 2^-64
+    CHECK(std::sqrt(static_cast<double>(s)) == doctest::Approx(1.0).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("logistic regression's clipped sum equals clipping its per-example rows") {
   std::mt19937 gen(4);
   std::normal_distribution<double> nd;

@@ -168,6 +168,33 @@ TEST_CASE("the generic per-example path and a model's clipped sum take the same 
     CHECK(a.parameters()[j] == doctest::Approx(b.parameters()[j]).epsilon(1e-10));
 }
 
+TEST_CASE("the noise of a step does not depend on how many threads draw it") {
+  // 10^4 features: the noise spans three blocks of gaussian_mechanism's
+  // parallel draw, so the threads really split it.
+  const auto data = separable(40, 10000, 8);
+  auto gradient = [&](std::size_t threads, std::uint64_t seed) {
+    const dpsgd_options o{.learning_rate = 0.1,
+                          .clip_norm = 1,
+                          .batch_size = 8,
+                          .noise_threads = privet::parallel_options{threads}};
+    dpsgd<sparse_lr> d(10001, 40, o, 1.1);
+    const sparse_lr model(10000, true);
+    seeded_generator gen(seed);
+    return d.privatize(model, data, gen).gradient;
+  };
+  const auto one = gradient(1, 3);
+  CHECK(gradient(2, 3) == one);
+  CHECK(gradient(0, 3) == one);
+  CHECK(gradient(1, 4) != one);
+  const dpsgd_options bad{
+      .learning_rate = 0.1,
+      .clip_norm = 1,
+      .batch_size = 8,
+      .noise_threads = privet::parallel_options{privet::max_parallel_threads + 1}};
+  CHECK(privet::test::rejected_parameter([&] { dpsgd<sparse_lr> d(10001, 40, bad, 1.1); }) ==
+        "threads");
+}
+
 TEST_CASE("the report's epsilons equal the accounting layer's direct computations (Poisson)") {
   const auto data = separable(200, 10, 6);
   const double z = 1.3, delta = 1e-5;

@@ -47,10 +47,13 @@
 //
 // Exchange. `federation` runs the rounds in-process: the workers' private
 // halves in parallel as TBB tasks, each with its own generator. Messages
-// and updates are plain values, so another transport can carry them. An
-// MPI path over dist/ is not provided: dist/mpi.hpp offers gather and
-// broadcast but no all-reduce, and a gather-to-root path would be a second
-// copy of `federation::run_round`.
+// and updates are plain values, so another transport can carry them: a
+// round is check_schedule, contribute_round (the private halves) and
+// finish_round (aggregate in worker order, apply to every replica), and
+// dist/federated_dpsgd.hpp's `mpi_federation` runs the same three steps
+// with an all-gather of the encoded messages between the last two, each
+// rank aggregating all of them itself. Both transports therefore compute
+// the same update, bit for bit, from the same workers, data and generators.
 #pragma once
 
 #include <privet/accounting/calibration.hpp>
@@ -68,12 +71,14 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -385,6 +390,76 @@ inline std::string to_string(const worker_privacy& w) {
   return s;
 }
 
+/// Returns o, or throws invalid_parameter naming its first bad option.
+inline const federation_options& validate_options(const federation_options& o) {
+  validate_positive(o.learning_rate, "learning_rate");
+  validate_non_negative(o.weight_decay, "weight_decay");
+  validate_at_least<std::uint64_t>(o.rounds, 1, "rounds");
+  if (o.rule != aggregation::mean && o.rule != aggregation::batch_weighted) {
+    throw_invalid("rule", static_cast<int>(o.rule), "mean or batch_weighted");
+  }
+  return o;
+}
+
+/// A worker's weight under `rule`: 1 for the mean, its batch size b for
+/// batch_weighted (from its registered options, never from a message).
+inline double aggregation_weight(aggregation rule, const worker_options& o) noexcept {
+  return rule == aggregation::mean ? 1.0 : static_cast<double>(o.batch_size);
+}
+
+/// Something that hands worker i (an index into the round's workers) its
+/// generator: an lvalue of a random_bit_source, callable from TBB tasks.
+template <class F>
+concept generator_selector = std::invocable<F&, std::size_t> &&
+    std::is_lvalue_reference_v<std::invoke_result_t<F&, std::size_t>> &&
+    random_bit_source<std::remove_cvref_t<std::invoke_result_t<F&, std::size_t>>>;
+
+// One round is check_schedule, contribute_round and finish_round, whatever
+// carries the messages between the last two (see the file comment).
+
+/// Throws budget_exhausted when round `round` (counted from 0) is past the
+/// schedule of `o.rounds` rounds.
+inline void check_schedule(std::uint64_t round, const federation_options& o) {
+  if (round >= o.rounds) {
+    throw budget_exhausted("privet: federated DP-SGD was scheduled for " +
+                           std::to_string(o.rounds) + " rounds; round " +
+                           std::to_string(round + 1) + " would exceed the schedule");
+  }
+}
+
+/// The private halves of round `round` for `workers`, as parallel TBB
+/// tasks; workers[i] draws from generator_of(i) only, so the messages (in
+/// the order of `workers`) do not depend on the thread schedule. Throws
+/// what worker::contribute throws.
+template <ml::differentiable_model Model, noise_policy Noise, generator_selector GeneratorOf>
+[[nodiscard]] std::vector<gradient_message> contribute_round(
+    std::span<worker<Model, Noise>> workers, std::uint64_t round, GeneratorOf&& generator_of) {
+  std::vector<gradient_message> messages(workers.size());
+  oneapi::tbb::parallel_for(std::size_t{0}, workers.size(), [&](std::size_t w) {
+    messages[w] = workers[w].contribute(round, generator_of(w));
+  });
+  return messages;
+}
+
+/// Hands the round's messages (every worker's, in any order) to `agg`,
+/// aggregates them in worker order and applies the update to each of
+/// `workers` (the replicas held here). Throws protocol_error as
+/// aggregator::receive, aggregator::aggregate and worker::apply do.
+template <ml::differentiable_model Model, noise_policy Noise>
+model_update finish_round(aggregator& agg, std::vector<gradient_message> messages,
+                          std::span<worker<Model, Noise>> workers) {
+  for (auto& m : messages) agg.receive(std::move(m));
+  model_update u = agg.aggregate();
+  for (auto& w : workers) w.apply(u);
+  return u;
+}
+
+/// A worker's line of the privacy report, from its own odometer.
+template <ml::differentiable_model Model, noise_policy Noise>
+[[nodiscard]] worker_privacy privacy_of(const worker<Model, Noise>& w) {
+  return {w.name(), w.is_public(), w.round(), w.noise_stddev(), w.privacy_spent()};
+}
+
 /// The workers of one federation and their aggregator, in one process.
 template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
 class federation {
@@ -401,7 +476,7 @@ class federation {
   /// Every worker starts from a copy of `initial`. Throws invalid_parameter
   /// for no members, a bad federation option or a bad worker option (named).
   federation(const Model& initial, std::vector<member> members, const federation_options& options)
-      : options_(checked(options)) {
+      : options_(validate_options(options)) {
     if (members.empty()) throw_empty("members");
     if (members.size() > std::numeric_limits<std::uint32_t>::max()) {
       throw_invalid("members.size()", members.size(), "at most 2^32 - 1 workers");
@@ -410,8 +485,7 @@ class federation {
     workers_.reserve(members.size());
     for (std::size_t w = 0; w < members.size(); ++w) {
       auto& m = members[w];
-      weights.push_back(
-          options_.rule == aggregation::mean ? 1.0 : static_cast<double>(m.options.batch_size));
+      weights.push_back(aggregation_weight(options_.rule, m.options));
       workers_.emplace_back(static_cast<std::uint32_t>(w), std::move(m.options), std::move(m.data),
                             initial, options_);
     }
@@ -447,38 +521,17 @@ class federation {
   /// Each worker's privacy so far.
   [[nodiscard]] std::vector<worker_privacy> privacy_report() const {
     std::vector<worker_privacy> out;
-    for (const auto& w : workers_) {
-      out.push_back({w.name(), w.is_public(), w.round(), w.noise_stddev(), w.privacy_spent()});
-    }
+    for (const auto& w : workers_) out.push_back(privacy_of(w));
     return out;
   }
 
  private:
-  static const federation_options& checked(const federation_options& o) {
-    validate_positive(o.learning_rate, "learning_rate");
-    validate_non_negative(o.weight_decay, "weight_decay");
-    validate_at_least<std::uint64_t>(o.rounds, 1, "rounds");
-    if (o.rule != aggregation::mean && o.rule != aggregation::batch_weighted) {
-      throw_invalid("rule", static_cast<int>(o.rule), "mean or batch_weighted");
-    }
-    return o;
-  }
-
-  template <class GeneratorOf>
+  template <generator_selector GeneratorOf>
   void round_with(GeneratorOf&& generator_of) {
     const std::uint64_t r = aggregator_->round();
-    if (r >= options_.rounds) {
-      throw budget_exhausted("privet: federated DP-SGD was scheduled for " +
-                             std::to_string(options_.rounds) + " rounds; round " +
-                             std::to_string(r + 1) + " would exceed the schedule");
-    }
-    std::vector<gradient_message> messages(workers_.size());
-    oneapi::tbb::parallel_for(std::size_t{0}, workers_.size(), [&](std::size_t w) {
-      messages[w] = workers_[w].contribute(r, generator_of(w));
-    });
-    for (auto& m : messages) aggregator_->receive(std::move(m));
-    const model_update u = aggregator_->aggregate();
-    for (auto& w : workers_) w.apply(u);
+    check_schedule(r, options_);
+    const std::span<worker_type> all(workers_);
+    finish_round(*aggregator_, contribute_round(all, r, generator_of), all);
   }
 
   federation_options options_;

@@ -65,6 +65,7 @@
 #include <privet/core/csprng.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/keyed_streams.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/crypto/dgk.hpp>
@@ -258,7 +259,7 @@ plan<Int> make_plan(const parameters& p) {
                   "[" + std::to_string(comparison::min_statistical_security) + ", " +
                       std::to_string(comparison::max_statistical_security) + "]");
   }
-  paillier::detail::check_batch_options(p.threads);
+  validate_parallel_options(p.threads);
   plan<Int> out;
   out.p = p;
   out.c = power<Int>(S::base, S::digits);
@@ -582,9 +583,9 @@ class bob {
       out.iteration = m.iteration;
       out.user = m.user;
       out.bits.resize(2 * e);
-      const keyed_streams streams = paillier::detail::batch_streams(gen);
+      const keyed_streams streams = streams_from(gen);
       std::vector<std::string> errors(e);
-      paillier::detail::for_each_index(e, pl.p.threads, [&](std::size_t i) {
+      parallel_for_index(e, pl.p.threads, [&](std::size_t i) {
         seeded_generator g = streams.stream(i);
         const Int mi = owner_->key_.decrypt(m.masked[i]);
         // r - s = t for s = -m, and r - (s + 4C) = t - 4C.
@@ -638,7 +639,7 @@ class bob {
       out.user = m.user;
       std::vector<Int> plain(4 * e);
       std::vector<std::string> errors(2 * e);
-      paillier::detail::for_each_index(2 * e, pl.p.threads, [&](std::size_t i) {
+      parallel_for_index(2 * e, pl.p.threads, [&](std::size_t i) {
         try {
           const bool beta = servers_[i].share(m.tests[i]);
           const Int u = owner_->key_.decrypt(m.masked_products[i]);
@@ -925,9 +926,9 @@ class alice {
     out.user = user_;
     out.masked.assign(e, detail::constant(key_, Int(0)));
     out.shares.resize(2 * e);
-    const keyed_streams streams = paillier::detail::batch_streams(gen);
+    const keyed_streams streams = streams_from(gen);
     const Int two_c = Int(2) * plan_.c;
-    paillier::detail::for_each_index(e, plan_.p.threads, [&](std::size_t i) {
+    parallel_for_index(e, plan_.p.threads, [&](std::size_t i) {
       seeded_generator g = streams.stream(i);
       const auto sum = detail::dot(key_, w.weights, block.features[i]);
       // t = 2C - y w^T x.
@@ -971,8 +972,8 @@ class alice {
     alpha_.assign(2 * e, false);
     rho_.assign(2 * e, Int(0));
     std::vector<std::string> errors(2 * e);
-    const keyed_streams streams = paillier::detail::batch_streams(gen);
-    paillier::detail::for_each_index(2 * e, plan_.p.threads, [&](std::size_t i) {
+    const keyed_streams streams = streams_from(gen);
+    parallel_for_index(2 * e, plan_.p.threads, [&](std::size_t i) {
       seeded_generator g = streams.stream(i);
       try {
         out.tests[i] = clients_[i].evaluate(m.bits[i], g);
@@ -1019,7 +1020,7 @@ class alice {
     const Int four_c = Int(4) * plan_.c;
     const auto one = detail::constant(key_, Int(1));
     std::vector<paillier::ciphertext<Int>> yg(e, detail::constant(key_, Int(0)));
-    paillier::detail::for_each_index(e, plan_.p.threads, [&](std::size_t i) {
+    parallel_for_index(e, plan_.p.threads, [&](std::size_t i) {
       // t b_k = alpha_k t + (beta_k u_k - beta_k (2^l + rho_k)).
       paillier::ciphertext<Int> tb[2] = {one, one};
       paillier::ciphertext<Int> b2 = one;
@@ -1043,7 +1044,7 @@ class alice {
       for (auto j : block_.features[i]) holders[j].push_back(static_cast<std::uint32_t>(i));
     }
     std::vector<paillier::ciphertext<Int>> grad(plan_.p.dimension, zero);
-    paillier::detail::for_each_index(plan_.p.dimension, plan_.p.threads, [&](std::size_t j) {
+    parallel_for_index(plan_.p.dimension, plan_.p.threads, [&](std::size_t j) {
       for (auto i : holders[j]) grad[j] += yg[i];
     });
     gradient_message<Int> out;

@@ -105,6 +105,7 @@
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/keyed_streams.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
@@ -166,16 +167,15 @@ enum class encryption_mode {
   djn,       ///< h_N^a mod n^2, a of 2 kappa bits: DCR and a short-exponent assumption
 };
 
-/// Parallelism of the batch operations: `threads` = 0 lets TBB use every core
-/// it may; 1 runs on the calling thread alone; t > 1 caps the operation at t
-/// threads (a TBB task arena; beyond the cores TBB may use, at those). The
-/// result is the same for every value.
-struct batch_options {
-  std::size_t threads = 0;
-};
+/// Parallelism of the batch operations (core/parallel.hpp's options):
+/// `threads` = 0 lets TBB use every core it may; 1 runs on the calling
+/// thread alone; t > 1 caps the operation at t threads (a TBB task arena;
+/// beyond the cores TBB may use, at those). The result is the same for
+/// every value.
+using batch_options = parallel_options;
 
 /// Largest `batch_options::threads` accepted.
-inline constexpr std::size_t max_batch_threads = 4096;
+inline constexpr std::size_t max_batch_threads = max_parallel_threads;
 
 using crypto::default_key_bits;
 using crypto::max_key_bits;
@@ -494,49 +494,13 @@ Int scalar_to_int(I k) {
 
 // --- parallel execution (TBB) --------------------------------------------------
 
-inline void check_batch_options(const batch_options& options) {
-  if (options.threads > max_batch_threads) {
-    throw_invalid("threads", options.threads,
-                  "[0, " + std::to_string(max_batch_threads) +
-                      "] (0: every core TBB may use, 1: the calling thread only)");
-  }
-}
-
-// f() inside an arena of options.threads threads (TBB's default arena for
-// 0). More threads than TBB's default concurrency (the cores it may use)
-// would only queue behind each other, and TBB warns about them: capped.
-template <class F>
-decltype(auto) in_arena(const batch_options& options, F&& f) {
-  if (options.threads == 0) return f();
-  const auto cores = static_cast<std::size_t>(std::max(1, tbb::info::default_concurrency()));
-  tbb::task_arena arena(static_cast<int>(std::min(options.threads, cores)));
-  return arena.execute(std::forward<F>(f));
-}
-
-// body(i) for every i < count, on options.threads threads; body must touch
-// only data of its own index besides immutable shared data.
-template <class Body>
-void for_each_index(std::size_t count, const batch_options& options, Body&& body) {
-  check_batch_options(options);
-  if (options.threads == 1 || count < 2) {
-    for (std::size_t i = 0; i < count; ++i) body(i);
-    return;
-  }
-  in_arena(options, [&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        for (std::size_t i = r.begin(); i != r.end(); ++i) body(i);
-                      });
-  });
-}
-
 // fold(0, count, identity) computed as folds of sub-ranges of at least
 // `grain` indices joined by `join`, which must be associative and
 // commutative (exact modular products are), so the result is the serial one.
 template <class T, class Fold, class Join>
 T reduce_indices(std::size_t count, std::size_t grain, const batch_options& options,
                  const T& identity, Fold fold, Join join) {
-  check_batch_options(options);
+  validate_parallel_options(options);
   if (options.threads == 1 || count <= grain) return fold(std::size_t{0}, count, T(identity));
   return in_arena(options, [&] {
     return tbb::parallel_reduce(
@@ -546,18 +510,6 @@ T reduce_indices(std::size_t count, std::size_t grain, const batch_options& opti
         },
         join);
   });
-}
-
-// Independent streams for the elements of one batch, under a secret drawn
-// from `gen` before any task starts: element i's randomness is stream(i)
-// whichever thread computes it.
-template <class G>
-keyed_streams batch_streams(G& gen) {
-  keyed_streams::key_type secret{};
-  random_bytes(gen, std::as_writable_bytes(std::span(secret)));
-  keyed_streams streams(secret);
-  sodium_memzero(secret.data(), secret.size());
-  return streams;
 }
 
 template <class Int>
@@ -913,14 +865,14 @@ class randomizer_pool {
   /// pool stays usable by other threads meanwhile.
   template <random_bit_source G>
   void fill(std::size_t count, G& gen, batch_options options = {}) {
-    detail::check_batch_options(options);
+    validate_parallel_options(options);
     if (count == 0) return;
     const auto& ctx = *key_.ctx_;
     const encryption_mode m = mode();
     if (m == encryption_mode::djn) (void)ctx.djn_table();  // built before the tasks start
-    const keyed_streams streams = detail::batch_streams(gen);
+    const keyed_streams streams = streams_from(gen);
     std::vector<Int> fresh(count);
-    detail::for_each_index(count, options, [&](std::size_t i) {
+    parallel_for_index(count, options, [&](std::size_t i) {
       seeded_generator stream = streams.stream(i);
       fresh[i] = detail::fresh_randomizer(ctx, m, stream);
     });
@@ -1310,7 +1262,7 @@ ciphertext<Int, Tag> dot(std::span<const ciphertext<Int, Tag>> cs, std::span<con
   if (ks.size() != cs.size()) {
     throw_invalid("scalars.size()", ks.size(), "ciphertexts.size() = " + std::to_string(cs.size()));
   }
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   detail::check_same_keys(cs);
   return detail::weighted_product(
       cs[0], cs.size(),
@@ -1335,7 +1287,7 @@ ciphertext<Int, Tag> dot(std::span<const ciphertext<Int, Tag>> cs,
       throw_invalid("index", e.index, "< ciphertexts.size() = " + std::to_string(cs.size()));
     }
   }
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   detail::check_same_keys(cs);
   return detail::weighted_product(
       cs[0], entries.size(),

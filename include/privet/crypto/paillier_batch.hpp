@@ -68,8 +68,8 @@ void with_randomizers(const public_key<Int, Tag>& key, std::size_t count, G& gen
   if (pooled.size() < count && mode == encryption_mode::djn) {
     (void)ctx.djn_table();  // built before the tasks start
   }
-  const keyed_streams streams = batch_streams(gen);
-  for_each_index(count, options, [&](std::size_t i) {
+  const keyed_streams streams = streams_from(gen);
+  parallel_for_index(count, options, [&](std::size_t i) {
     if (i < pooled.size()) {
       use(i, std::move(pooled[i]));
     } else {
@@ -114,7 +114,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> encrypt(const public_key<Int, Tag>& key,
                                           std::type_identity_t<std::span<const Int>> plaintexts,
                                           G& gen, batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   const auto& ctx = *detail::access::context(key);
   for (std::size_t i = 0; i < plaintexts.size(); ++i) {
     detail::check_plaintext(ctx, plaintexts[i], detail::indexed("plaintexts", i));
@@ -136,7 +136,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> encrypt_signed(
     const public_key<Int, Tag>& key, std::type_identity_t<std::span<const Int>> plaintexts, G& gen,
     batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   const auto& ctx = *detail::access::context(key);
   std::vector<Int> encoded;
   encoded.reserve(plaintexts.size());
@@ -153,10 +153,10 @@ template <integer Int, key_tag Tag>
 std::vector<Int> decrypt(const private_key<Int, Tag>& key,
                          std::type_identity_t<std::span<const ciphertext<Int, Tag>>> cs,
                          batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   detail::check_under(key.public_key(), cs, "ciphertexts");
   std::vector<Int> out(cs.size());
-  detail::for_each_index(cs.size(), options, [&](std::size_t i) { out[i] = key.decrypt(cs[i]); });
+  parallel_for_index(cs.size(), options, [&](std::size_t i) { out[i] = key.decrypt(cs[i]); });
   return out;
 }
 
@@ -165,11 +165,11 @@ template <integer Int, key_tag Tag>
 std::vector<Int> decrypt_signed(const private_key<Int, Tag>& key,
                                 std::type_identity_t<std::span<const ciphertext<Int, Tag>>> cs,
                                 batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   detail::check_under(key.public_key(), cs, "ciphertexts");
   std::vector<Int> out(cs.size());
-  detail::for_each_index(cs.size(), options,
-                         [&](std::size_t i) { out[i] = key.decrypt_signed(cs[i]); });
+  parallel_for_index(cs.size(), options,
+                     [&](std::size_t i) { out[i] = key.decrypt_signed(cs[i]); });
   return out;
 }
 
@@ -180,7 +180,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> rerandomize(
     const public_key<Int, Tag>& key, std::type_identity_t<std::span<const ciphertext<Int, Tag>>> cs,
     G& gen, batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   detail::check_under(key, cs, "ciphertexts");
   if (cs.empty()) return {};
   const auto& ctx = detail::access::context(key);
@@ -197,7 +197,7 @@ template <integer Int, key_tag Tag>
 std::vector<ciphertext<Int, Tag>> add(std::span<const ciphertext<Int, Tag>> a,
                                       std::type_identity_t<std::span<const ciphertext<Int, Tag>>> b,
                                       batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   if (b.size() != a.size()) {
     throw_invalid("b.size()", b.size(), "a.size() = " + std::to_string(a.size()));
   }
@@ -207,7 +207,7 @@ std::vector<ciphertext<Int, Tag>> add(std::span<const ciphertext<Int, Tag>> a,
   detail::check_under(key, b, "b");
   const auto& ctx = detail::access::context(a[0]);
   std::vector<Int> values(a.size());
-  detail::for_each_index(a.size(), options, [&](std::size_t i) {
+  parallel_for_index(a.size(), options, [&](std::size_t i) {
     values[i] = ctx->mod_n2.mul(a[i].value(), b[i].value());
   });
   return detail::wrap<Int, Tag>(ctx, std::move(values));
@@ -219,7 +219,7 @@ std::vector<ciphertext<Int, Tag>> add(std::span<const ciphertext<Int, Tag>> a,
 template <integer Int, key_tag Tag, scalar<Int> S>
 std::vector<ciphertext<Int, Tag>> multiply(std::span<const ciphertext<Int, Tag>> cs,
                                            std::span<const S> scalars, batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   if (scalars.size() != cs.size()) {
     throw_invalid("scalars.size()", scalars.size(),
                   "ciphertexts.size() = " + std::to_string(cs.size()));
@@ -236,7 +236,7 @@ std::vector<ciphertext<Int, Tag>> multiply(std::span<const ciphertext<Int, Tag>>
     }
   }
   std::vector<Int> values(cs.size());
-  detail::for_each_index(cs.size(), options, [&](std::size_t i) {
+  parallel_for_index(cs.size(), options, [&](std::size_t i) {
     values[i] = (cs[i] * detail::scalar_to_int<Int>(scalars[i])).value();
   });
   return detail::wrap<Int, Tag>(ctx, std::move(values));
@@ -247,15 +247,15 @@ std::vector<ciphertext<Int, Tag>> multiply(std::span<const ciphertext<Int, Tag>>
 template <integer Int, key_tag Tag, scalar<Int> S>
 std::vector<ciphertext<Int, Tag>> multiply(std::span<const ciphertext<Int, Tag>> cs, const S& k,
                                            batch_options options = {}) {
-  detail::check_batch_options(options);
+  validate_parallel_options(options);
   if (cs.empty()) return {};
   detail::check_same_keys(cs);
   const auto& ctx = detail::access::context(cs[0]);
   const Int scalar_value = detail::scalar_to_int<Int>(k);
   (void)detail::scalar_magnitude(*ctx, scalar_value);
   std::vector<Int> values(cs.size());
-  detail::for_each_index(cs.size(), options,
-                         [&](std::size_t i) { values[i] = (cs[i] * scalar_value).value(); });
+  parallel_for_index(cs.size(), options,
+                     [&](std::size_t i) { values[i] = (cs[i] * scalar_value).value(); });
   return detail::wrap<Int, Tag>(ctx, std::move(values));
 }
 

@@ -441,7 +441,7 @@ std::vector<ciphertext<Int, Tag>> pack(
   const Int shift = Int(1) << static_cast<unsigned>(layout.slot_bits());
   const std::size_t k = layout.slots();
   std::vector<ciphertext<Int, Tag>> out(layout.packed_count(cs.size()), offset);
-  detail::for_each_index(out.size(), options, [&](std::size_t c) {
+  parallel_for_index(out.size(), options, [&](std::size_t c) {
     const std::size_t lo = c * k;
     const std::size_t hi = std::min(cs.size(), lo + k);
     ciphertext<Int, Tag> acc = cs[hi - 1] + offset;
@@ -479,7 +479,7 @@ std::vector<Int> unpack_signed(const private_key<Int, Tag>& key,
   const Int mask = (Int(1) << static_cast<unsigned>(w)) - 1;
   std::vector<Int> out(count);
   std::vector<std::string> errors(packed.size());
-  detail::for_each_index(packed.size(), options, [&](std::size_t c) {
+  parallel_for_index(packed.size(), options, [&](std::size_t c) {
     Int m = key.decrypt(packed[c]);
     const std::size_t lo = c * k;
     const std::size_t hi = std::min(count, lo + k);

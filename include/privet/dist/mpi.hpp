@@ -7,6 +7,15 @@
 // Records travel as a contiguous MPI datatype of sizeof(T) bytes, so counts
 // are in records: a rank may send up to 2^31 - 1 records to each other rank
 // (more throws overflow_error naming the count, never truncates).
+//
+// There is deliberately no floating-point all-reduce. MPI_Allreduce with
+// MPI_SUM may add the ranks' values in any order and tree shape, which the
+// standard leaves to the implementation (and Open MPI picks by message size
+// and rank count), so a sum of doubles can differ in its last bits from one
+// run, rank count or rank to the next. Replicas that must stay bitwise equal
+// (dist/federated_dpsgd.hpp) instead all-gather the inputs and let every rank
+// add them in one fixed order: all_gather moves each rank's records to every
+// rank, unreduced, in rank order.
 #pragma once
 
 #include <privet/core/detail/format.hpp>
@@ -166,6 +175,40 @@ class communicator {
     detail::check(MPI_Gatherv(local.data(), mine, type.get(), out.data(), counts.data(),
                               displs.data(), type.get(), root, comm_),
                   "Gatherv");
+    return out;
+  }
+
+  /// Every rank's records on every rank: result[r] is what rank r passed.
+  /// Ranks may pass different numbers of records, or none. The counts are
+  /// exchanged as 64-bit integers first, so a count that does not fit one
+  /// MPI message throws overflow_error on every rank alike instead of
+  /// leaving the others waiting in the collective.
+  template <class T>
+  requires std::is_trivially_copyable_v<T> std::vector<std::vector<T>> all_gather(
+      const std::vector<T>& local)
+  const {
+    const detail::record_type type(sizeof(T));
+    const auto mine = static_cast<std::int64_t>(local.size());
+    std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
+    detail::check(MPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm_),
+                  "Allgather");
+    std::vector<int> counts(static_cast<std::size_t>(size_)), displs(counts.size());
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      counts[r] = detail::count_of(static_cast<std::size_t>(sizes[r]), "records all-gathered");
+      displs[r] = detail::count_of(total, "records all-gathered");
+      total += static_cast<std::size_t>(sizes[r]);
+    }
+    detail::count_of(total, "records all-gathered");
+    std::vector<T> flat(total);
+    detail::check(MPI_Allgatherv(local.data(), counts[static_cast<std::size_t>(rank_)], type.get(),
+                                 flat.data(), counts.data(), displs.data(), type.get(), comm_),
+                  "Allgatherv");
+    std::vector<std::vector<T>> out(counts.size());
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      const auto first = flat.begin() + displs[r];
+      out[r].assign(first, first + counts[r]);
+    }
     return out;
   }
 

@@ -46,27 +46,84 @@ inline double clip_factor(double norm, double clip_norm, std::size_t terms) {
   return clip_norm / norm * (1 - margin);
 }
 
+namespace detail {
+
+// sum_j x_j^2 in double over four interleaved partial sums: independent
+// chains the compiler can keep in vector lanes. Any summation order's error
+// is within clip_factor's margin (p squared terms).
+template <real_number Real>
+double sum_of_squares(const Real* x, std::size_t p) noexcept {
+  double acc[4] = {0, 0, 0, 0};
+  std::size_t j = 0;
+  for (; j + 4 <= p; j += 4) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto v = static_cast<double>(x[j + k]);
+      acc[k] += v * v;
+    }
+  }
+  for (; j < p; ++j) acc[0] += static_cast<double>(x[j]) * static_cast<double>(x[j]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// A factor s in Real with s (1 + eps/2) < scale, so that every product
+// s x_j rounded to nearest in Real is at most scale |x_j| in magnitude
+// (while the product is a normal number): scale (1 - 2 eps), rounded
+// toward zero into Real.
+template <real_number Real>
+Real shrunk_factor(double scale) noexcept {
+  const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
+  const double t = scale * (1 - 2 * eps);
+  auto s = static_cast<Real>(t);
+  if (static_cast<double>(s) >= t) s = std::nextafter(s, Real(0));
+  return s;
+}
+
+// Whether products rounded to nearest in Real are safe for a row of p
+// entries clipped to clip_norm: a product that lands among the subnormals
+// can round up by half the smallest subnormal, which the factor's 2 eps
+// shrink (about eps clip_norm of slack in the row's norm) covers only when
+// clip_norm >= 2 sqrt(p) denorm_min / eps. Smaller clip norms take the
+// exact path.
+template <real_number Real>
+bool products_are_safe(double clip_norm, std::size_t p) noexcept {
+  const double tiny = static_cast<double>(std::numeric_limits<Real>::denorm_min());
+  const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
+  return clip_norm >= 2 * std::sqrt(static_cast<double>(p)) * tiny / eps;
+}
+
+}  // namespace detail
+
 /// Scales every row of g (one example's gradient) whose L2 norm exceeds
 /// clip_norm down to norm clip_norm, in place, and returns how many rows it
 /// scaled; +inf clips nothing. Throws invalid_parameter for clip_norm <= 0 or
 /// NaN, or a row whose norm is not finite.
+///
+/// A clipped row is multiplied in Real by detail::shrunk_factor, slightly
+/// below the exact factor, so that rounding to nearest cannot lengthen it
+/// (one multiplication per entry, vectorisable); for clip norms so small
+/// that the products would be subnormal, each product is instead computed
+/// in double and rounded toward zero.
 template <real_number Real>
 std::size_t clip_each_row(xt::xtensor<Real, 2>& g, double clip_norm) {
   if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
   const std::size_t rows = g.shape(0), p = g.shape(1);
+  const bool fast = detail::products_are_safe<Real>(clip_norm, p);
   std::size_t clipped = 0;
   for (std::size_t i = 0; i < rows; ++i) {
     Real* row = g.data() + i * p;
-    double sq = 0;
-    for (std::size_t j = 0; j < p; ++j) sq += static_cast<double>(row[j]) * row[j];
-    const double scale = clip_factor(std::sqrt(sq), clip_norm, p);
+    const double scale = clip_factor(std::sqrt(detail::sum_of_squares(row, p)), clip_norm, p);
     if (scale == 1.0) continue;
-    for (std::size_t j = 0; j < p; ++j) {
-      // Rounded toward zero when stored in Real, so the row never grows.
-      const double v = scale * static_cast<double>(row[j]);
-      auto r = static_cast<Real>(v);
-      if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
-      row[j] = r;
+    if (fast) {
+      const Real s = detail::shrunk_factor<Real>(scale);
+      for (std::size_t j = 0; j < p; ++j) row[j] *= s;
+    } else {
+      for (std::size_t j = 0; j < p; ++j) {
+        // Rounded toward zero when stored in Real, so the row never grows.
+        const double v = scale * static_cast<double>(row[j]);
+        auto r = static_cast<Real>(v);
+        if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
+        row[j] = r;
+      }
     }
     ++clipped;
   }

@@ -57,6 +57,7 @@
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>
@@ -108,6 +109,10 @@ struct dpsgd_options {
   std::size_t batch_size = 0;
   batch_sampling sampling = batch_sampling::poisson;
   double weight_decay = 0;  ///< lambda >= 0: adds lambda w to every update
+  /// Threads that draw the noise (0: every core TBB may use). The noise is
+  /// drawn by blocks from keyed streams under a secret from the step's
+  /// generator, so it depends on that generator alone, not on the count.
+  parallel_options noise_threads{};
 };
 
 /// What one step did. Not a release: which examples were sampled is part of
@@ -332,7 +337,7 @@ class dpsgd {
       sum = std::move(clipped.sum);
       out.report.clipped = clipped.clipped;
     }
-    if (mechanism_) sum = (*mechanism_)(sum, gen);
+    if (mechanism_) sum = (*mechanism_)(std::span<const double>(sum), gen, options_.noise_threads);
     // Record as soon as the noise is drawn: the step has spent its budget
     // whatever happens to the result.
     if (mechanism_) std::visit([this](const auto& e) { odometer_.record(e, 1); }, step_event());
@@ -433,6 +438,7 @@ class dpsgd {
       throw_invalid("sampling", static_cast<int>(o.sampling), "poisson or fixed_size");
     }
     validate_non_negative(o.weight_decay, "weight_decay");
+    validate_parallel_options(o.noise_threads);
     return o;
   }
 
