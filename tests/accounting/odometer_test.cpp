@@ -192,6 +192,45 @@ TEST_CASE("bad odometer inputs throw and leave it unchanged") {
   CHECK(odo.epsilon(1e-9).epsilon() <= 1.0 + 1e-3);
 }
 
+TEST_CASE("an event with no PLD or PRV to build is refused by record, not by every query") {
+  using privet::invalid_parameter;
+  // gdp(0) is a valid guarantee with a zero RDP curve, but its PLD would be
+  // a Gaussian of infinite noise: pld_of refuses it, and so must record.
+  privacy_odometer odo;
+  odo.record(privet::gaussian_event{2.0}, 3);
+  const auto before = odo.report(1e-6);
+  const auto entries_before = odo.entries();
+  CHECK_THROWS_WITH_AS(odo.record(privet::gdp(0)),
+                       "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK(odo.releases() == 3);
+  CHECK(odo.entries().size() == entries_before.size());
+  CHECK(odo.entries().front().count == 3);
+  const auto after = odo.report(1e-6);
+  REQUIRE(after.pld);
+  CHECK(after.pld->epsilon() == before.pld->epsilon());
+  CHECK(after.rdp->epsilon() == before.rdp->epsilon());
+  CHECK(odo.delta(1.0) > 0);
+  // Without the PLD accountant nothing needs that PLD: the zero curve joins.
+  privet::odometer_options rdp_only;
+  rdp_only.use_pld = false;
+  privacy_odometer r(rdp_only);
+  r.record(privet::gaussian_event{2.0}, 3);
+  r.record(privet::gdp(0));
+  CHECK(r.releases() == 4);
+  CHECK(r.epsilon(1e-6).epsilon() == before.rdp->epsilon());
+  // With the PRV accountant on, an event whose PRV cannot be built is refused
+  // the same way (pure_dp(0) has a PLD and a curve, but no PRV here).
+  privet::odometer_options with_prv;
+  with_prv.use_prv = true;
+  privacy_odometer p(with_prv);
+  p.record(privet::laplace_event{1.0});
+  CHECK_THROWS_WITH_AS(p.record(privet::pure_dp(0)),
+                       "privet: epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK(p.releases() == 1);
+  CHECK(p.prv_accounting().has_value());
+}
+
 TEST_CASE("the PRV accountant joins the odometer when asked") {
   privet::odometer_options o;
   o.use_prv = true;

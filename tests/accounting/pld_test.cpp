@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <numbers>
 #include <vector>
@@ -410,4 +411,81 @@ TEST_CASE("PLD messages name the rest of the parameters") {
                        "privet: value_discretization_interval = 1e-04 is invalid; allowed: the "
                        "same as the other PLD's, 0.001",
                        invalid_parameter);
+}
+
+TEST_CASE("a pmf given by its parts is checked: grid, masses, total and truncation") {
+  using privet::invalid_parameter;
+  using privet::pld_pmf;
+  const double nan = std::nan("");
+  CHECK_THROWS_WITH_AS(pld_pmf(0, 0, {1.0}, 0),
+                       "privet: interval = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(-1e-3, 0, {1.0}, 0),
+                       "privet: interval = -0.001 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(nan, 0, {1.0}, 0),
+                       "privet: interval = nan is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, 0, {}, 1.0),
+                       "privet: probs is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, std::numeric_limits<std::int64_t>::max(), {0.5, 0.5}, 0),
+                       "privet: probs.size() = 2 is invalid; allowed: <= 2^63 - lowest_index = "
+                       "2^63 - 9223372036854775807 (the highest grid index must fit 64 bits)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, -1, {0.5, -0.25, 0.75}, 0),
+                       "privet: probs[1] = -0.25 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, -1, {0.5, nan}, 0),
+                       "privet: probs[1] = nan is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, 0, {1.0}, -0.0625),
+                       "privet: infinity_mass = -0.0625 is invalid; allowed: [0, 1]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, 0, {0.0}, 1.5),
+                       "privet: infinity_mass = 1.5 is invalid; allowed: [0, 1]",
+                       invalid_parameter);
+  // Too much mass is no distribution; too little would understate delta.
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, 0, {0.75, 0.5}, 0),
+                       "privet: sum(probs) + infinity_mass = 1.25 is invalid; allowed: 1 within "
+                       "mass_tolerance = 1e-06 (a pmf of the privacy loss under P)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld_pmf(1e-3, 0, {0.25, 0.25}, 0.25),
+                       "privet: sum(probs) + infinity_mass = 0.75 is invalid; allowed: 1 within "
+                       "mass_tolerance = 1e-06 (a pmf of the privacy loss under P)",
+                       invalid_parameter);
+  // Within the tolerance either way, and all the mass at +infinity, are fine.
+  CHECK(pld_pmf(1e-3, -2, {0.25, 0.5, 0.25 + 5e-7}, 0).finite_mass() > 1);
+  CHECK(pld_pmf(1e-3, -2, {0.25, 0.5, 0.25 - 5e-7}, 0).finite_mass() < 1);
+  CHECK(pld_pmf(1e-3, 0, {0.0}, 1.0).delta(3) == 1);
+  // The truncation of a PLD built from parts.
+  const pld_pmf ok(1e-3, 0, {1.0}, 0);
+  CHECK_THROWS_WITH_AS(pld(ok, 0.0), "privet: tail_mass_truncation = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld(ok, ok, 1.0),
+                       "privet: tail_mass_truncation = 1 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(pld(ok, nan),
+                       "privet: tail_mass_truncation = nan is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+}
+
+TEST_CASE("privet's own pmfs pass the checks of a pmf given by its parts") {
+  // Rebuilding each of them from its parts must succeed at the default
+  // truncation (their pessimistic extra mass stays far below mass_tolerance).
+  auto rebuild = [](const privet::pld_pmf& p) {
+    return privet::pld_pmf(p.interval(), p.lowest_index(), p.probs(), p.infinity_mass());
+  };
+  const pld_options o{1e-3};
+  for (const pld& p :
+       {pld::gaussian(1.0, 1, o), pld::laplace(2.0, 1, o), pld::discrete_gaussian(3.0, 2, o),
+        pld::discrete_laplace(1.5, 3, o), pld::randomized_response(1.0, 4, o),
+        pld::from_guarantee(privet::approx_dp(1, 1e-3), o),
+        pld::from_guarantee(privet::approx_dp(0, 0), o),
+        pld::subsampled_gaussian(0.01, 1.1, o).self_compose(1000),
+        pld::gaussian(2.0, 1, o).compose(pld::laplace(1.0, 1, o))}) {
+    const auto r = rebuild(p.remove());
+    const auto a = rebuild(p.add());
+    CHECK(r.probs() == p.remove().probs());
+    CHECK(a.infinity_mass() == p.add().infinity_mass());
+  }
 }

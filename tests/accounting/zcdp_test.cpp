@@ -64,6 +64,17 @@ TEST_CASE("zCDP composes by adding rhos; the Gaussian's rho is D^2 / (2 sigma^2)
   CHECK(privet::zcdp_gaussian(1.0, 3.0).rho() == 4.5);
   const auto total = privet::compose({privet::zcdp(0.1), privet::zcdp(0.25), privet::zcdp(0.05)});
   CHECK(total.rho() == doctest::Approx(0.4));
+  // 1 + 2^-54 (+ 2^-54) rounds down to 1 with plain +; the composed rho must
+  // not be below the exact sum (long double holds it exactly), and stays
+  // within a rounding step per addition of it.
+  const double tiny = 0x1p-54;
+  REQUIRE(1.0 + tiny == 1.0);
+  const auto up = privet::compose({privet::zcdp(1.0), privet::zcdp(tiny)});
+  CHECK(static_cast<long double>(up.rho()) >= 1.0L + 0x1p-54L);
+  CHECK(up.rho() == 1 + 0x1p-52);
+  const auto up3 = privet::compose({privet::zcdp(1.0), privet::zcdp(tiny), privet::zcdp(tiny)});
+  CHECK(static_cast<long double>(up3.rho()) >= 1.0L + 0x1p-53L);
+  CHECK(up3.rho() <= 1 + 0x1p-51);
   CHECK(privet::to_approx_dp(privet::zcdp(0), 1e-6).epsilon() == 0);
   CHECK(privet::zcdp_delta(privet::zcdp(0), 0.5) == 0);
   CHECK(privet::zcdp_delta(privet::zcdp(50), 0.0) > 0.99);

@@ -239,10 +239,22 @@ TEST_CASE("a fixed-width integer too narrow for a value throws overflow_error") 
       mp::number<mp::cpp_int_backend<1152, 1152, mp::signed_magnitude, mp::checked, void>>;
   using fp = paillier::fixed_point<narrow, paillier::hex_scale<32>>;
   CHECK(fp::encode(1e300).decode() == 1e300);
-  CHECK_THROWS_AS((void)fp::encode(std::numeric_limits<double>::max()), privet::overflow_error);
+  // DBL_MAX = (2^53 - 1) 2^971 times C = 2^128: 53 + 128 + 971 bits.
+  CHECK_THROWS_WITH_AS((void)fp::encode(std::numeric_limits<double>::max()),
+                       "privet: fixed-point encode(x) needs about 1152 bits, more than the "
+                       "integer type holds; allowed: results of at most 1151 bits",
+                       privet::overflow_error);
+  // 1e150 C is about 2^626.3, a 627-bit mantissa: the product needs 1254.
   const fp big = fp::encode(1e150);
-  CHECK_THROWS_AS((void)(big * big), privet::overflow_error);
-  CHECK_THROWS_AS((void)fp::from_integer(narrow(1) << 1100), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)(big * big),
+                       "privet: fixed-point a * b needs about 1254 bits, more than the integer "
+                       "type holds; allowed: results of at most 1151 bits",
+                       privet::overflow_error);
+  // 2^1100 C: 1101 bits plus the 160 the scale 16^32 is counted as (32 x 5).
+  CHECK_THROWS_WITH_AS((void)fp::from_integer(narrow(1) << 1100),
+                       "privet: fixed-point from_integer(k) needs about 1261 bits, more than the "
+                       "integer type holds; allowed: results of at most 1151 bits",
+                       privet::overflow_error);
   // Decoding beyond the double range throws rather than returning infinity.
   using wide = paillier::fixed_point<cpp_int, paillier::decimal_scale<0>>;
   CHECK_THROWS_WITH_AS((void)wide::from_mantissa(cpp_int(1) << 1100).decode(),

@@ -447,6 +447,14 @@ TEST_CASE_TEMPLATE("received ciphertext values are validated", Int, PRIVET_PAILL
   const paillier::ciphertext<Int> ok(pk, Int(n2 - 1));
   CHECK(ok.value() == n2 - 1);
   CHECK(sk.decrypt(ok) == sk.decrypt_textbook(ok));
+  // Negation and subtraction invert modulo n^2. A validated ciphertext is
+  // coprime to n, so no public call reaches the refusal; the inverse itself
+  // refuses a value sharing a factor with the modulus.
+  CHECK_THROWS_WITH_AS((void)paillier::detail::inverse_public(Int(sk.p() * 3), n2),
+                       "privet: ciphertext is not invertible modulo n^2; allowed: a value coprime "
+                       "to n",
+                       privet::invalid_parameter);
+  CHECK((paillier::detail::inverse_public(Int(n2 - 1), n2) * Int(n2 - 1)) % n2 == 1);
 }
 
 TEST_CASE_TEMPLATE("key generation: exact length, equal-length primes, consistent constants", Int,

@@ -156,10 +156,17 @@ TEST_CASE("a corrupted share is caught when more than t shares are given") {
   const std::vector<gf61> secret{gf61(99), gf61(100)};
   auto shares = shamir::split<gf61>(secret, 3, 5, gen);
   shares[4].y[1] += gf61(1);
-  CHECK_THROWS_AS((void)shamir::reconstruct<gf61>(shares, 3), privet::protocol_error);
-  // The corrupted share among the first t: the check on the others still fails.
+  CHECK_THROWS_WITH_AS((void)shamir::reconstruct<gf61>(shares, 3),
+                       "privet: Shamir shares are inconsistent: the share at x = 5 is not on the "
+                       "polynomial through the first 3 shares",
+                       privet::protocol_error);
+  // The corrupted share among the first t: the check on the others still
+  // fails, at the first share past them (x = 4).
   std::swap(shares[0], shares[4]);
-  CHECK_THROWS_AS((void)shamir::reconstruct<gf61>(shares, 3), privet::protocol_error);
+  CHECK_THROWS_WITH_AS((void)shamir::reconstruct<gf61>(shares, 3),
+                       "privet: Shamir shares are inconsistent: the share at x = 4 is not on the "
+                       "polynomial through the first 3 shares",
+                       privet::protocol_error);
   // Exactly t shares carry no redundancy: a wrong share yields a wrong secret,
   // which is why secure aggregation also checks commitments.
   const std::vector<shamir::share<gf61>> three(shares.begin(), shares.begin() + 3);
@@ -241,10 +248,16 @@ TEST_CASE("byte packing is exact and rejects elements no packing produces") {
   CHECK(shamir::unpack_bytes<gf61>(elems, 32) == bytes);
   auto big = elems;
   big[2] = gf61(std::uint64_t{1} << 56);  // needs an eighth byte
-  CHECK_THROWS_AS((void)shamir::unpack_bytes<gf61>(big, 32), privet::protocol_error);
+  CHECK_THROWS_WITH_AS((void)shamir::unpack_bytes<gf61>(big, 32),
+                       "privet: field element 2 does not encode bytes: the shares it came from "
+                       "are inconsistent",
+                       privet::protocol_error);
   auto tail = elems;
   tail[4] = gf61(std::uint64_t{1} << 32);  // the last element stands for 4 bytes only
-  CHECK_THROWS_AS((void)shamir::unpack_bytes<gf61>(tail, 32), privet::protocol_error);
+  CHECK_THROWS_WITH_AS((void)shamir::unpack_bytes<gf61>(tail, 32),
+                       "privet: field element 4 does not encode bytes: the shares it came from "
+                       "are inconsistent",
+                       privet::protocol_error);
   CHECK(rejected_parameter([&] { (void)shamir::unpack_bytes<gf61>(elems, 40); }) == "elements");
   CHECK(rejected_parameter([] { (void)shamir::pack_bytes<gf61>({}); }) == "bytes");
 }
@@ -272,4 +285,14 @@ TEST_CASE("Shamir rejects bad parameters, naming them") {
   CHECK_THROWS_WITH_AS(shamir::split<gf61>(secret, 5, 3, gen),
                        "privet: threshold = 5 is invalid; allowed: [1, number of points = 3]",
                        privet::invalid_parameter);
+  // A reconstructor takes one value per point, in the points' order.
+  const std::vector<std::uint64_t> points{1, 2, 3};
+  const shamir::reconstructor<gf61> rec(points, 2);
+  const std::vector<gf61> two{gf61(4), gf61(5)};
+  CHECK_THROWS_WITH_AS((void)rec.secret(two),
+                       "privet: ys = 2 is invalid; allowed: one value per point (3)",
+                       privet::invalid_parameter);
+  // On the line y = 3 + x: the secret 3, and x = 3 checked against it.
+  const std::vector<gf61> line{gf61(4), gf61(5), gf61(6)};
+  CHECK(rec.secret(line) == gf61(3));
 }

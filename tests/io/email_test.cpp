@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
@@ -293,12 +294,35 @@ namespace {
 struct failing_buffer : std::streambuf {
   int_type underflow() override { throw std::runtime_error("device gone"); }
 };
+
+// A device that delivers `good` bytes of a header line, 1000 at a time, then
+// fails.
+struct failing_after : std::streambuf {
+  explicit failing_after(std::size_t good) : left(good) {}
+  int_type underflow() override {
+    if (left == 0) throw std::runtime_error("device gone");
+    const std::size_t n = std::min<std::size_t>(left, sizeof chunk);
+    std::fill_n(chunk, n, 'x');
+    left -= n;
+    setg(chunk, chunk, chunk + n);
+    return traits_type::to_int_type(chunk[0]);
+  }
+  std::size_t left;
+  char chunk[1000];
+};
 }  // namespace
 
 TEST_CASE("a stream that fails, rather than ends, is reported as such") {
   failing_buffer buf;
   std::istream in(&buf);
-  CHECK_THROWS_WITH_AS((void)read_email(in), "privet: email: the stream failed after 0 bytes",
+  CHECK_THROWS_WITH_AS((void)read_email(in),
+                       "privet: email: the stream failed after at least 0 bytes", privet::error);
+  // 70000 bytes, then a failure: the first 64 KiB block is counted, the
+  // bytes of the failing read are not, and the message says it is a bound.
+  failing_after late(70'000);
+  std::istream late_in(&late);
+  CHECK_THROWS_WITH_AS((void)read_email(late_in, 1 << 20),
+                       "privet: email: the stream failed after at least 65536 bytes",
                        privet::error);
   std::istringstream ok("Subject: x\n\nbody");
   CHECK_THROWS_WITH_AS((void)read_email(ok, privet::io::email_max_prefix_bytes + 1),

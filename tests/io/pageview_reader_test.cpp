@@ -20,7 +20,6 @@ TEST_CASE("TSV and CSV rows in Wikimedia's layout") {
       "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n"
       "12\tBern\tde.wikipedia\tCH\t2026-11-22\tabc\n"
       "7\tParis\tfr.wikipedia\tFR\t2026-11-22\txyz\r\n"
-      "\n"
       "12\tBern\tde.wikipedia\tDE\t2026-11-22\tabc\n");
   privet::io::pageview_reader r(tsv);
   const auto rows = read_all(r);
@@ -75,6 +74,43 @@ TEST_CASE("malformed pageview data throws serialization_error naming the line") 
         "privet: pageview line 3 has an unterminated quoted field");
   fails(head + "1\tp\tCH\t" + std::string(100, 'a') + "\n",
         "privet: pageview line 2 is longer than max_line_bytes = 64");
+  // A blank line is a malformed row like any other, inside the data or after
+  // its last row, with or without a carriage return.
+  fails(head + "1\tp\tCH\ta\n\n1\tp\tCH\ta\n",
+        "privet: pageview line 3 is blank; the header has 4 fields");
+  fails(head + "1\tp\tCH\ta\n\n", "privet: pageview line 3 is blank; the header has 4 fields");
+  fails(head + "\r\n1\tp\tCH\ta\n", "privet: pageview line 2 is blank; the header has 4 fields");
+}
+
+TEST_CASE("the newline ending the last row is not a blank line; its absence is fine too") {
+  const std::string head = "page_id\tproject\tcountry\tactor_signature\n";
+  for (const std::string& text :
+       {head + "1\tp\tCH\ta\n2\tp\tCH\ta\n", head + "1\tp\tCH\ta\n2\tp\tCH\ta",
+        head + "1\tp\tCH\ta\r\n2\tp\tCH\ta\r\n"}) {
+    CAPTURE(text);
+    std::istringstream in(text);
+    privet::io::pageview_reader r(in);
+    CHECK(read_all(r).size() == 2);
+    CHECK(r.rows() == 2);
+    CHECK(r.line() == 3);
+  }
+  std::istringstream only_header(head);
+  privet::io::pageview_reader r(only_header);
+  CHECK_FALSE(r.next().has_value());
+}
+
+TEST_CASE("a fixed name list with a repeated name is refused, naming both positions") {
+  CHECK_THROWS_WITH_AS(privet::io::name_index({"a", "b", "c", "b"}),
+                       "privet: names[3] = 'b' is invalid; allowed: distinct names ('b' is also "
+                       "names[1])",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::io::name_index({"en.wikipedia", "en.wikipedia"}),
+                       "privet: names[1] = 'en.wikipedia' is invalid; allowed: distinct names "
+                       "('en.wikipedia' is also names[0])",
+                       privet::invalid_parameter);
+  const privet::io::name_index ok({"a", "b", "c"});
+  CHECK(ok.size() == 3);
+  CHECK(ok.names() == std::vector<std::string>{"a", "b", "c"});
 }
 
 TEST_CASE("pageview reader: the remaining refusals name the line or the parameter") {

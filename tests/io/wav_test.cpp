@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -134,6 +135,19 @@ TEST_CASE("mono averages the channels and scales by 2^-(bits - 1)") {
   CHECK_THROWS_WITH_AS((void)w.mono<float>(),
                        "privet: bits_per_sample = 0 is invalid; allowed: 8, 16, 24 or 32",
                        privet::invalid_parameter);
+  // Widths between the four are refused too, as the message says.
+  for (const std::uint16_t bits : {12, 20, 31, 33}) {
+    w.bits_per_sample = bits;
+    CHECK_THROWS_WITH_AS((void)w.mono<float>(),
+                         ("privet: bits_per_sample = " + std::to_string(bits) +
+                          " is invalid; allowed: 8, 16, 24 or 32")
+                             .c_str(),
+                         privet::invalid_parameter);
+  }
+  for (const std::uint16_t bits : {16, 24, 32}) {
+    w.bits_per_sample = bits;
+    CHECK(w.mono<double>()[0] == std::ldexp(32.0, 1 - bits));  // (64 + 0) / 2 / 2^(bits-1)
+  }
 }
 
 TEST_CASE("extensible PCM, skipped chunks and pad bytes") {

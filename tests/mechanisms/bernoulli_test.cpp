@@ -232,9 +232,24 @@ TEST_CASE("bernoulli_double is exact at the double's binary value, down to 2^-10
   CHECK_FALSE(privet::bernoulli_double(ones, 0x1p-1000));
   CHECK(privet::bernoulli_double(ones, 1.0));
   CHECK_FALSE(privet::bernoulli_double(zeros, 0.0));
-  CHECK_FALSE(privet::bernoulli_double(zeros, -1.0));
   // 0.75 = 3 / 4: U in [0.5, 0.75) is true, U >= 0.75 false.
   scripted_words just_below{{0xBFFFFFFFFFFFFFFFull}, 0}, at{{0xC000000000000000ull}, 0};
   CHECK(privet::bernoulli_double(just_below, 0.75));
   CHECK_FALSE(privet::bernoulli_double(at, 0.75));
+}
+
+TEST_CASE("bernoulli_double refuses a p outside [0, 1], NaN included, instead of clamping it") {
+  privet::seeded_generator gen(31);
+  CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, -1.0),
+                       "privet: p = -1 is invalid; allowed: [0, 1]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, -0x1p-1074),
+                       "privet: p = -5e-324 is invalid; allowed: [0, 1]",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, 1 + 0x1p-52),
+                       "privet: p = 1.0000000000000002 is invalid; allowed: [0, 1]",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, std::nan("")),
+                       "privet: p = nan is invalid; allowed: [0, 1]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, HUGE_VAL),
+                       "privet: p = inf is invalid; allowed: [0, 1]", privet::invalid_parameter);
 }

@@ -99,7 +99,12 @@ TEST_CASE("overflow throws and changes nothing, for add and merge") {
   constexpr auto big = std::numeric_limits<std::int64_t>::max() - 1;
   sketch s(16, 3, 1);
   s.add(9, big);
-  CHECK_THROWS_AS(s.add(9, 2), privet::overflow_error);
+  const std::string range =
+      "; allowed: the range of the count type [-9223372036854775808, 9223372036854775807]";
+  CHECK_THROWS_WITH_AS(
+      s.add(9, 2),
+      ("privet: a count-min counter would overflow: 9223372036854775806 + 2" + range).c_str(),
+      privet::overflow_error);
   CHECK(s.estimate(9) == big);
   CHECK(s.total() == big);
 
@@ -111,19 +116,39 @@ TEST_CASE("overflow throws and changes nothing, for add and merge") {
          two.column(1, other_key) != two.column(1, 9))
     ++other_key;
   const std::vector<std::int64_t> kept(two.counters().begin(), two.counters().end());
-  CHECK_THROWS_AS(two.add(other_key, 2), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(
+      two.add(other_key, 2),
+      ("privet: a count-min counter would overflow: 9223372036854775806 + 2" + range).c_str(),
+      privet::overflow_error);
   CHECK(std::equal(kept.begin(), kept.end(), two.counters().begin(), two.counters().end()));
 
   sketch other(16, 3, 1);
   other.add(9, 5);
   const std::vector<std::int64_t> before(s.counters().begin(), s.counters().end());
-  CHECK_THROWS_AS(s.merge(other), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(
+      s.merge(other),
+      ("privet: a count-min counter would overflow: 9223372036854775806 + 5" + range).c_str(),
+      privet::overflow_error);
   CHECK(std::equal(before.begin(), before.end(), s.counters().begin(), s.counters().end()));
 
   // The total of row 0 overflows even though every counter fits.
   sketch wide(1 << 12, 1, 1);
   for (std::uint64_t k = 0; k < 64; ++k) wide.add(k, std::numeric_limits<std::int64_t>::max() / 8);
-  CHECK_THROWS_AS((void)wide.total(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)wide.total(),
+                       doctest::Contains("privet: a count-min counter would overflow: "),
+                       privet::overflow_error);
+  // Two columns of 2^62 each: the message names the sum before it wraps.
+  sketch pair(2, 1, 1);
+  std::uint64_t second = 1;
+  while (pair.column(0, second) == pair.column(0, 0)) ++second;
+  pair.add(0, std::int64_t{1} << 62);
+  pair.add(second, std::int64_t{1} << 62);
+  CHECK_THROWS_WITH_AS(
+      (void)pair.total(),
+      ("privet: a count-min counter would overflow: 4611686018427387904 + 4611686018427387904" +
+       range)
+          .c_str(),
+      privet::overflow_error);
 }
 
 TEST_CASE("from_error picks w = ceil(e / epsilon) and d = ceil(ln(1 / delta))") {
@@ -270,8 +295,23 @@ TEST_CASE("min and median estimators on hand-set noise (known answer)") {
   sketch full(1, 1, 1);
   full.add(1, std::numeric_limits<std::int64_t>::max());
   auto plus_one = [](privet::seeded_generator&) { return std::int64_t{1}; };
-  CHECK_THROWS_AS((void)full.noisy(plus_one, gen), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)full.noisy(plus_one, gen),
+                       "privet: count_min_sketch::noisy: counter 9223372036854775807 plus noise 1 "
+                       "does not fit the count type; allowed: [-9223372036854775808, "
+                       "9223372036854775807]",
+                       privet::overflow_error);
   privet::count_min_sketch<std::uint64_t, std::int32_t> small(1, 1, 1);
   auto huge = [](privet::seeded_generator&) { return std::int64_t{1} << 40; };
-  CHECK_THROWS_AS((void)small.noisy(huge, gen), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)small.noisy(huge, gen),
+                       "privet: count_min_sketch::noisy: counter 0 plus noise 1099511627776 does "
+                       "not fit the count type; allowed: [-2147483648, 2147483647]",
+                       privet::overflow_error);
+  // A mechanism whose release leaves the count type.
+  auto far = [](std::int32_t c, privet::seeded_generator&) {
+    return std::int64_t{c} - (1LL << 40);
+  };
+  CHECK_THROWS_WITH_AS((void)small.noisy(far, gen),
+                       "privet: count_min_sketch::noisy: counter 0 became -1099511627776, outside "
+                       "the count type; allowed: [-2147483648, 2147483647]",
+                       privet::overflow_error);
 }

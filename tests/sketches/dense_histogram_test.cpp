@@ -111,8 +111,18 @@ TEST_CASE("overflow throws and changes nothing, for add, add_all and merge") {
   h.add(1, max - 1);
   h.add(2, 5);
   const auto before = h.sorted_by_key();
-  CHECK_THROWS_AS(h.add(1, 2), privet::overflow_error);
-  CHECK_THROWS_AS(h.add_all(ids{2, 3, 1, 4, 1}), privet::overflow_error);
+  const std::string range =
+      "; allowed: the range of the count type [-9223372036854775808, "
+      "9223372036854775807]";
+  CHECK_THROWS_WITH_AS(
+      h.add(1, 2),
+      ("privet: a histogram count would overflow: 9223372036854775806 + 2" + range).c_str(),
+      privet::overflow_error);
+  // The batch fails at the second update of id 1: its count is max then.
+  CHECK_THROWS_WITH_AS(
+      h.add_all(ids{2, 3, 1, 4, 1}),
+      ("privet: a histogram count would overflow: 9223372036854775807 + 1" + range).c_str(),
+      privet::overflow_error);
   CHECK(h.sorted_by_key() == before);
   // Mixed signs near the limit: undone in reverse, every value is one held before.
   CHECK_THROWS_AS(h.add_all(ids{1, 1, 3, 1, 1}, std::vector<std::int64_t>{-10, 10, 2, 1, 1}),
@@ -121,9 +131,69 @@ TEST_CASE("overflow throws and changes nothing, for add, add_all and merge") {
   dense other(12);
   other.add(11, 1);
   other.add(1, 5);
-  CHECK_THROWS_AS(h.merge(other), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(
+      h.merge(other),
+      ("privet: a histogram count would overflow: 9223372036854775806 + 5" + range).c_str(),
+      privet::overflow_error);
   CHECK(h.sorted_by_key() == before);
   CHECK(h.size() == 10);  // the domain did not grow either
+}
+
+namespace {
+// An integer sampler that always draws `z`: the noise is known, so the
+// released counts and the overflow checks are exact.
+struct fixed_noise {
+  std::int64_t z;
+  template <class G>
+  std::int64_t operator()(G&) const {
+    return z;
+  }
+};
+}  // namespace
+
+TEST_CASE("ids are never narrowed to 32 bits: 2^32 + 3 is not id 3") {
+  constexpr std::uint64_t wide = (std::uint64_t{1} << 32) + 3;
+  dense h(100);
+  h.add(3, 7);
+  const auto before = h.sorted_by_key();
+  CHECK_THROWS_WITH_AS(h.add(wide),
+                       "privet: key = 4294967299 is invalid; allowed: an id in the domain [0, 100)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(h.add(-1, 2),
+                       "privet: key = -1 is invalid; allowed: an id in the domain [0, 100)",
+                       privet::invalid_parameter);
+  CHECK(h.sorted_by_key() == before);
+  CHECK(h[wide] == 0);
+  CHECK_FALSE(h.contains(wide));
+  CHECK(h[-1] == 0);
+  CHECK(h[std::uint64_t{3}] == 7);
+  h.add(std::int64_t{5});  // a wide type holding a valid id is fine
+  CHECK(h[5] == 1);
+
+  // Released under its own name from a count of 0 (the documented rule for
+  // ids outside the domain), not as id 3 with its count 7.
+  privet::seeded_generator gen(11);
+  const auto out = h.noisy_over(std::vector<std::uint64_t>{wide, 3}, fixed_noise{0}, gen);
+  CHECK(out.sorted_by_key() ==
+        std::vector<std::pair<std::uint64_t, std::int64_t>>{{3, 7}, {wide, 0}});
+  const auto negative = h.noisy_over(std::vector<int>{-3, 5}, fixed_noise{2}, gen);
+  CHECK(negative.sorted_by_key() == std::vector<std::pair<int, std::int64_t>>{{-3, 2}, {5, 3}});
+}
+
+TEST_CASE("noise that takes a count out of its type throws, for noisy and noisy_over") {
+  privet::dense_histogram<std::int8_t> h(2);
+  h.add(0, std::int8_t{100});
+  privet::seeded_generator gen(12);
+  CHECK_THROWS_WITH_AS((void)h.noisy(fixed_noise{300}, gen),
+                       "privet: a histogram count plus noise 300 does not fit the count type; "
+                       "allowed: [-128, 127]",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS(
+      (void)h.noisy_over(ids{0}, fixed_noise{28}, gen),
+      "privet: a histogram count would overflow: 100 + 28; allowed: the range of the count type "
+      "[-128, 127]",
+      privet::overflow_error);
+  CHECK(h.noisy_over(ids{0}, fixed_noise{27}, gen)[0u] == 127);
 }
 
 TEST_CASE("top-k and thresholds: every id of the domain takes part, ties by id") {

@@ -79,11 +79,26 @@ TEST_CASE("deterministic for a seed; stability and errors") {
   const auto s = b.stability(3);
   CHECK(s.partitions == 12);
   CHECK(s.per_partition == 6.0);
-  CHECK_THROWS_AS((void)b.stability(UINT64_MAX), privet::overflow_error);
+  // max_per_key = 2 is checked first: 2^64 - 1 times 2 does not fit.
+  CHECK_THROWS_WITH_AS((void)b.stability(UINT64_MAX),
+                       "privet: bound_keys stability d_in * max_per_key = 18446744073709551615 * "
+                       "2 overflows 64 bits; allowed: a product < 2^64",
+                       privet::overflow_error);
+  // max_per_key = 1 fits whatever d_in; max_keys = 4 does not.
+  CHECK_THROWS_WITH_AS((void)bounder(4, 1).stability(std::uint64_t{1} << 62),
+                       "privet: bound_keys stability d_in * max_keys = 4611686018427387904 * 4 "
+                       "overflows 64 bits; allowed: a product < 2^64",
+                       privet::overflow_error);
   CHECK_THROWS_WITH_AS(bounder(0, 1), "privet: max_keys = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(bounder(1, 0), "privet: max_per_key = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
+  // A bounded count is an int64: one unit's copies must fit it.
+  CHECK_THROWS_WITH_AS(bounder(1, std::uint64_t{1} << 63),
+                       "privet: max_per_key = 9223372036854775808 is invalid; allowed: [1, 2^63 - "
+                       "1]",
+                       privet::invalid_parameter);
+  CHECK(bounder(1, (std::uint64_t{1} << 63) - 1).max_per_key() == (std::uint64_t{1} << 63) - 1);
 }
 
 TEST_CASE("parallel shards give exactly the single-threaded counts") {
@@ -101,7 +116,8 @@ TEST_CASE("parallel shards give exactly the single-threaded counts") {
     CHECK(many.sorted_by_key() == one.sorted_by_key());
   }
   CHECK(b(records, g2, 1).sorted_by_key() == one.sorted_by_key());
-  CHECK_THROWS_AS(b(records, g3, 0), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(b(records, g3, 0), "privet: threads = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
 }
 
 TEST_CASE("DPSU weighting gives every unit an L2 norm of at most 1, exactly") {
@@ -135,8 +151,8 @@ TEST_CASE("DPSU weighting gives every unit an L2 norm of at most 1, exactly") {
   CHECK(keys_2 == 4);
   CHECK(from_2 == 4 * w.weight(4));
   CHECK(w.stability(2) == 2 * w.unit());
-  CHECK_THROWS_AS((privet::l2_normalized_keys<std::uint64_t, std::uint64_t>(0)),
-                  privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((privet::l2_normalized_keys<std::uint64_t, std::uint64_t>(0)),
+                       "privet: max_keys = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
   CHECK_THROWS_WITH_AS((privet::l2_normalized_keys<std::uint64_t, std::uint64_t>(3, 41)),
                        "privet: scale_bits = 41 is invalid; allowed: [1, 40]",
                        privet::invalid_parameter);
@@ -171,4 +187,32 @@ TEST_CASE("per-window bounding: windows, keys per window and copies per key") {
   const auto st = b.stability(1);
   CHECK(st.partitions == 6);
   CHECK(st.per_partition == 1);
+}
+
+TEST_CASE("per-window bounding names each refused bound, and its stability's overflow") {
+  using per_window = privet::bound_keys_per_window<std::uint64_t, std::uint32_t, std::uint64_t>;
+  CHECK_THROWS_WITH_AS(per_window(0, 3, 1), "privet: max_windows = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(per_window(2, 0, 1), "privet: max_keys = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(per_window(2, 3, 0), "privet: max_per_key = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  // max_windows * max_keys must fit 64 bits: 2^32 * 2^32 does not, 2^32 * (2^32 - 1) does.
+  constexpr std::uint64_t two32 = std::uint64_t{1} << 32;
+  CHECK_THROWS_WITH_AS(per_window(two32, two32, 1),
+                       "privet: max_windows = 4294967296 is invalid; allowed: <= 2^64 / max_keys "
+                       "(the stability must fit 64 bits)",
+                       privet::invalid_parameter);
+  CHECK(per_window(two32, two32 - 1, 1).stability(1).partitions == two32 * (two32 - 1));
+  // Stability: d_in * max_keys overflowing is bound_keys' message; d_in *
+  // max_keys fitting but times max_windows not is the window bound's own.
+  const per_window b(2, 3, 1);
+  CHECK_THROWS_WITH_AS((void)b.stability(std::uint64_t{1} << 63),
+                       "privet: bound_keys stability d_in * max_keys = 9223372036854775808 * 3 "
+                       "overflows 64 bits; allowed: a product < 2^64",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)b.stability(std::uint64_t{1} << 62),  // 3 * 2^62 fits, 6 * 2^62 not
+                       "privet: bound_keys_per_window stability overflows 64 bits",
+                       privet::overflow_error);
+  CHECK(b.stability((std::uint64_t{1} << 62) / 3).partitions == ((std::uint64_t{1} << 62) / 3) * 6);
 }

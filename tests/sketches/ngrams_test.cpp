@@ -85,13 +85,27 @@ TEST_CASE("bad n-gram inputs throw, naming the parameter") {
   CHECK_THROWS_WITH_AS((void)t.extend(7, a),
                        "privet: prefix = 7 is invalid; allowed: an id from this table (< 3)",
                        privet::invalid_parameter);
-  CHECK_THROWS_AS((void)t.suffix(a), privet::invalid_parameter);
-  CHECK_THROWS_AS((void)t.prefix(a), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.suffix(a),
+                       "privet: g = 0 is invalid; allowed: a gram of length >= 2 (a word has no "
+                       "suffix gram)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.prefix(a),
+                       "privet: g = 0 is invalid; allowed: a gram of length >= 2 (a word has no "
+                       "prefix)",
+                       privet::invalid_parameter);
+  // An id the table never handed out, for every accessor of a gram.
+  const std::string not_an_id = "privet: g = 3 is invalid; allowed: an id from this table (< 3)";
+  CHECK_THROWS_WITH_AS((void)t.suffix(3), not_an_id.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.prefix(3), not_an_id.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.last_word(3), not_an_id.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.words_of(3), not_an_id.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.length(3), not_an_id.c_str(), privet::invalid_parameter);
   const std::vector<id> tokens{a, b};
   CHECK_THROWS_WITH_AS(t.for_each_ngram(tokens, 0, [](id, std::size_t, std::size_t) {}),
                        "privet: max_length = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
   const std::vector<id> bad{a, ab};
-  CHECK_THROWS_AS(t.for_each_ngram(bad, 2, [](id, std::size_t, std::size_t) {}),
-                  privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(t.for_each_ngram(bad, 2, [](id, std::size_t, std::size_t) {}),
+                       "privet: w = 2 is invalid; allowed: the id of a word (a 1-gram)",
+                       privet::invalid_parameter);
 }

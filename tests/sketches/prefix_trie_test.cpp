@@ -82,6 +82,20 @@ TEST_CASE("bad trie inputs throw, naming the parameter; a refused extension chan
                        "privet: kept[i] = 3 is invalid; allowed: no repeats",
                        privet::invalid_parameter);
   CHECK(t.depth() == 1);
-  CHECK_THROWS_AS((void)t.candidate(12), privet::invalid_parameter);
-  CHECK_THROWS_AS((void)t.layer(1), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.candidate(12),
+                       "privet: index = 12 is invalid; allowed: [0, candidate_count()) = [0, 12)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.layer(1),
+                       "privet: layer = 1 is invalid; allowed: [0, depth()) = [0, 1)",
+                       privet::invalid_parameter);
+  CHECK(t.symbol(3) == '$');
+  CHECK_THROWS_WITH_AS((void)t.symbol(4),
+                       "privet: i = 4 is invalid; allowed: [0, alphabet_size()) = [0, 4)",
+                       privet::invalid_parameter);
+  // Three nodes (a, b, c): node 3 does not exist yet.
+  CHECK(t.prefix(2) == "c");
+  const std::string no_node = "privet: node = 3 is invalid; allowed: [0, 3)";
+  CHECK_THROWS_WITH_AS((void)t.children(3), no_node.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.prefix(3), no_node.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)t.is_word(3), no_node.c_str(), privet::invalid_parameter);
 }

@@ -45,12 +45,20 @@ TEST_CASE("counts match a std::map, and merging shards equals one pass") {
 TEST_CASE("overflow throws and changes nothing, for add and merge") {
   hist h;
   h.add(1, std::numeric_limits<std::int64_t>::max() - 1);
-  CHECK_THROWS_AS(h.add(1, 2), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(h.add(1, 2),
+                       "privet: a histogram count would overflow: 9223372036854775806 + 2; "
+                       "allowed: the range of the count type [-9223372036854775808, "
+                       "9223372036854775807]",
+                       privet::overflow_error);
   CHECK(h[1] == std::numeric_limits<std::int64_t>::max() - 1);
   hist other;
   other.add(2, 5);
   other.add(1, 5);
-  CHECK_THROWS_AS(h.merge(other), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(h.merge(other),
+                       "privet: a histogram count would overflow: 9223372036854775806 + 5; "
+                       "allowed: the range of the count type [-9223372036854775808, "
+                       "9223372036854775807]",
+                       privet::overflow_error);
   CHECK(h.size() == 1);  // key 2 was not added either
   CHECK(h[1] == std::numeric_limits<std::int64_t>::max() - 1);
 }
@@ -101,6 +109,26 @@ TEST_CASE("noise from a sampler or a mechanism, over stored keys or a fixed key 
   CHECK(fixed.size() == 3);
   CHECK(fixed.contains(500));
   CHECK_FALSE(fixed.contains(50));
+}
+
+TEST_CASE("noise that takes a count out of its type throws overflow_error naming it") {
+  // A sampler that always draws z, so the failing sum is known.
+  struct fixed_noise {
+    std::int64_t z;
+    std::int64_t operator()(privet::seeded_generator&) const { return z; }
+  };
+  privet::sparse_histogram<std::uint64_t, std::int8_t> h;
+  h.add(1, std::int8_t{-100});
+  privet::seeded_generator gen(13);
+  CHECK_THROWS_WITH_AS((void)h.noisy(fixed_noise{-200}, gen),
+                       "privet: a histogram count plus noise -200 does not fit the count type; "
+                       "allowed: [-128, 127]",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)h.noisy_over(std::vector<std::uint64_t>{1}, fixed_noise{-29}, gen),
+                       "privet: a histogram count would overflow: -100 + -29; allowed: the range "
+                       "of the count type [-128, 127]",
+                       privet::overflow_error);
+  CHECK(h.noisy_over(std::vector<std::uint64_t>{1}, fixed_noise{-28}, gen)[1] == -128);
 }
 
 namespace {
@@ -179,7 +207,19 @@ TEST_CASE("add_all is all-or-nothing on overflow, on either path") {
     // but the sorted path may apply it anywhere: either way nothing stays.
     keys.push_back(42);
     keys.push_back(42);
-    CHECK_THROWS_AS(h.add_all(keys), privet::overflow_error);
+    if (n == 10) {
+      // Keys below 10 and then 42 twice, applied in order: the second 42 fails.
+      CHECK_THROWS_WITH_AS(h.add_all(keys),
+                           "privet: a histogram count would overflow: 9223372036854775807 + 1; "
+                           "allowed: the range of the count type [-9223372036854775808, "
+                           "9223372036854775807]",
+                           privet::overflow_error);
+    } else {
+      // The sorted path meets the updates of 42 in an order of its own.
+      CHECK_THROWS_WITH_AS(h.add_all(keys),
+                           doctest::Contains("privet: a histogram count would overflow: "),
+                           privet::overflow_error);
+    }
     CHECK(h.sorted_by_key() == before);
   }
   // Mixed signs near the limit: undoing in the wrong order would overflow
@@ -191,7 +231,9 @@ TEST_CASE("add_all is all-or-nothing on overflow, on either path") {
   hist h;
   h.add(7, max - 5);
   const auto before = h.sorted_by_key();
-  CHECK_THROWS_AS(h.add_all(keys, weights), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(h.add_all(keys, weights),
+                       doctest::Contains("privet: a histogram count would overflow: "),
+                       privet::overflow_error);
   CHECK(h.sorted_by_key() == before);
   // The overflow on a key new to the table: the sorted path meets it in its
   // insert pass, after the lookup pass has applied the updates of known keys.
@@ -201,7 +243,11 @@ TEST_CASE("add_all is all-or-nothing on overflow, on either path") {
   const auto g_before = g.sorted_by_key();
   fresh.insert(fresh.end(), {99, 99});
   ones.insert(ones.end(), {max, 1});
-  CHECK_THROWS_AS(g.add_all(fresh, ones), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(g.add_all(fresh, ones),
+                       "privet: a histogram count would overflow: 9223372036854775807 + 1; "
+                       "allowed: the range of the count type [-9223372036854775808, "
+                       "9223372036854775807]",
+                       privet::overflow_error);
   CHECK_FALSE(g.contains(99));
   CHECK(g.sorted_by_key() == g_before);
 }

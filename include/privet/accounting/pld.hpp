@@ -160,22 +160,70 @@ class compensated_sum {
   double sum_ = 0, comp_ = 0;
 };
 
+/// The tag of pld_pmf's unchecked constructor, for privet's own
+/// constructions (pmf_builder, truncate_tails), which produce a pmf by a
+/// computation whose invariants hold by design.
+struct pmf_built_t {
+  explicit pmf_built_t() = default;
+};
+
 }  // namespace detail
 
 /// One ordered pair's discretised privacy loss: mass probs()[j] at loss
 /// (lowest_index() + j) * interval(), and infinity_mass() at +infinity.
 class pld_pmf {
  public:
+  /// How far the total mass (probs() and infinity_mass()) may be from 1 in
+  /// a pmf given to the constructor: room for the rounding of a computed
+  /// distribution (some 10^-16 per point), far below any real error.
+  static constexpr double mass_tolerance = 1e-6;
+
+  /// A pmf given by its parts, e.g. one exported by another accountant.
+  /// Throws invalid_parameter naming `interval` unless it is finite and > 0,
+  /// `probs` if it is empty, `probs.size()` if its last index would pass
+  /// 2^63 - 1, `probs` for a mass that is negative or not finite (the
+  /// message says which, as probs[j]), `infinity_mass` outside [0, 1], and
+  /// `probs` again unless the total mass is within mass_tolerance of 1
+  /// (less would understate every delta; more is no distribution).
   pld_pmf(double interval, std::int64_t lowest_index, std::vector<double> probs,
           double infinity_mass)
+      : pld_pmf(detail::pmf_built_t{}, interval, lowest_index, std::move(probs), infinity_mass) {
+    validate_positive(interval_, "interval");
+    validate_non_empty(probs_, "probs");
+    if (probs_.size() - 1 >
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - lowest_)) {
+      throw_invalid("probs.size()", probs_.size(),
+                    "<= 2^63 - lowest_index = 2^63 - " + detail::format_value(lowest_) +
+                        " (the highest grid index must fit 64 bits)");
+    }
+    for (std::size_t j = 0; j < probs_.size(); ++j) {
+      if (!(std::isfinite(probs_[j]) && probs_[j] >= 0)) {
+        throw invalid_parameter("probs", "privet: probs[" + detail::format_value(j) +
+                                             "] = " + detail::format_value(probs_[j]) +
+                                             " is invalid; allowed: finite and >= 0");
+      }
+    }
+    validate_probability(infinity_mass_, "infinity_mass");
+    const double total = finite_mass() + infinity_mass_;
+    if (!(std::fabs(total - 1) <= mass_tolerance)) {
+      throw invalid_parameter(
+          "probs", "privet: sum(probs) + infinity_mass = " + detail::format_value(total) +
+                       " is invalid; allowed: 1 within mass_tolerance = " +
+                       detail::format_value(mass_tolerance) +
+                       " (a pmf of the privacy loss under P)");
+    }
+  }
+
+  /// privet's own constructions: nothing is checked (their masses can sum
+  /// to more than 1 + mass_tolerance, since every pessimistic step may add
+  /// mass, e.g. the tail_mass_truncation of a composition's window, at
+  /// +infinity).
+  pld_pmf(detail::pmf_built_t, double interval, std::int64_t lowest_index,
+          std::vector<double> probs, double infinity_mass)
       : interval_(interval),
         lowest_(lowest_index),
         probs_(std::move(probs)),
-        infinity_mass_(infinity_mass) {
-    if (probs_.empty()) {
-      probs_.push_back(0);
-    }
-  }
+        infinity_mass_(infinity_mass) {}
 
   [[nodiscard]] double interval() const noexcept { return interval_; }
   [[nodiscard]] std::int64_t lowest_index() const noexcept { return lowest_; }
@@ -272,7 +320,7 @@ struct pmf_builder {
   pld_pmf finish() {
     // Round-off can leave a mass a hair below 0; the allowance covers it.
     for (double& p : probs) p = std::max(0.0, p);
-    return pld_pmf(h, lo, std::move(probs), std::min(1.0, inf_mass + allowance));
+    return pld_pmf(pmf_built_t{}, h, lo, std::move(probs), std::min(1.0, inf_mass + allowance));
   }
 };
 
@@ -501,7 +549,8 @@ inline pld_pmf truncate_tails(double h, std::int64_t lowest, std::vector<double>
   std::vector<double> kept(probs.begin() + static_cast<std::ptrdiff_t>(first),
                            probs.begin() + static_cast<std::ptrdiff_t>(last));
   kept.front() += low;
-  return pld_pmf(h, lowest + static_cast<std::int64_t>(first), std::move(kept), inf_mass + high);
+  return pld_pmf(pmf_built_t{}, h, lowest + static_cast<std::int64_t>(first), std::move(kept),
+                 inf_mass + high);
 }
 
 /// +infinity mass of the product of measures with finite masses fa, fb and
@@ -643,14 +692,16 @@ inline pld_pmf self_convolve(const pld_pmf& a, std::uint64_t k, double tau) {
 class privacy_loss_distribution {
  public:
   /// From the two orders' PLDs on one grid (remove: P = M(D), Q = M(D minus a
-  /// record); add: the reverse). Throws invalid_parameter if the grids differ.
+  /// record); add: the reverse). Throws invalid_parameter if the grids
+  /// differ, or naming `tail_mass_truncation` unless it is in (0, 1).
   privacy_loss_distribution(pld_pmf remove, pld_pmf add, double tail_mass_truncation = 1e-15)
-      : remove_(std::move(remove)), add_(std::move(add)), tau_(tail_mass_truncation) {
+      : remove_(std::move(remove)), add_(std::move(add)), tau_(validate_tau(tail_mass_truncation)) {
     same_grid(remove_, *add_);
   }
-  /// A PLD whose two orders coincide.
+  /// A PLD whose two orders coincide. Throws invalid_parameter naming
+  /// `tail_mass_truncation` unless it is in (0, 1).
   explicit privacy_loss_distribution(pld_pmf symmetric, double tail_mass_truncation = 1e-15)
-      : remove_(std::move(symmetric)), tau_(tail_mass_truncation) {}
+      : remove_(std::move(symmetric)), tau_(validate_tau(tail_mass_truncation)) {}
 
   // ---- mechanisms --------------------------------------------------------------
 
@@ -834,11 +885,13 @@ class privacy_loss_distribution {
   [[nodiscard]] double tail_mass_truncation() const noexcept { return tau_; }
 
  private:
+  static double validate_tau(double tau) {
+    if (!(tau > 0 && tau < 1)) throw_invalid("tail_mass_truncation", tau, "(0, 1)");
+    return tau;
+  }
   static void validate(const pld_options& o) {
     validate_positive(o.value_discretization_interval, "value_discretization_interval");
-    if (!(o.tail_mass_truncation > 0 && o.tail_mass_truncation < 1)) {
-      throw_invalid("tail_mass_truncation", o.tail_mass_truncation, "(0, 1)");
-    }
+    validate_tau(o.tail_mass_truncation);
   }
   static void same_grid(const pld_pmf& a, const pld_pmf& b) {
     if (a.interval() != b.interval()) {

@@ -33,11 +33,12 @@ inline zcdp zcdp_gaussian(double sigma, double l2_sensitivity = 1) {
   return zcdp(l2_sensitivity * l2_sensitivity / (2 * sigma * sigma));
 }
 
-/// Sequential composition: the sum of the rhos.
+/// Sequential composition: the sum of the rhos, each addition rounded up
+/// (as every composer here), so the result is never below the exact sum.
 inline zcdp compose(const std::vector<zcdp>& parts) {
   if (parts.empty()) throw_empty("parts");
   double rho = 0;
-  for (const auto& p : parts) rho += p.rho();
+  for (const auto& p : parts) rho = detail::add_up(rho, p.rho());
   return zcdp(rho);
 }
 

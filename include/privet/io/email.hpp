@@ -239,7 +239,8 @@ struct email_message {
 /// first `max_bytes` bytes and counting the rest. Throws invalid_parameter
 /// naming `max_bytes` unless 1 <= max_bytes <= 2^30, serialization_error for
 /// an empty stream or a malformed header (parse_email_header), and
-/// privet::error if the stream fails other than by ending.
+/// privet::error if the stream fails other than by ending (its message
+/// gives the bytes read before the read that failed, a lower bound).
 inline email_message read_email(std::istream& in, std::size_t max_bytes = email_prefix_bytes) {
   if (max_bytes < 1 || max_bytes > email_max_prefix_bytes) {
     throw_invalid("max_bytes", max_bytes, "[1, 2^30]");
@@ -264,8 +265,11 @@ inline email_message read_email(std::istream& in, std::size_t max_bytes = email_
     }
   }
   if (in.bad()) {
-    throw error("privet: email: the stream failed after " + std::to_string(m.raw.size() + rest) +
-                " bytes");
+    // A read that fails part-way reports no count (libstdc++ leaves gcount()
+    // at 0 when the buffer throws), so the bytes read are known only up to
+    // the failing read.
+    throw error("privet: email: the stream failed after at least " +
+                std::to_string(m.raw.size() + rest) + " bytes");
   }
   m.truncated_bytes = rest;
   m.original_bytes = m.raw.size() + rest;

@@ -12,13 +12,14 @@
 // signature is hashed to 64 bits with BLAKE2b (a collision merges two
 // actors, which only tightens their joint bound).
 //
-// A malformed row (wrong column count, a page_id that is not a decimal
-// integer below 2^64, an empty field, a line over max_line_bytes) throws
-// serialization_error naming the line and the problem; nothing is skipped
-// silently. Fields are not quoted: the layout has no embedded separators
-// except in page_title, which is read only to be skipped, so a CSV title
-// with commas must be quoted with "..." (doubled quotes inside), as RFC 4180
-// says.
+// A malformed row (wrong column count, a blank line, a page_id that is not a
+// decimal integer below 2^64, an empty field, a line over max_line_bytes)
+// throws serialization_error naming the line and the problem; nothing is
+// skipped silently. The newline that ends the last row is not a blank line:
+// a blank line is an empty line between two newlines, wherever it stands.
+// Fields are not quoted: the layout has no embedded separators except in
+// page_title, which is read only to be skipped, so a CSV title with commas
+// must be quoted with "..." (doubled quotes inside), as RFC 4180 says.
 #pragma once
 
 #include <privet/algorithms/pageview_histogram.hpp>
@@ -41,9 +42,18 @@ namespace privet::io {
 class name_index {
  public:
   name_index() = default;
-  /// A fixed list: unknown names are rejected.
+  /// A fixed list: unknown names are rejected. Throws invalid_parameter
+  /// naming `names` if a name repeats (it would hold an id no row can reach).
   explicit name_index(const std::vector<std::string>& names) : fixed_(true) {
-    for (const auto& n : names) insert(n);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (const auto it = ids_.find(names[i]); it != ids_.end()) {
+        throw invalid_parameter("names", "privet: names[" + std::to_string(i) + "] = '" + names[i] +
+                                             "' is invalid; allowed: distinct names ('" + names[i] +
+                                             "' is also names[" + std::to_string(it->second) +
+                                             "])");
+      }
+      insert(names[i]);
+    }
   }
 
   /// The index of `name`, adding it unless the list is fixed; nothing if
@@ -105,10 +115,10 @@ class pageview_reader {
   }
 
   /// The next row, or nothing at the end. Throws serialization_error for a
-  /// malformed row, naming its line.
+  /// malformed row (a blank line included), naming its line.
   std::optional<pageview::view> next() {
-    while (next_line()) {
-      if (line_.empty()) continue;  // a trailing newline or blank line
+    if (next_line()) {
+      if (line_.empty()) fail("is blank; the header has " + std::to_string(columns_) + " fields");
       const auto fields = split(line_);
       if (fields.size() != columns_) {
         fail("has " + std::to_string(fields.size()) + " fields; the header has " +

@@ -59,10 +59,14 @@ struct wav_data {
     return channels == 0 ? 0 : samples.size() / channels;
   }
 
-  /// The mean of the channels, scaled by 2^-(bits-1) into [-1, 1).
+  /// The mean of the channels, scaled by 2^-(bits-1) into [-1, 1). Throws
+  /// invalid_parameter naming `bits_per_sample` unless it is 8, 16, 24 or 32
+  /// (the widths read_wav and write_wav accept), whatever the struct was
+  /// filled with by hand.
   template <real_number Real = float>
   [[nodiscard]] std::vector<Real> mono() const {
-    if (bits_per_sample < 8 || bits_per_sample > 32) {
+    if (bits_per_sample != 8 && bits_per_sample != 16 && bits_per_sample != 24 &&
+        bits_per_sample != 32) {
       throw_invalid("bits_per_sample", bits_per_sample, "8, 16, 24 or 32");
     }
     std::vector<Real> out(frames());

@@ -164,13 +164,16 @@ bool bernoulli_exp(G& gen, const Int& num, const Int& den) {
   return detail::bernoulli_exp_any(gen, num, den);
 }
 
-/// True with probability p exactly, for a double p taken at its binary value
-/// m 2^-k (p <= 0 gives false, p >= 1 true), as partition selection's rule
-/// tables need.
+/// True with probability p exactly, for a double p in [0, 1] taken at its
+/// binary value m 2^-k, as partition selection's rule tables need. Throws
+/// invalid_parameter naming `p` for NaN or a p outside [0, 1]: a probability
+/// computed out of range is a bug upstream, and clamping it would toss a
+/// coin the caller did not ask for.
 template <random_bit_source G>
 bool bernoulli_double(G& gen, double p) {
-  if (!(p > 0)) return false;
-  if (p >= 1) return true;
+  validate_probability(p, "p");
+  if (p == 0) return false;
+  if (p == 1) return true;
   const auto [m, e] = detail::exact_binary_value(p);
   int k = -e;  // m < 2^53 and p < 1, so k >= 1
   if (k <= 63) return bernoulli_rational(gen, m, std::uint64_t{1} << k);

@@ -280,7 +280,10 @@ class count_min_sketch {
     Count sum = 0;
     for (std::uint64_t i = 0; i < width_; ++i) {
       const Count c = counters_[static_cast<std::size_t>(i)];
-      if (__builtin_add_overflow(sum, c, &sum)) detail::throw_count_overflow(sum, c);
+      // Into a temporary: the message names the sum before the wrap.
+      Count next;
+      if (__builtin_add_overflow(sum, c, &next)) detail::throw_count_overflow(sum, c);
+      sum = next;
     }
     return sum;
   }

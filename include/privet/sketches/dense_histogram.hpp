@@ -16,7 +16,10 @@
 //
 // Integer counts are checked: an update or merge that would overflow Count
 // throws overflow_error, and an id outside the domain throws
-// invalid_parameter; either way the histogram is left as it was.
+// invalid_parameter; either way the histogram is left as it was. Ids are
+// taken at their own integer type and never narrowed to 32 bits on the way
+// in: add(2^32 + 3) is refused as the id 2^32 + 3, not counted as 3, and a
+// lookup or noisy_over of such an id finds no count (0) under its own name.
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -33,6 +36,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -68,11 +72,13 @@ class dense_histogram {
   }
 
   /// Adds `weight` (default 1) to `key`'s count. Throws invalid_parameter
-  /// naming `key` unless key < size(), overflow_error if the count would
-  /// overflow; either way nothing changes.
-  void add(key_type key, Count weight = Count(1)) {
-    if (key >= counts_.size()) throw_key(key);
-    Count& c = counts_[key];
+  /// naming `key` unless 0 <= key < size() (a negative or 64-bit key is
+  /// refused at its own value, never converted to a 32-bit id first),
+  /// overflow_error if the count would overflow; either way nothing changes.
+  template <integer_number K>
+  void add(K key, Count weight = Count(1)) {
+    if (!in_domain(key)) throw_key(key);
+    Count& c = counts_[static_cast<std::size_t>(key)];
     c = detail::checked_add(c, weight);
   }
 
@@ -92,14 +98,18 @@ class dense_histogram {
     add_batch(keys, [weights](std::size_t i) { return weights[i]; });
   }
 
-  /// The count of `key`: 0 for an id outside the domain, as for a key never
-  /// added to a sparse_histogram.
-  [[nodiscard]] Count operator[](key_type key) const {
-    return key < counts_.size() ? counts_[key] : Count(0);
+  /// The count of `key`: 0 for an id outside the domain (negative or 2^32
+  /// and above included), as for a key never added to a sparse_histogram.
+  template <integer_number K>
+  [[nodiscard]] Count operator[](K key) const {
+    return in_domain(key) ? counts_[static_cast<std::size_t>(key)] : Count(0);
   }
 
   /// Whether `key` is in the domain (every id of the domain is stored).
-  [[nodiscard]] bool contains(key_type key) const noexcept { return key < counts_.size(); }
+  template <integer_number K>
+  [[nodiscard]] bool contains(K key) const noexcept {
+    return in_domain(key);
+  }
   /// The domain size n: ids are [0, n).
   [[nodiscard]] std::size_t size() const noexcept { return counts_.size(); }
   [[nodiscard]] bool empty() const noexcept { return counts_.empty(); }
@@ -168,13 +178,17 @@ class dense_histogram {
 
   /// Noise on every id of `keys` (ids outside the domain count 0), a key set
   /// fixed in advance from public data; the result is sparse, holding
-  /// exactly those ids.
+  /// exactly those ids, keyed by the range's own integer type: a requested
+  /// id of 2^32 + 3 is released as 2^32 + 3 (from a count of 0), never
+  /// confused with id 3.
   template <std::ranges::input_range R, class Noise, random_bit_source G>
+  requires integer_number<std::ranges::range_value_t<R>>
   [[nodiscard]] auto noisy_over(const R& keys, const Noise& noise, G& gen) const {
+    using id_type = std::ranges::range_value_t<R>;
     using out_count = decltype(detail::apply_noise(noise, Count(0), gen));
-    sparse_histogram<key_type, out_count> out;
+    sparse_histogram<id_type, out_count> out;
     for (const auto& k : keys) {
-      const auto id = static_cast<key_type>(k);
+      const id_type id = k;
       out.add(id, detail::apply_noise(noise, (*this)[id], gen));
     }
     return out;
@@ -189,7 +203,19 @@ class dense_histogram {
     return static_cast<std::size_t>(domain);
   }
 
-  [[noreturn]] void throw_key(std::uint64_t key) const {
+  // Compares at the key's own width (or 64 bits), so no key is converted
+  // to a 32-bit id before it is known to be one.
+  template <integer_number K>
+  [[nodiscard]] bool in_domain(K key) const noexcept {
+    if constexpr (std::is_signed_v<K>) {
+      if (key < 0) return false;
+    }
+    using wide = std::common_type_t<std::make_unsigned_t<K>, std::uint64_t>;
+    return static_cast<wide>(key) < static_cast<wide>(counts_.size());
+  }
+
+  template <integer_number K>
+  [[noreturn]] void throw_key(K key) const {
     throw_invalid("key", key,
                   "an id in the domain [0, " + detail::format_value(counts_.size()) + ")");
   }

@@ -383,9 +383,13 @@ class bound_keys_per_window {
   using output_metric = partition_distance;
   using record_type = windowed_record<Unit, Window, Key>;
 
+  /// Throws invalid_parameter naming `max_windows`, `max_keys` or
+  /// `max_per_key` unless each is >= 1 (max_per_key <= 2^63 - 1) and
+  /// max_windows * max_keys < 2^64.
   bound_keys_per_window(std::uint64_t max_windows, std::uint64_t max_keys,
                         std::uint64_t max_per_key)
-      : windows_(max_windows, 1), keys_(max_keys, max_per_key) {
+      : windows_(validate_at_least<std::uint64_t>(max_windows, 1, "max_windows"), 1),
+        keys_(max_keys, max_per_key) {
     if (max_windows > std::numeric_limits<std::uint64_t>::max() / max_keys) {
       throw_invalid("max_windows", max_windows,
                     "<= 2^64 / max_keys (the stability must fit 64 bits)");
