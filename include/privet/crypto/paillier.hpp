@@ -13,8 +13,12 @@
 // mod n with L(u) = (u - 1) / n, or, by the Chinese remainder theorem as in
 // Paillier's section 7, m_p = L_p(c^(p-1) mod p^2) h_p mod p with h_p =
 // L_p(g^(p-1) mod p^2)^-1 mod p (and so for q), recombined by Garner's
-// formula. The key owner encrypts through the CRT too: r^n mod p^2 =
-// r^(n mod p(p-1)) mod p^2 (Euler), and so for q^2.
+// formula. The key owner encrypts through the CRT too, and more cheaply
+// than by Euler's r^(n mod p(p-1)) mod p^2: x^p mod p^2 depends on x mod p
+// alone ((a + kp)^p = a^p mod p^2), so r^n mod p^2 = y^p mod p^2 with y =
+// (r mod p)^(q mod (p-1)) mod p (Fermat): an exponentiation of half the
+// modulus and half the exponent, then one of half the exponent, about 0.6
+// of the full-exponent cost. The same for q^2.
 //
 // Plaintexts are integers in [0, n), or signed integers in [-(n-1)/2,
 // (n-1)/2] (n is odd) encoded as n - |x| for negatives. A plaintext out of
@@ -539,8 +543,8 @@ struct private_context {
     p_inv_q = mod_q.pow_secret(p, Int(q - 2), b);
     // (p^2)^-1 mod q^2 by Euler: phi(q^2) = q (q - 1).
     p2_inv_q2 = mod_q2.pow_secret(p_squared, Int(q * qm1 - 1), 2 * b);
-    e_p = n % Int(p * pm1);
-    e_q = n % Int(q * qm1);
+    q_mod_pm1 = q % pm1;
+    p_mod_qm1 = p % qm1;
     // mu = L(g^lambda mod n^2)^-1 mod n, the inverse through the CRT.
     const modular<Int> mod_n2(Int(n * n));
     const Int u = mod_n2.pow_secret(g, lambda, 2 * b);
@@ -566,7 +570,8 @@ struct private_context {
   Int h_p, h_q;   // Paillier section 7's CRT constants
   Int p_inv_q;    // p^-1 mod q
   Int p2_inv_q2;  // (p^2)^-1 mod q^2
-  Int e_p, e_q;   // n mod p(p-1), n mod q(q-1): exponents of r^n mod p^2, q^2
+  Int q_mod_pm1;  // q mod (p - 1): r^q mod p = (r mod p)^(q mod (p-1)) mod p
+  Int p_mod_qm1;  // p mod (q - 1)
 };
 
 // The one door into the classes' shared key data, for the free functions
@@ -1069,8 +1074,11 @@ class private_key {
 
   [[nodiscard]] ciphertext<Int, Tag> make(const Int& m, const Int& r) const {
     const auto& k = *ctx_;
-    const Int xp = k.mod_p2.pow_secret(r, k.e_p, 2 * k.prime_bits);
-    const Int xq = k.mod_q2.pow_secret(r, k.e_q, 2 * k.prime_bits);
+    // r^n mod p^2 = (r^q mod p)^p mod p^2 (see the file comment).
+    const Int yp = k.mod_p.pow_secret(k.mod_p.reduce(r), k.q_mod_pm1, k.prime_bits);
+    const Int yq = k.mod_q.pow_secret(k.mod_q.reduce(r), k.p_mod_qm1, k.prime_bits);
+    const Int xp = k.mod_p2.pow_secret(yp, k.p, k.prime_bits);
+    const Int xq = k.mod_q2.pow_secret(yq, k.q, k.prime_bits);
     return ciphertext<Int, Tag>(pub_.ctx_, detail::combine(*pub_.ctx_, m, k.crt_n2(xp, xq)));
   }
 
