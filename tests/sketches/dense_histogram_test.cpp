@@ -261,3 +261,14 @@ TEST_CASE("counting n-grams by their interned ids equals counting them in a spar
   for (const auto g : grams) s.add(g);
   CHECK(d.to_sparse().sorted_by_key() == s.sorted_by_key());
 }
+
+TEST_CASE("noisy_over refuses an id listed twice instead of releasing it twice") {
+  privet::dense_histogram<> h(10);
+  h.add(3u);
+  privet::seeded_generator gen(3);
+  CHECK_THROWS_WITH_AS(
+      (void)h.noisy_over(std::vector<std::uint32_t>{3, 4, 3}, fixed_noise{0}, gen),
+      "privet: keys = 3 is invalid; allowed: distinct keys (this one is listed twice)",
+      privet::invalid_parameter);
+  CHECK(h.noisy_over(std::vector<std::uint32_t>{3, 4}, fixed_noise{0}, gen)[3u] == 1);
+}

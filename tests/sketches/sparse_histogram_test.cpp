@@ -308,3 +308,20 @@ TEST_CASE("top_k keeps the k best entries of a full sort, for every k") {
                              all.begin() + static_cast<std::ptrdiff_t>(std::min(k, all.size()))));
   }
 }
+
+TEST_CASE("noisy_over refuses a key listed twice instead of releasing it twice") {
+  struct fixed_noise {
+    std::int64_t z;
+    std::int64_t operator()(privet::seeded_generator&) const { return z; }
+  };
+  privet::sparse_histogram<std::string> h;
+  h.add("a", 5);
+  privet::seeded_generator gen(3);
+  CHECK_THROWS_WITH_AS(
+      (void)h.noisy_over(std::vector<std::string>{"a", "b", "a"}, fixed_noise{1}, gen),
+      "privet: keys = a is invalid; allowed: distinct keys (this one is listed twice)",
+      privet::invalid_parameter);
+  const auto ok = h.noisy_over(std::vector<std::string>{"a", "b"}, fixed_noise{1}, gen);
+  CHECK(ok["a"] == 6);
+  CHECK(ok["b"] == 1);
+}

@@ -180,7 +180,8 @@ class dense_histogram {
   /// fixed in advance from public data; the result is sparse, holding
   /// exactly those ids, keyed by the range's own integer type: a requested
   /// id of 2^32 + 3 is released as 2^32 + 3 (from a count of 0), never
-  /// confused with id 3.
+  /// confused with id 3. Throws invalid_parameter naming `keys` for an id
+  /// listed twice (it would be released twice), releasing nothing.
   template <std::ranges::input_range R, class Noise, random_bit_source G>
   requires integer_number<std::ranges::range_value_t<R>>
   [[nodiscard]] auto noisy_over(const R& keys, const Noise& noise, G& gen) const {
@@ -189,6 +190,7 @@ class dense_histogram {
     sparse_histogram<id_type, out_count> out;
     for (const auto& k : keys) {
       const id_type id = k;
+      if (out.contains(id)) throw_invalid("keys", id, "distinct keys (this one is listed twice)");
       out.add(id, detail::apply_noise(noise, (*this)[id], gen));
     }
     return out;

@@ -286,11 +286,20 @@ class sparse_histogram {
 
   /// Noise on every key of `keys` (counts of absent keys are 0), so that
   /// the released key set is `keys`, fixed in advance from public data.
+  /// Throws invalid_parameter naming `keys` for a key listed twice: it would
+  /// be released twice (two noisy copies of one count, each spending the
+  /// budget), and nothing is released then.
   template <std::ranges::input_range R, class Noise, random_bit_source G>
   [[nodiscard]] auto noisy_over(const R& keys, const Noise& noise, G& gen) const {
     using out_count = decltype(detail::apply_noise(noise, Count(0), gen));
     sparse_histogram<Key, out_count> out;
-    for (const auto& k : keys) out.add(Key(k), detail::apply_noise(noise, (*this)[k], gen));
+    for (const auto& k : keys) {
+      const Key key(k);
+      if (out.contains(key)) {
+        throw_invalid("keys", key, "distinct keys (this one is listed twice)");
+      }
+      out.add(key, detail::apply_noise(noise, (*this)[k], gen));
+    }
     return out;
   }
 
