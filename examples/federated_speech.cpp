@@ -6,7 +6,7 @@
 //   federated_speech [--quick] [--embedded] [--sample FILE] [--cache DIR]
 //                    [--seeds N] [--rounds R] [--warm-epochs E] [--hidden H]
 //                    [--labels frame|word] [--snr DB] [--public-speakers N]
-//                    [--epsilon E] [--lr LR] [--q Q] [--clip-all]
+//                    [--epsilon E] [--lr LR] [--q Q] [--clip-all] [--last-iterate]
 //                    [--aggregation mean|batch] [--jobs N] [--svg FILE]
 //
 // Data: the espeak-ng keyword corpus of examples/support/speech_corpus.hpp
@@ -129,6 +129,9 @@ struct config {
   // from each organisation.
   double sampling_rate = 0.1;
   fed::aggregation rule = fed::aggregation::batch_weighted;
+  // Evaluate the mean of the parameters over the second half of the rounds
+  // (--last-iterate: the final model instead).
+  bool tail_average = true;
   std::string svg;
 };
 
@@ -401,11 +404,21 @@ struct experiment {
     return r;
   }
 
-  // Runs `rounds` rounds of a federation, recording test accuracy 10 times.
+  // Runs `rounds` rounds of a federation, recording test accuracy 10 times,
+  // and returns the model to evaluate: the last iterate, or (the default)
+  // the mean of the iterates' parameters over the second half of the
+  // rounds (tail averaging, Polyak-Ruppert). Averaging is post-processing
+  // of models that are themselves post-processing of the released
+  // gradients, so it costs no privacy; it damps the last steps' noise,
+  // which otherwise makes a DP run's final accuracy swing from seed to
+  // seed. Every row of the table gets the same treatment.
   template <class Fed>
-  void run(Fed& f, std::vector<privet::seeded_generator>& gens, curve& c,
-           privet::examples::progress& bar, std::uint64_t& done) {
+  Model run(Fed& f, std::vector<privet::seeded_generator>& gens, curve& c,
+            privet::examples::progress& bar, std::uint64_t& done) {
     const std::uint64_t every = std::max<std::uint64_t>(1, cfg.rounds / 10);
+    const std::uint64_t from = cfg.rounds / 2 + 1;  // first round averaged
+    std::vector<double> mean(f.model().parameter_count(), 0.0);
+    std::uint64_t averaged = 0;
     auto record = [&](std::uint64_t r) {
       c.round.push_back(static_cast<double>(r));
       c.main.push_back(accuracy(f.model(), main_test));
@@ -416,7 +429,21 @@ struct experiment {
       f.run_round(std::span<privet::seeded_generator>(gens));
       bar.update(++done);
       if (r % every == 0 || r == cfg.rounds) record(r);
+      if (cfg.tail_average && r >= from) {
+        const auto w = f.model().parameters();
+        ++averaged;
+        const double k = static_cast<double>(averaged);
+        for (std::size_t j = 0; j < mean.size(); ++j)
+          mean[j] += (static_cast<double>(w[j]) - mean[j]) / k;
+      }
     }
+    Model out = f.model();
+    if (cfg.tail_average) {
+      auto w = out.parameters();
+      for (std::size_t j = 0; j < mean.size(); ++j)
+        w[j] = static_cast<typename Model::real_type>(mean[j]);
+    }
+    return out;
   }
 
   enum class setting { public_only, pooled, federated };
@@ -457,7 +484,7 @@ struct experiment {
     }
     federation f(start, std::move(m), fo);
     curve ignored;
-    run(f, gens, c ? *c : ignored, bar, done);
+    Model result = run(f, gens, c ? *c : ignored, bar, done);
     if (st == setting::federated && with_outlier) {
       // Every replica is the same model.
       for (const auto& w : f.workers()) {
@@ -467,7 +494,7 @@ struct experiment {
       }
       out.privacy = f.privacy_report();
     }
-    return f.model();
+    return result;
   }
 
   seed_result run_seed(std::uint64_t seed, privet::examples::progress& bar, std::uint64_t& done) {
@@ -635,6 +662,8 @@ int main(int argc, char** argv) try {
       cfg.sampling_rate = std::stod(value());
       if (!(cfg.sampling_rate > 0 && cfg.sampling_rate <= 1))
         throw std::invalid_argument("--q: in (0, 1]");
+    } else if (a == "--last-iterate") {
+      cfg.tail_average = false;
     } else if (a == "--clip-all") {
       cfg.public_clip_norm = cfg.clip_norm;
     } else if (a == "--lr") {
@@ -725,8 +754,10 @@ int main(int argc, char** argv) try {
   const char* unit = cfg.frame_labels ? "frame" : "word";
   std::printf(
       "\n%s accuracy, %%, mean +- sd over %zu seeds (test utterances of the same "
-      "speakers):\n\n",
-      unit, cfg.seeds);
+      "speakers; %s):\n\n",
+      unit, cfg.seeds,
+      cfg.tail_average ? "each model is the mean of its parameters over the last half of the rounds"
+                       : "each model is the last iterate");
   std::printf("| training data | test: main speakers | test: outlier speaker |\n");
   std::printf("| --- | --- | --- |\n");
   const auto row = [&](const char* name, auto get) {
