@@ -63,12 +63,11 @@
 #include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/noise.hpp>
 #include <privet/ml/dpsgd.hpp>
 #include <privet/ml/model.hpp>
-
-#include <oneapi/tbb/parallel_for.h>
 
 #include <cmath>
 #include <concepts>
@@ -435,7 +434,7 @@ template <ml::differentiable_model Model, noise_policy Noise, generator_selector
 [[nodiscard]] std::vector<gradient_message> contribute_round(
     std::span<worker<Model, Noise>> workers, std::uint64_t round, GeneratorOf&& generator_of) {
   std::vector<gradient_message> messages(workers.size());
-  oneapi::tbb::parallel_for(std::size_t{0}, workers.size(), [&](std::size_t w) {
+  parallel_for_index(workers.size(), parallel_options{}, [&](std::size_t w) {
     messages[w] = workers[w].contribute(round, generator_of(w));
   });
   return messages;

@@ -52,12 +52,12 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/ml/detail/linalg.hpp>
 #include <privet/ml/model.hpp>
 
-#include <oneapi/tbb/parallel_for.h>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xtensor.hpp>
 
@@ -428,7 +428,7 @@ class lstm_classifier {
   template <class F>
   static void for_each_block(std::size_t count, F&& f) {
     const std::size_t blocks = (count + examples_per_task - 1) / examples_per_task;
-    oneapi::tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t k) {
+    parallel_for_index(blocks, parallel_options{}, [&](std::size_t k) {
       const std::size_t first = k * examples_per_task;
       f(first, std::min(examples_per_task, count - first));
     });
