@@ -78,6 +78,7 @@
 #include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/ml/lstm.hpp>
+#include <privet/ml/metrics.hpp>
 
 #include "support/progress.hpp"
 #include "support/speech_corpus.hpp"
@@ -316,6 +317,26 @@ double mi_advantage(const std::vector<double>& members, const std::vector<double
   return best;
 }
 
+// The same attack scored by the area under its ROC curve (score = -loss,
+// members positive): 0.5 means no better than guessing. Unlike the best
+// threshold's TPR - FPR, which a maximum over thresholds biases upward on
+// small samples, the AUC is unbiased at 0.5 when losses carry no
+// membership signal, so it separates a small effect from sampling noise.
+double mi_auc(const std::vector<double>& members, const std::vector<double>& others) {
+  if (members.empty() || others.empty()) return 0.5;
+  std::vector<double> scores;
+  std::vector<int> labels;
+  for (double v : members) {
+    scores.push_back(-v);
+    labels.push_back(1);
+  }
+  for (double v : others) {
+    scores.push_back(-v);
+    labels.push_back(0);
+  }
+  return ml::roc_auc(scores, labels);
+}
+
 template <class Model>
 std::vector<double> losses_of(const Model& m, const typename Model::batch_type& b) {
   const auto l = m.losses(b);
@@ -325,8 +346,9 @@ std::vector<double> losses_of(const Model& m, const typename Model::batch_type& 
 // ---- one seed ---------------------------------------------------------------
 
 struct result {
-  double main = 0, outlier = 0;           // test accuracy, %
-  double mi_private = 0, mi_outlier = 0;  // attack advantage, utterances
+  double main = 0, outlier = 0;                 // test accuracy, %
+  double mi_private = 0, mi_outlier = 0;        // attack advantage, utterances
+  double auc_private = 0.5, auc_outlier = 0.5;  // the attack's ROC AUC
 };
 
 struct curve {
@@ -401,6 +423,8 @@ struct experiment {
     all_others.insert(all_others.end(), oo.begin(), oo.end());
     r.mi_private = mi_advantage(all_members, all_others);
     r.mi_outlier = mi_advantage(om, oo);
+    r.auc_private = mi_auc(all_members, all_others);
+    r.auc_outlier = mi_auc(om, oo);
     return r;
   }
 
@@ -790,12 +814,17 @@ int main(int argc, char** argv) try {
   std::printf(
       "\nloss-threshold membership inference: advantage = max over thresholds of TPR - "
       "FPR,\nmembers = training utterances, non-members = test utterances of the same "
-      "speakers (0 = no better than guessing)\n\n");
-  std::printf("| model | private organisations | outlier |\n| --- | --- | --- |\n");
+      "speakers (0 = no better than guessing); and the attack's ROC AUC (0.5 = guessing)\n\n");
+  std::printf(
+      "| model | advantage, private organisations | advantage, outlier | AUC, private "
+      "organisations | AUC, outlier |\n| --- | --- | --- | --- | --- |\n");
   const auto mi_row = [&](const char* name, auto get) {
     const auto p = column([&](const seed_result& r) { return get(r).mi_private; });
     const auto o = column([&](const seed_result& r) { return get(r).mi_outlier; });
-    std::printf("| %s | %.3f +- %.3f | %.3f +- %.3f |\n", name, p.mean, p.sd, o.mean, o.sd);
+    const auto ap = column([&](const seed_result& r) { return get(r).auc_private; });
+    const auto ao = column([&](const seed_result& r) { return get(r).auc_outlier; });
+    std::printf("| %s | %.3f +- %.3f | %.3f +- %.3f | %.3f +- %.3f | %.3f +- %.3f |\n", name,
+                p.mean, p.sd, o.mean, o.sd, ap.mean, ap.sd, ao.mean, ao.sd);
   };
   mi_row("public only (never saw them: the sampling floor)",
          [](const seed_result& r) { return r.public_only; });
