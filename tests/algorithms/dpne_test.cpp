@@ -398,3 +398,78 @@ TEST_CASE("errors name the parameter") {
     CHECK(std::string(e.what()) == "privet: eta = 2 is invalid; allowed: (0, 1)");
   }
 }
+
+TEST_CASE("DPNE messages name the parameter, its value and the allowed range") {
+  using privet::invalid_parameter;
+  const auto fails = [](auto set, const char* message) {
+    dpne::parameters p;
+    set(p);
+    CHECK_THROWS_WITH_AS(p.validate(), message, invalid_parameter);
+  };
+  fails([](auto& p) { p.epsilon = 0; }, "privet: epsilon = 0 is invalid; allowed: finite and > 0");
+  fails([](auto& p) { p.delta = 1; }, "privet: delta = 1 is invalid; allowed: (0, 1)");
+  fails([](auto& p) { p.max_length = 0; }, "privet: max_length = 0 is invalid; allowed: >= 1");
+  fails([](auto& p) { p.max_length = 65; }, "privet: max_length = 65 is invalid; allowed: [1, 64]");
+  fails([](auto& p) { p.max_ngrams = 0; }, "privet: max_ngrams = 0 is invalid; allowed: >= 1");
+  fails([](auto& p) { p.eta = 1; }, "privet: eta = 1 is invalid; allowed: (0, 1)");
+  fails([](auto& p) { p.decay = 1.5; }, "privet: decay = 1.5 is invalid; allowed: (0, 1]");
+  fails([](auto& p) { p.sample_fraction = 0; },
+        "privet: sample_fraction = 0 is invalid; allowed: (0, 1]");
+  fails([](auto& p) { p.threads = 0; }, "privet: threads = 0 is invalid; allowed: >= 1");
+  // The extractor validates before calibrating.
+  dpne::parameters bad;
+  bad.eta = 0;
+  CHECK_THROWS_WITH_AS(dpne::extractor<>{bad}, "privet: eta = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+
+  dpne::corpus empty;
+  const std::vector<ngram_table::id> some{0};
+  CHECK_THROWS_WITH_AS(
+      empty.add_sequence(some),
+      "privet: corpus = no user is invalid; allowed: add_user() before add_sequence()",
+      invalid_parameter);
+  text small;
+  small.user({"a b c"});
+  ngram_table other;
+  other.word("only");
+  CHECK_THROWS_WITH_AS(
+      dpne::ngram_index(small.corpus, other, 2),
+      "privet: corpus = 1 is invalid; allowed: word ids of the vocabulary (1-grams, < 1)",
+      invalid_parameter);
+  ngram_table table = small.vocabulary;
+  CHECK_THROWS_WITH_AS(dpne::ngram_index(small.corpus, table, 0),
+                       "privet: max_length = 0 is invalid; allowed: >= 1", invalid_parameter);
+  const dpne::ngram_index index(small.corpus, table, 2);
+  CHECK_THROWS_WITH_AS((void)index.at(0, 0), "privet: k = 0 is invalid; allowed: [1, 2]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)index.at(1, 3),
+                       "privet: i = 3 is invalid; allowed: < 3 (the corpus's tokens)",
+                       invalid_parameter);
+
+  privet::seeded_generator gen(4);
+  dpne::parameters p;
+  p.max_length = 2;
+  text longer;
+  longer.user({"a b c d"});
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_all(longer.corpus, index, p, gen),
+                       "privet: index = 3 is invalid; allowed: an index of this corpus (4 tokens)",
+                       invalid_parameter);
+  p.max_length = 3;
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_even(small.corpus, index, p, gen),
+                       "privet: max_length = 3 is invalid; allowed: <= the index's max_length = 2",
+                       invalid_parameter);
+  p.max_length = 2;
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_single(small.corpus, index, p, 0, gen),
+                       "privet: length = 0 is invalid; allowed: [1, max_length = 2]",
+                       invalid_parameter);
+  auto huge = p;
+  huge.max_ngrams = std::uint64_t{1} << 63;
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_all(small.corpus, index, huge, gen),
+                       "privet: max_ngrams = 9223372036854775808 is invalid; allowed: T "
+                       "max_ngrams < 2^64",
+                       invalid_parameter);
+  const auto r = dpne::dpsu_single<privet::simulation_only_noise>(small.corpus, index, p, 1, gen);
+  REQUIRE(r.max_length() == 2);
+  CHECK_THROWS_WITH_AS((void)r.released(3), "privet: k = 3 is invalid; allowed: [1, 2]",
+                       invalid_parameter);
+}

@@ -254,3 +254,65 @@ TEST_CASE("parameters and scales are validated by name") {
     CHECK(std::string(e.what()).find("allowed: finite and > 0") != std::string::npos);
   }
 }
+
+TEST_CASE("DPSU messages name the parameter, its value and the allowed range") {
+  using privet::invalid_parameter;
+  using su = dpsu::set_union<>;
+  CHECK_THROWS_WITH_AS(su(dpsu::parameters{0, 1e-6, 10, 1}),
+                       "privet: epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(su(dpsu::parameters{1, 1, 10, 1}),
+                       "privet: delta = 1 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(su(dpsu::parameters{1, 1e-6, 0, 1}),
+                       "privet: max_items = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(su(dpsu::parameters{1, 1e-6, 10, 0}),
+                       "privet: threads = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsu::set_union<dpsu::weighted_laplace>(dpsu::parameters{2, 0.6, 50, 1}),
+                       "privet: delta = 0.6 is invalid; allowed: (0, 0.5) for the Laplace policies",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)su::with_noise(0, 1e-6, 10),
+                       "privet: scale = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)su::with_noise(1, 0, 10),
+                       "privet: threshold_delta = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)su::with_noise(1, 1e-6, 0),
+                       "privet: max_items = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)su::with_noise(1, 1e-6, 10, 0),
+                       "privet: threads = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)su::with_noise(1e12, 1e-6, 10),
+      "privet: scale = 1e+12 is invalid; allowed: finite, > 0 and below about 2^31",
+      invalid_parameter);
+  // The Laplace threshold's own check names `delta` for with_noise's
+  // threshold_delta (see docs/error_audit.md, algorithms findings).
+  CHECK_THROWS_WITH_AS((void)dpsu::set_union<dpsu::weighted_laplace>::with_noise(1, 0.6, 10),
+                       "privet: delta = 0.6 is invalid; allowed: (0, 0.5)", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dpsu::gaussian_sigma<privet::secure_noise>(privet::approx_dp(0, 1e-6)),
+                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)dpsu::gaussian_sigma<privet::simulation_only_noise>(privet::approx_dp(1, 0)),
+      "privet: target.delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  const auto made = su::with_noise(3.0, 1e-8, 40);
+  CHECK_THROWS_WITH_AS((void)made.guarantee(),
+                       "privet: noise_delta = nan is invalid; allowed: a run calibrated from "
+                       "parameters (with_noise runs: call guarantee(noise_delta))",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)made.guarantee(0),
+                       "privet: noise_delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  const dpsu::fixed_point_noise<dpsu::update_norm::l2, privet::simulation_only_noise> noise(1.0);
+  REQUIRE(noise.scale_bits() == 20);
+  CHECK_THROWS_WITH_AS((void)noise.to_units(std::nan("")),
+                       "privet: x = nan is invalid; allowed: a finite number", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)noise.to_units(1e300),
+                       "privet: threshold 1e+300 in units of 2^-20 does not fit int64; allowed: "
+                       "|x| 2^b < 2^63",
+                       privet::overflow_error);
+  const auto emit = [](std::size_t, std::vector<int>& out) { out.push_back(1); };
+  CHECK_THROWS_WITH_AS((void)dpsu::accumulate<int>(dpsu::weighted_gaussian{}, 1, emit, 0,
+                                                   dpsu::update_context{10, 0}, 1, 1),
+                       "privet: max_items = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dpsu::accumulate<int>(dpsu::weighted_gaussian{}, 1, emit, 1,
+                                                   dpsu::update_context{10, 0}, 1, 0),
+                       "privet: threads = 0 is invalid; allowed: >= 1", invalid_parameter);
+}

@@ -484,3 +484,72 @@ TEST_CASE("federated DP-SGD rejects bad options and messages with clear errors")
   const auto u = agg.aggregate();
   CHECK(u.gradient == std::vector<double>{2, 3});
 }
+
+TEST_CASE("federated DP-SGD messages name the option, its value and the allowed range") {
+  using privet::invalid_parameter;
+  const auto data = blobs(20, 2, 1.0, 50, 2);
+  const dense_lr initial(2, true);
+  const federation_options f{.learning_rate = 0.1, .rounds = 1};
+  using W = worker<dense_lr, simulation_only_noise>;
+  using F = federation<dense_lr, simulation_only_noise>;
+  const approx_dp target(1, 1e-5);
+
+  CHECK_THROWS_WITH_AS(
+      W(0, private_options("x", std::numeric_limits<double>::infinity(), 5, target), data, initial,
+        f),
+      "privet: clip_norm = inf is invalid; allowed: finite and > 0 when noise is added",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(W(0, private_options("x", 1, 21, target), data, initial, f),
+                       "privet: batch_size = 21 is invalid; allowed: [1, dataset_size = 20]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(W(0, private_options("x", 1, 5, approx_dp(0, 1e-5)), data, initial, f),
+                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  auto fixed_pld = private_options("x", 1, 5, target);
+  fixed_pld.sampling = batch_sampling::fixed_size;
+  fixed_pld.calibration.accountant = privet::accountant_kind::pld;
+  CHECK_THROWS_WITH_AS(W(0, fixed_pld, data, initial, f),
+                       "privet: calibration.accountant = PLD is invalid; allowed: RDP for "
+                       "fixed-size batches (sampling without replacement has only an RDP bound)",
+                       invalid_parameter);
+  worker_options pub;
+  pub.name = "p";
+  pub.clip_norm = 1;
+  pub.batch_size = 5;
+  pub.privacy = public_data{};
+  const W public_worker(0, pub, data, initial, f);
+  CHECK_THROWS_WITH_AS((void)public_worker.budget(),
+                       "privet: privacy = public_data is invalid; allowed: a total or per-step "
+                       "budget for a privacy budget",
+                       invalid_parameter);
+
+  auto good = [&] { return std::vector<F::member>{{private_options("x", 1, 5, target), data}}; };
+  CHECK_THROWS_WITH_AS(F(initial, {}, f), "privet: members is empty; allowed: at least one element",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(F(initial, good(), {.learning_rate = 0.1}),
+                       "privet: rounds = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(F(initial, good(), {.learning_rate = 0.1, .weight_decay = -1, .rounds = 1}),
+                       "privet: weight_decay = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      F(initial, good(), {.learning_rate = 0.1, .rounds = 1, .rule = static_cast<aggregation>(5)}),
+      "privet: rule = 5 is invalid; allowed: mean or batch_weighted", invalid_parameter);
+  CHECK_THROWS_WITH_AS(aggregator(3, {}), "privet: weights is empty; allowed: at least one element",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(aggregator(3, {1, std::nan("")}),
+                       "privet: weight = nan is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(aggregator(0, {1}), "privet: parameter_count = 0 is invalid; allowed: >= 1",
+                       invalid_parameter);
+
+  // A total budget for one round: a worker's second contribution is refused
+  // by its optimiser, naming the budget.
+  W w(0, private_options("x", 1, 5, target), data, initial, f);
+  seeded_generator gen(3);
+  const auto m = w.contribute(0, gen);
+  w.apply({0, m.gradient});
+  CHECK_THROWS_WITH_AS((void)w.contribute(1, gen),
+                       "privet: DP-SGD was calibrated for 1 steps to meet (eps = 1, delta = "
+                       "1e-05); step 2 would exceed it",
+                       privet::budget_exhausted);
+}

@@ -537,3 +537,149 @@ TEST_CASE("a run depends on the seed only, not on the number of threads") {
   }
   CHECK_FALSE(many[0].discovered.empty());
 }
+
+namespace {
+// A sampling policy that breaks its contract: B + 1 items.
+struct greedy_sampling {
+  template <class G>
+  void sample(std::vector<th::prefix_count>&, std::uint64_t b, G&,
+              std::vector<std::uint64_t>& out) const {
+    for (std::uint64_t i = 0; i <= b; ++i) out.push_back(0);
+  }
+};
+}  // namespace
+
+TEST_CASE("TrieHH messages name the parameter or the message and what is allowed") {
+  using privet::invalid_parameter;
+  using privet::protocol_error;
+  th::parameters q;
+  q.users_per_layer = 0;
+  CHECK_THROWS_WITH_AS(q.validate(), "privet: users_per_layer = 0 is invalid; allowed: >= 1",
+                       invalid_parameter);
+  q = {};
+  q.max_prefixes = 0;
+  CHECK_THROWS_WITH_AS(q.validate(), "privet: max_prefixes = 0 is invalid; allowed: >= 1",
+                       invalid_parameter);
+  q = {};
+  q.max_depth = 0;
+  CHECK_THROWS_WITH_AS(th::server(alphabet, eow, q),
+                       "privet: max_depth = 0 is invalid; allowed: >= 1", invalid_parameter);
+
+  th::parameters p;
+  p.epsilon = 2;
+  p.contributions = 2;
+  p.users_per_layer = 2;
+  p.max_prefixes = 3;
+  p.max_depth = 2;  // one layer
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  privet::seeded_generator gen(5);
+  const th::user_data typed{{U"ab", 1}};
+  CHECK_THROWS_WITH_AS((void)th::respond(typed, nullptr, layer, gen, greedy_sampling{}),
+                       "privet: a TrieHH sampling policy kept 3 prefixes; allowed: at most B = 2",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS((void)th::to_dense(th::vote{1, {30}}, 30),
+                       "privet: TrieHH vote index 30 is outside the 30 candidates", protocol_error);
+  CHECK_THROWS_WITH_AS(th::vote_sum(1, std::uint64_t{1} << 62, 5),
+                       "privet: candidates = 4611686018427387904 is invalid; allowed: a count "
+                       "vector that fits in memory",
+                       invalid_parameter);
+  th::vote_sum sum(1, 4, 5);
+  CHECK_THROWS_WITH_AS(sum.merge(th::vote_sum(2, 4, 5)),
+                       "privet: TrieHH sums of different layers (2 and 1) cannot be merged",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS((void)sum.count(4), "privet: c = 4 is invalid; allowed: < candidates = 4",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::max_vote_indices(p, std::numeric_limits<std::uint64_t>::max()),
+                       "privet: candidates = 18446744073709551615 is invalid; allowed: < 2^64 - 1",
+                       invalid_parameter);
+
+  // The server's own refusals.
+  CHECK_THROWS_WITH_AS(srv.receive(th::vote{2, {}}),
+                       "privet: TrieHH vote for layer 2 while layer 1 is open", protocol_error);
+  srv.receive(th::vote{1, {0}});
+  srv.receive(th::vote{1, {1}});
+  CHECK_THROWS_WITH_AS(srv.receive(th::vote{1, {2}}),
+                       "privet: TrieHH layer already has its 2 votes", protocol_error);
+  CHECK_THROWS_WITH_AS(srv.receive_sum(std::vector<std::uint64_t>(30), 1),
+                       "privet: TrieHH sum of 1 votes exceeds the layer's 2 users", protocol_error);
+  (void)srv.close_layer();
+  REQUIRE(srv.done());
+  CHECK_THROWS_WITH_AS((void)srv.broadcast(), "privet: TrieHH has no further layer to broadcast",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS((void)srv.make_sum(), "privet: TrieHH has no open layer to sum",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS(srv.receive(th::vote{2, {}}),
+                       "privet: TrieHH received a vote after the last layer", protocol_error);
+  CHECK_THROWS_WITH_AS(srv.receive_sum(std::vector<std::uint64_t>(30), 1),
+                       "privet: TrieHH received a sum after the last layer", protocol_error);
+  CHECK_THROWS_WITH_AS(srv.receive_sum(sum), "privet: TrieHH received a sum after the last layer",
+                       protocol_error);
+  CHECK_THROWS_WITH_AS((void)srv.close_layer(), "privet: TrieHH has no open layer to close",
+                       protocol_error);
+
+  // The simulation and the driver.
+  const std::vector<th::user_data> users(3, typed);
+  const privet::keyed_streams streams(privet::keyed_streams::key_type{});
+  th::vote_sum other(2, 30, 5);
+  const std::uint64_t group[] = {0, 1};
+  CHECK_THROWS_WITH_AS(th::simulate_layer(layer, users, group, nullptr, streams, 0, other),
+                       "privet: sum.layer() = 2 is invalid; allowed: the layer of the broadcast "
+                       "(1) with as many candidates",
+                       invalid_parameter);
+  const std::uint64_t past[] = {0, 3};
+  th::vote_sum fresh(1, 30, 5);
+  CHECK_THROWS_WITH_AS(th::simulate_layer(layer, users, past, nullptr, streams, 0, fresh),
+                       "privet: group[i] = 3 is invalid; allowed: < users.size() = 3",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::run(users, {}, alphabet, eow, p, 0, gen),
+                       "privet: passes = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::run(users, {}, alphabet, eow, p, 1, gen),
+                       "privet: users.size() = 3 is invalid; allowed: >= passes * max_depth * "
+                       "users_per_layer = 4",
+                       invalid_parameter);
+
+  // The privacy and anonymity figures.
+  CHECK_THROWS_WITH_AS((void)th::report(p, 0), "privet: delta = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  th::parameters wide;
+  wide.users_per_layer = std::uint64_t{1} << 33;
+  wide.contributions = std::uint64_t{1} << 31;
+  const char* reports =
+      "privet: users_per_layer = 8589934592 is invalid; allowed: with users_per_layer * B < 2^64";
+  CHECK_THROWS_WITH_AS((void)th::report(wide, 1e-10), reports, invalid_parameter);
+  th::parameters inf;
+  inf.epsilon = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(inf, 100, 10, 0.9),
+                       "privet: epsilon = inf is invalid; allowed: finite (no noise, no anonymity)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(th::parameters{}, 100, 10, 1.0),
+                       "privet: alpha = 1 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(th::parameters{}, 1, 10, 0.9),
+                       "privet: alphabet_size = 1 is invalid; allowed: >= 2", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::typical_threshold(inf, 100),
+                       "privet: epsilon = inf is invalid; allowed: finite", invalid_parameter);
+}
+
+TEST_CASE("k-anonymity and the typical threshold refuse sizes that wrap 64 bits") {
+  // Before: N B and eta_max |X| + 1 were multiplied unchecked, so N = 2^33
+  // users of B = 2^31 items made N B = 0 reports and both functions
+  // returned 0 instead of refusing.
+  using privet::invalid_parameter;
+  th::parameters wide;
+  wide.users_per_layer = std::uint64_t{1} << 33;
+  wide.contributions = std::uint64_t{1} << 31;
+  const char* reports =
+      "privet: users_per_layer = 8589934592 is invalid; allowed: with users_per_layer * B < 2^64";
+  CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(wide, 100, 10, 0.9), reports,
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::typical_threshold(wide, 100), reports, invalid_parameter);
+  th::parameters many;
+  many.max_prefixes = std::uint64_t{1} << 62;
+  const char* candidates =
+      "privet: alphabet_size = 4 is invalid; allowed: with max_prefixes * alphabet_size + 1 < "
+      "2^64 (max_prefixes = 4611686018427387904)";
+  CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(many, 4, 10, 0.9), candidates,
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::typical_threshold(many, 4), candidates, invalid_parameter);
+}

@@ -157,3 +157,28 @@ TEST_CASE("bad pageview parameters throw, naming them") {
                        "privet: countries = 0 is invalid; allowed: [1, 65536]", invalid_parameter);
   CHECK_THROWS_AS(pv::histogram<>(pv::parameters<>{}, 65537), invalid_parameter);
 }
+
+TEST_CASE("pageview messages for the country count and the stability overflow") {
+  CHECK_THROWS_WITH_AS(pv::histogram<>(pv::parameters<>{}, 65537),
+                       "privet: countries = 65537 is invalid; allowed: [1, 65536]",
+                       privet::invalid_parameter);
+  const pv::client_bounded b(std::uint64_t{1} << 33);
+  CHECK(b.stability(std::uint64_t{1} << 30).partitions == std::uint64_t{1} << 63);
+  CHECK_THROWS_WITH_AS((void)b.stability(std::uint64_t{1} << 31),
+                       "privet: client_bounded stability d_in * k overflows 64 bits",
+                       privet::overflow_error);
+}
+
+TEST_CASE("a view of a country outside the list is refused, not lost in its actor's k slots") {
+  const pv::histogram<> h(pv::parameters<>{}, 5);
+  const auto pub = public_views(20, 200);
+  std::vector<pv::view> views{{1, {3, 0, 1}}, {2, {3, 0, 5}}};  // country 5 of 0..4
+  privet::seeded_generator gen(5);
+  const auto streams = privet::keyed_streams::from_seed(1);
+  CHECK_THROWS_WITH_AS((void)h(views, pub, streams, gen),
+                       "privet: country = 5 is invalid; allowed: < countries = 5 (page 3, "
+                       "project 0)",
+                       privet::invalid_parameter);
+  views.pop_back();
+  CHECK_NOTHROW((void)h(views, pub, streams, gen));
+}

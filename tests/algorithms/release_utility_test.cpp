@@ -51,3 +51,12 @@ TEST_CASE("utility metrics by group, computed by hand") {
   CHECK(none.drop_rate() == 1.0);
   CHECK_THROWS_AS(privet::utility(truth, {{1, 5}, {1, 6}}), privet::invalid_parameter);
 }
+
+TEST_CASE("a cell published twice is refused, naming the release") {
+  privet::sparse_histogram<int, std::int64_t> truth;
+  truth.add(1, 5);
+  CHECK_THROWS_WITH_AS(privet::utility(truth, {{1, 5}, {1, 6}}),
+                       "privet: released = a cell published twice is invalid; allowed: each cell "
+                       "at most once",
+                       privet::invalid_parameter);
+}

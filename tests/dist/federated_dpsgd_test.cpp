@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -409,4 +410,127 @@ TEST_CASE("a round that fails on one rank fails on every rank, and the federatio
                         " is invalid; allowed: a rank in [0, " + std::to_string(comm.size()) + ")")
                            .c_str(),
                        privet::invalid_parameter);
+}
+
+TEST_CASE("set-up, ready and report records name what is malformed") {
+  namespace wire = privet::dist::detail;
+  const wire::federation_setup setup{{.learning_rate = 0.5, .rounds = 2}, 4, {1.0}};
+  auto s = wire::encode_setup(setup);
+  CHECK(wire::decode_setup(s).parameter_count == 4);
+  s[26] = 2;  // the rule: after version, kind, two doubles and the rounds
+  CHECK_THROWS_WITH_AS((void)wire::decode_setup(s),
+                       "privet: malformed federated set-up record: aggregation rule 2",
+                       privet::serialization_error);
+  auto ready = wire::encode_ready(true);
+  ready[2] = 2;
+  CHECK_THROWS_WITH_AS(
+      (void)wire::decode_ready(ready),
+      "privet: malformed federated ready record: initial model flag 2 (0 or 1 expected)",
+      privet::serialization_error);
+
+  auto failure = wire::encode_failure("abc");
+  REQUIRE(wire::failure_of(failure) == std::optional<std::string>("abc"));
+  failure.pop_back();
+  CHECK_THROWS_WITH_AS((void)wire::failure_of(failure),
+                       "privet: malformed federated failure record: a count of 3 entries exceeds "
+                       "the 2 bytes left",
+                       privet::serialization_error);
+
+  // One worker named "a", with a report from every accountant.
+  const approx_dp one(1, 1e-6);
+  privet::federated::worker_privacy w;
+  w.name = "a";
+  w.rounds = 3;
+  w.spent = privet::ml::dpsgd_privacy_report{
+      3, batch_sampling::poisson, 0.1, 1.2,
+      privet::odometer_report{one, one, one, one, privet::accountant_kind::pld}};
+  const auto report = wire::encode_report({w});
+  auto read = [](std::span<const std::uint8_t> bytes) {
+    privet::detail::wire_reader r(bytes, "federated privacy report");
+    auto out = wire::read_report(r);
+    r.finish();
+    return out;
+  };
+  REQUIRE(read(report).size() == 1);
+  // Offsets: header 2, count 4, name 4 + 1, public flag 11, rounds 12..19,
+  // noise 20..27, report flag 28, steps 29..36, sampling 37, rate, multiplier,
+  // RDP flag 54, PLD flag 71, PRV flag 88, tightest 105..120, method 121.
+  REQUIRE(report.size() == 122);
+  const auto refused = [&](std::size_t at, std::uint8_t value, const std::string& why) {
+    auto bad = report;
+    bad[at] = value;
+    CHECK_THROWS_WITH_AS((void)read(bad),
+                         ("privet: malformed federated privacy report: " + why).c_str(),
+                         privet::serialization_error);
+  };
+  refused(11, 2, "public data flag 2 (0 or 1 expected)");
+  refused(28, 3, "privacy report flag 3 (0 or 1 expected)");
+  refused(37, 2, "batch sampling 2");
+  refused(54, 2, "RDP flag 2 (0 or 1 expected)");
+  refused(71, 2, "PLD flag 2 (0 or 1 expected)");
+  refused(88, 2, "PRV flag 2 (0 or 1 expected)");
+  refused(121, 3, "accountant 3");
+  // A guarantee approx_dp refuses: the tightest epsilon made negative.
+  auto negative = report;
+  negative[112] |= 0x80;  // the sign bit of the little-endian epsilon
+  CHECK_THROWS_WITH_AS((void)read(negative),
+                       "privet: epsilon = -1 is invalid; allowed: finite and >= 0",
+                       privet::invalid_parameter);
+}
+
+TEST_CASE("ranks that disagree on any set-up value name it; communicator misuse is refused") {
+  const communicator comm;
+  const bool last = comm.rank() + 1 == comm.size();
+  const std::string last_rank = std::to_string(comm.size() - 1);
+  const dense_lr initial(3, true);
+  auto members = [] {
+    std::vector<mpi_federation<dense_lr>::member> m;
+    m.push_back({options_of(0), blobs(30, 3, 7, 2)});
+    return m;
+  };
+  if (comm.size() > 1) {
+    auto message = [&](const std::string& name, const std::string& value,
+                       const std::string& expected) {
+      return "privet: " + name + " on rank " + last_rank + " = " + value +
+             " is invalid; allowed: rank 0's " + expected + " on every rank";
+    };
+    CHECK_THROWS_WITH_AS(
+        mpi_federation<dense_lr>(
+            comm, initial, members(),
+            {.learning_rate = 0.5, .weight_decay = last ? 0.25 : 0.0, .rounds = 2}),
+        message("weight_decay", "0.25", "0").c_str(), privet::invalid_parameter);
+    CHECK_THROWS_WITH_AS(mpi_federation<dense_lr>(comm, initial, members(),
+                                                  {.learning_rate = 0.5, .rounds = last ? 3u : 2u}),
+                         message("rounds", "3", "2").c_str(), privet::invalid_parameter);
+    CHECK_THROWS_WITH_AS(
+        mpi_federation<dense_lr>(comm, initial, members(),
+                                 {.learning_rate = 0.5,
+                                  .rounds = 2,
+                                  .rule = last ? aggregation::batch_weighted : aggregation::mean}),
+        message("rule", "1", "0").c_str(), privet::invalid_parameter);
+    const dense_lr wider(4, true);
+    CHECK_THROWS_WITH_AS(mpi_federation<dense_lr>(comm, last ? wider : initial, members(),
+                                                  {.learning_rate = 0.5, .rounds = 2}),
+                         message("parameter_count", "5", "4").c_str(), privet::invalid_parameter);
+  }
+  // Communicator misuse: every rank passes the same wrong argument, so no
+  // rank is left waiting.
+  const std::vector<std::vector<int>> too_many(static_cast<std::size_t>(comm.size()) + 1);
+  CHECK_THROWS_WITH_AS(
+      (void)comm.all_to_all(too_many),
+      ("privet: outgoing.size() = " + std::to_string(comm.size() + 1) +
+       " is invalid; allowed: the communicator size " + std::to_string(comm.size()))
+          .c_str(),
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::dist::detail::count_of(std::size_t{1} << 31, "records sent"),
+                       "privet: records sent = 2147483648 records do not fit one MPI message; "
+                       "allowed: <= 2147483647",
+                       privet::overflow_error);
+  // An MPI error is returned, not fatal, and thrown with MPI's own text.
+  try {
+    (void)comm.gather(std::vector<int>{1}, comm.size());
+    FAIL("no throw");
+  } catch (const privet::error& e) {
+    CHECK(std::string(e.what()).rfind("privet: MPI Gather failed: ", 0) == 0);
+  }
 }

@@ -403,3 +403,34 @@ TEST_CASE("the writer's layout limits and stream failures") {
   CHECK_THROWS_WITH_AS(privet::io::write_wav_file(missing, w),
                        ("privet: WAV: cannot create " + missing.string()).c_str(), privet::error);
 }
+
+// Found by tests/fuzz/wav_fuzz.cpp: one 24-bit sample (3 data bytes and a
+// pad byte) read, but the writer left the pad byte out, so the reader
+// refused what the writer had made of it.
+TEST_CASE("odd-sized data chunks are written with their pad byte (fuzz regression)") {
+  const std::string header = "WAVEfmt " + le32(16) + fmt16(1, 1, 48000, 24) + "data" + le32(3);
+  const std::string crash = "RIFF" + le32(40) + header + le16(0xffff) + le16(0x007f);
+  const wav_data audio = parse(crash);
+  CHECK(audio.bits_per_sample == 24);
+  CHECK(audio.samples == std::vector<std::int32_t>{8388607});
+  CHECK(write(audio) == crash);  // RIFF size 36 + 3 + 1, data size 3, then the pad byte
+  CHECK(parse(write(audio)).samples == audio.samples);
+
+  // What the writer made before: the RIFF chunk ends where the pad byte should be.
+  const std::string unpadded = "RIFF" + le32(39) + header + le16(0xffff) + std::string(1, '\x7f');
+  CHECK_THROWS_WITH_AS(
+      parse(unpadded),
+      "privet: WAV: chunk 'data' at byte 36 has odd size 3 but its pad byte lies beyond the RIFF "
+      "chunk",
+      privet::serialization_error);
+
+  // 8-bit mono with an odd sample count is the other odd layout.
+  wav_data bytes8;
+  bytes8.sample_rate = 8000;
+  bytes8.bits_per_sample = 8;
+  bytes8.samples = {-128, 0, 127};
+  const std::string file8 = write(bytes8);
+  CHECK(file8.size() == 44 + 3 + 1);
+  CHECK(file8.substr(4, 4) == le32(40));
+  CHECK(parse(file8).samples == bytes8.samples);
+}

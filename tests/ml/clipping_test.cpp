@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace {
@@ -210,4 +211,48 @@ TEST_CASE("the MLP's clipped sum equals clipping its per-example rows") {
   CHECK(privet::test::rejected_parameter([&] {
           (void)privet::ml::sum_of_clipped_gradients(m, gaussian_rows(1, 2, 2, 1), 0.0);
         }) == "clip_norm");
+}
+
+namespace {
+// A model that breaks its own contract: one gradient entry per example for
+// two parameters.
+struct short_rows_model {
+  using real_type = double;
+  using batch_type = dense_batch<double>;
+  std::vector<double> w{0.0, 0.0};
+  std::size_t parameter_count() const { return 2; }
+  std::span<const double> parameters() const { return w; }
+  std::span<double> parameters() { return w; }
+  xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
+    return xt::zeros<double>({b.size(), std::size_t{1}});
+  }
+  xt::xtensor<double, 1> losses(const batch_type& b) const { return xt::zeros<double>({b.size()}); }
+};
+}  // namespace
+
+TEST_CASE("clipping messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  xt::xtensor<double, 2> g{{3.0, 4.0}};
+  CHECK_THROWS_WITH_AS(privet::ml::clip_each_row(g, 0.0),
+                       "privet: clip_norm = 0 is invalid; allowed: > 0 (or +inf)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::ml::clip_each_row(g, std::nan("")),
+                       "privet: clip_norm = nan is invalid; allowed: > 0 (or +inf)",
+                       invalid_parameter);
+  xt::xtensor<double, 2> diverged{{1.0, std::numeric_limits<double>::infinity()}};
+  CHECK_THROWS_WITH_AS(
+      privet::ml::clip_each_row(diverged, 1.0),
+      "privet: per-example gradient norm = inf is invalid; allowed: finite (training diverged)",
+      invalid_parameter);
+  short_rows_model m;
+  dense_batch<double> b;
+  b.x = xt::xtensor<double, 2>{{1.0}, {2.0}};
+  b.y = {0, 1};
+  CHECK_THROWS_WITH_AS((void)privet::ml::sum_of_clipped_gradients(m, b, -1.0),
+                       "privet: clip_norm = -1 is invalid; allowed: > 0 (or +inf)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::ml::sum_of_clipped_gradients(m, b, 1.0),
+                       "privet: per-example gradients' shape = 1 is invalid; allowed: one row of "
+                       "2 entries per example of the batch",
+                       invalid_parameter);
 }

@@ -501,3 +501,92 @@ TEST_CASE("privatize then apply_update is one step, and per-step calibration has
   for (int s = 0; s < 4; ++s) (void)per_step.step(mc, data, gc);
   CHECK(per_step.privacy_spent(1e-6).accountants.pld->epsilon() > 1.0);
 }
+
+TEST_CASE("DP-SGD messages name the parameter, its value and the allowed range") {
+  using privet::invalid_parameter;
+  const dpsgd_options ok{.learning_rate = 0.1, .clip_norm = 1, .batch_size = 5};
+  auto with = [&](auto change) {
+    dpsgd_options o = ok;
+    change(o);
+    return o;
+  };
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, ok, 0.0),
+                       "privet: noise_multiplier = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 0, ok, 1.0),
+                       "privet: dataset_size = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(0, 10, ok, 1.0),
+                       "privet: parameter_count = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.clip_norm = -1; }), 1.0),
+                       "privet: clip_norm = -1 is invalid; allowed: > 0 (or +inf without noise)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      dpsgd<sparse_lr>::non_private(4, 10, dpsgd_options{.learning_rate = 1, .batch_size = 5}),
+      "privet: clip_norm = nan is invalid; allowed: > 0 (or +inf without noise)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.batch_size = 0; }), 1.0),
+                       "privet: batch_size = 0 is invalid; allowed: [1, dataset_size = 10]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.sampling = static_cast<batch_sampling>(7); }),
+                       1.0),
+      "privet: sampling = 7 is invalid; allowed: poisson or fixed_size", invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.weight_decay = -1; }), 1.0),
+                       "privet: weight_decay = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  const std::string too_many = std::to_string(privet::max_parallel_threads + 1);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, with([](auto& o) {
+                                          o.noise_threads = privet::parallel_options{
+                                              privet::max_parallel_threads + 1};
+                                        }),
+                                        1.0),
+                       ("privet: threads = " + too_many + " is invalid; allowed: [0, " +
+                        std::to_string(privet::max_parallel_threads) +
+                        "] (0: every core TBB may use, 1: the calling thread only)")
+                           .c_str(),
+                       invalid_parameter);
+  // calibrated(): the clip norm, the step count and the target.
+  CHECK_THROWS_WITH_AS(
+      (void)dpsgd<sparse_lr>::calibrated(
+          4, 10, with([](auto& o) { o.clip_norm = std::numeric_limits<double>::infinity(); }),
+          approx_dp(1, 1e-5), 10),
+      "privet: clip_norm = inf is invalid; allowed: finite and > 0 when noise is added",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dpsgd<sparse_lr>::calibrated(4, 10, ok, approx_dp(1, 1e-5), 0),
+                       "privet: steps = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dpsgd<sparse_lr>::calibrated(4, 10, ok, approx_dp(0, 1e-5), 10),
+                       "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dpsgd<sparse_lr>::calibrated(4, 10, ok, approx_dp(1, 0), 10),
+                       "privet: target.delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)dpsgd<sparse_lr>::calibrated(
+          4, 10, with([](auto& o) { o.sampling = batch_sampling::fixed_size; }), approx_dp(1, 1e-5),
+          10),
+      "privet: calibration.accountant = PLD is invalid; allowed: RDP for fixed-size batches "
+      "(sampling without replacement has only an RDP bound)",
+      invalid_parameter);
+  // Step-time checks.
+  dpsgd<sparse_lr> d(4, 10, ok, 1.0);
+  sparse_lr wrong(5);
+  const auto data5 = separable(10, 5, 1);
+  seeded_generator gen(2);
+  CHECK_THROWS_WITH_AS((void)d.privatize(wrong, data5, gen),
+                       "privet: model.parameter_count() = 5 is invalid; allowed: the optimiser's 4",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(d.apply_update(wrong, std::vector<double>(4, 0.0)),
+                       "privet: model.parameter_count() = 5 is invalid; allowed: the optimiser's 4",
+                       invalid_parameter);
+  sparse_lr model(4);
+  CHECK_THROWS_WITH_AS(d.apply_update(model, std::vector<double>(3, 0.0)),
+                       "privet: gradient.size() = 3 is invalid; allowed: the parameter count 4",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)d.privacy_spent(0), "privet: delta = 0 is invalid; allowed: (0, 1)",
+                       invalid_parameter);
+  const auto plain = dpsgd<sparse_lr>::non_private(4, 10, ok);
+  CHECK_THROWS_WITH_AS((void)plain.step_event(),
+                       "privet: noise_multiplier = 0 is invalid; allowed: > 0 for an accounting "
+                       "event",
+                       invalid_parameter);
+  CHECK(d.steps() == 0);
+}

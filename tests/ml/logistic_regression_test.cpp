@@ -282,3 +282,75 @@ TEST_CASE("logistic regression rejects bad input with named parameters") {
   CHECK(rejected_parameter([&] { (void)md.fit_batch(big, {.learning_rate = 1e300}); }) ==
         "learning_rate");
 }
+
+TEST_CASE("logistic regression messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(logistic_regression<double>(0),
+                       "privet: dimension = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)privet::ml::signed_label(-2),
+      "privet: label = -2 is invalid; allowed: 1 (positive), or -1 or 0 (negative)",
+      invalid_parameter);
+  logistic_regression<double> m(3);
+  sparse_binary_batch b;
+  b.dimension = 4;
+  b.features = {{0}, {1}};
+  b.y = {1, 0};
+  CHECK_THROWS_WITH_AS((void)m.scores(b),
+                       "privet: batch.dimension = 4 is invalid; allowed: the model's dimension 3",
+                       invalid_parameter);
+  b.dimension = 3;
+  CHECK_THROWS_WITH_AS(m.ascent_step(b, 0.0),
+                       "privet: learning_rate = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.ascent_step(b, 0.1, -1),
+                       "privet: l2 = -1 is invalid; allowed: finite and >= 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.fit_batch(b, {}),
+                       "privet: learning_rate = nan is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.fit_batch(b, {.learning_rate = 1, .l2 = -0.5}),
+                       "privet: l2 = -0.5 is invalid; allowed: finite and >= 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.fit_batch(b, {.learning_rate = 1, .tolerance = 0}),
+                       "privet: tolerance = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.fit_batch(b, {.learning_rate = 1, .max_iterations = 0}),
+                       "privet: max_iterations = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.fit_online(b, {.block_size = 2}),
+                       "privet: learning_rate = nan is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.fit_online(b, {.learning_rate = 1, .block_size = 2, .l2 = -1}),
+                       "privet: l2 = -1 is invalid; allowed: finite and >= 0", invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.fit_online(b, {.learning_rate = 1}),
+                       "privet: block_size = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.fit_online(b, {.learning_rate = 1, .block_size = 2, .epochs = 0}),
+                       "privet: epochs = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.clipped_gradient_sum(b, 0.0),
+                       "privet: clip_norm = 0 is invalid; allowed: > 0 (or +inf)",
+                       invalid_parameter);
+  sparse_binary_batch empty;
+  empty.dimension = 3;
+  CHECK_THROWS_WITH_AS((void)m.fit_batch(empty, {.learning_rate = 1}),
+                       "privet: batch is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS(m.fit_online(empty, {.learning_rate = 1, .block_size = 1}),
+                       "privet: batch is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.mean_gradient(empty),
+                       "privet: batch is empty; allowed: at least one element", invalid_parameter);
+  dense_batch<double> d;
+  d.x = xt::zeros<double>({std::size_t{2}, std::size_t{2}});
+  d.y = {1, 0};
+  CHECK_THROWS_WITH_AS((void)m.scores(d),
+                       "privet: x.shape(1) = 2 is invalid; allowed: the model's dimension 3",
+                       invalid_parameter);
+  logistic_regression<double, dense_batch<double>> md(1);
+  dense_batch<double> big;
+  big.x = xt::xtensor<double, 2>{{1e300}, {-1e300}};
+  big.y = {1, -1};
+  const char* diverged =
+      "privet: learning_rate = 1e+300 is invalid; allowed: a step small enough that training "
+      "does not diverge (the weights became non-finite)";
+  CHECK_THROWS_WITH_AS((void)md.fit_batch(big, {.learning_rate = 1e300}), diverged,
+                       invalid_parameter);
+  logistic_regression<double, dense_batch<double>> mo(1);
+  CHECK_THROWS_WITH_AS(mo.fit_online(big, {.learning_rate = 1e300, .block_size = 2}), diverged,
+                       invalid_parameter);
+}

@@ -502,3 +502,31 @@ TEST_CASE("LSTM rejects bad options and batches with clear messages") {
                          privet::invalid_parameter);
   }
 }
+
+TEST_CASE("LSTM messages for the remaining refused options and labels") {
+  privet::seeded_generator gen(84);
+  using model = lstm_classifier<double>;
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(model({.input_dim = (std::size_t{1} << 20) + 1, .classes = 3}, gen),
+                       "privet: input_dim = 1048577 is invalid; allowed: [1, 1048576]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(model({.hidden = 8, .classes = (std::size_t{1} << 20) + 1}, gen),
+                       "privet: classes = 1048577 is invalid; allowed: [2, 1048576]",
+                       invalid_parameter);
+  const model m({.input_dim = 3, .hidden = 4, .classes = 3}, gen);
+  auto b = random_batch<double>(85, {3, 2}, 3, 3);
+  b.y[1] = -1;
+  CHECK_THROWS_WITH_AS((void)m.mean_gradient(b),
+                       "privet: y[1] = -1 is invalid; allowed: a class index in [0, 3)",
+                       invalid_parameter);
+  b.y.pop_back();
+  CHECK_THROWS_WITH_AS((void)m.losses(b),
+                       "privet: y.size() = 1 is invalid; allowed: one label per example (2)",
+                       invalid_parameter);
+  auto f = random_frame_batch<double>(86, {3, 2}, 3, 3);
+  f.y[0].pop_back();
+  CHECK_THROWS_WITH_AS(
+      (void)m.per_example_gradients(f),
+      "privet: y[i].size() = 2 is invalid; allowed: one label per frame of x[i] (3)",
+      invalid_parameter);
+}

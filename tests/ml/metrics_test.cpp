@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -121,4 +122,111 @@ TEST_CASE("metrics reject empty, mismatched, single-class and NaN input") {
   const xt::xtensor<double, 2> p{{0.5, 0.6}};
   CHECK(rejected_parameter([&] { (void)privet::ml::log_loss(p, std::vector<int>{0}); }) ==
         "probabilities row sum");
+}
+
+TEST_CASE("metrics messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  using privet::ml::accuracy;
+  using privet::ml::binary_accuracy;
+  using privet::ml::log_loss;
+  const std::vector<double> two{1, 2};
+  CHECK_THROWS_WITH_AS((void)roc_auc(two, std::vector<int>{0}),
+                       "privet: labels.size() = 1 is invalid; allowed: the number of scores (2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)roc_auc(two, std::vector<int>{0, 3}),
+                       "privet: label = 3 is invalid; allowed: 1 (positive), or -1 or 0 (negative)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)roc_auc(std::vector<double>{1, std::nan("")}, std::vector<int>{0, 1}),
+                       "privet: score = nan is invalid; allowed: a number (not NaN)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)roc_auc(two, std::vector<int>{0, -1}),
+                       "privet: labels = all negative is invalid; allowed: both classes present "
+                       "(the AUC is undefined for one class)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)accuracy(std::vector<int>{}, std::vector<int>{}),
+                       "privet: predictions is empty; allowed: at least one element",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)accuracy(std::vector<int>{1, 2}, std::vector<int>{1}),
+      "privet: labels.size() = 1 is invalid; allowed: the number of predictions (2)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)binary_accuracy(std::vector<double>{}, std::vector<int>{}),
+                       "privet: scores is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)binary_accuracy(two, std::vector<int>{1}),
+                       "privet: labels.size() = 1 is invalid; allowed: the number of scores (2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)log_loss(std::vector<double>{0.5, 0.5}, std::vector<int>{1}),
+      "privet: labels.size() = 1 is invalid; allowed: the number of probabilities (2)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)binary_accuracy(two, std::vector<int>{0, 1}, std::nan("")),
+                       "privet: threshold = nan is invalid; allowed: a finite number",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)binary_accuracy(std::vector<double>{std::nan(""), 1}, std::vector<int>{0, 1}),
+      "privet: score = nan is invalid; allowed: a number (not NaN)", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)binary_accuracy(two, std::vector<int>{2, 1}),
+                       "privet: label = 2 is invalid; allowed: 1 (positive), or -1 or 0 (negative)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)log_loss(std::vector<double>{}, std::vector<int>{}),
+                       "privet: probabilities is empty; allowed: at least one element",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)log_loss(std::vector<double>{1.5}, std::vector<int>{1}),
+                       "privet: probability = 1.5 is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)log_loss(std::vector<double>{0.5}, std::vector<int>{-2}),
+      "privet: label = -2 is invalid; allowed: 1 (positive), or -1 or 0 (negative)",
+      invalid_parameter);
+  // Multi-class: rows, then each row's probabilities, its sum, its label.
+  const xt::xtensor<double, 2> none = xt::zeros<double>({std::size_t{0}, std::size_t{2}});
+  CHECK_THROWS_WITH_AS((void)log_loss(none, std::vector<int>{}),
+                       "privet: probabilities is empty; allowed: at least one element",
+                       invalid_parameter);
+  const xt::xtensor<double, 2> p{{0.25, 0.75}};
+  CHECK_THROWS_WITH_AS(
+      (void)log_loss(p, std::vector<int>{0, 1}),
+      "privet: labels.size() = 2 is invalid; allowed: the number of rows of probabilities (1)",
+      invalid_parameter);
+  const xt::xtensor<double, 2> negative{{-0.5, 1.5}};
+  CHECK_THROWS_WITH_AS((void)log_loss(negative, std::vector<int>{0}),
+                       "privet: probability = -0.5 is invalid; allowed: [0, 1]", invalid_parameter);
+  const xt::xtensor<double, 2> over{{0.5, 0.75}};
+  CHECK_THROWS_WITH_AS((void)log_loss(over, std::vector<int>{0}),
+                       "privet: probabilities row sum = 1.25 is invalid; allowed: 1 (within 1e-6)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)log_loss(p, std::vector<int>{2}),
+                       "privet: label = 2 is invalid; allowed: a class index in [0, 2)",
+                       invalid_parameter);
+}
+
+TEST_CASE("a 64-bit unsigned label 2^64 - 1 is not read as -1") {
+  // Before: labels went through static_cast<long long>, so 2^64 - 1 was the
+  // negative label -1, and accuracy() counted it equal to a true -1.
+  using privet::invalid_parameter;
+  constexpr auto top = std::numeric_limits<std::uint64_t>::max();
+  const std::vector<double> two{1, 2};
+  CHECK_THROWS_WITH_AS((void)roc_auc(two, std::vector<std::uint64_t>{top, 1}),
+                       "privet: label = 18446744073709551615 is invalid; allowed: 1 (positive), "
+                       "or -1 or 0 (negative)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)privet::ml::binary_accuracy(two, std::vector<std::uint64_t>{top, 1}),
+      "privet: label = 18446744073709551615 is invalid; allowed: 1 (positive), or -1 or 0 "
+      "(negative)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)privet::ml::log_loss(std::vector<double>{0.5}, std::vector<std::uint64_t>{top}),
+      "privet: label = 18446744073709551615 is invalid; allowed: 1 (positive), or -1 or 0 "
+      "(negative)",
+      invalid_parameter);
+  CHECK(privet::ml::accuracy(std::vector<std::uint64_t>{top, 1}, std::vector<int>{-1, 1}) == 0.5);
+  const xt::xtensor<double, 2> p{{0.25, 0.75}};
+  CHECK_THROWS_WITH_AS((void)privet::ml::log_loss(p, std::vector<std::uint64_t>{top}),
+                       "privet: label = 18446744073709551615 is invalid; allowed: a class index "
+                       "in [0, 2)",
+                       invalid_parameter);
+  // Narrow and boolean labels keep their meaning.
+  CHECK(roc_auc(two, std::vector<bool>{false, true}) == 1.0);
+  CHECK(roc_auc(two, std::vector<std::uint8_t>{0, 1}) == 1.0);
+  CHECK(privet::ml::accuracy(std::vector<std::int8_t>{-1, 2}, std::vector<long>{-1, 2}) == 1.0);
 }

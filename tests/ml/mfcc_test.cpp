@@ -363,3 +363,41 @@ TEST_CASE("invalid MFCC options name the parameter and the allowed range") {
         "filter 0 (0 to 29.77275710565237 Hz) contains no bin of the 512-point DFT (bin spacing "
         "31.25 Hz)");
 }
+
+TEST_CASE("the filterbank, the DCT and the remaining MFCC options name what they refuse") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(mel_filterbank(26, 512, 0, 0, 8000),
+                       "privet: sample_rate = 0 is invalid; allowed: finite and > 0",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(mel_filterbank(0, 512, 16000, 0, 8000),
+                       "privet: filters = 0 is invalid; allowed: 1 to 4096", invalid_parameter);
+  CHECK_THROWS_WITH_AS(mel_filterbank(26, 511, 16000, 0, 8000),
+                       "privet: fft_size = 511 is invalid; allowed: even, 2 to 2^24",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(mel_filterbank(26, 512, 16000, 0, 9000),
+                       "privet: high_hz = 9000 is invalid; allowed: [0, 8000]", invalid_parameter);
+  CHECK_THROWS_WITH_AS(mel_filterbank(26, 512, 16000, -1, 8000),
+                       "privet: low_hz = -1 is invalid; allowed: [0, high_hz = 8000)",
+                       invalid_parameter);
+  const mel_filterbank bank(26, 512, 16000, 0, 8000);
+  std::vector<double> power(3), energies(26), few(3);
+  std::vector<double> full(bank.bins());
+  CHECK_THROWS_WITH_AS(bank.apply<double>(power, energies),
+                       "privet: power.size() = 3 is invalid; allowed: 257", invalid_parameter);
+  CHECK_THROWS_WITH_AS(bank.apply<double>(full, few),
+                       "privet: energies.size() = 3 is invalid; allowed: 26", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::ml::dct_ii_matrix<double>(1, 0),
+                       "privet: size = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::ml::dct_ii_matrix<double>(0, 26),
+                       "privet: rows = 0 is invalid; allowed: 1 to size = 26", invalid_parameter);
+  const auto fails = [](const mfcc_options& o, const char* message) {
+    CHECK_THROWS_WITH_AS(mfcc<float>{o}, message, invalid_parameter);
+  };
+  fails({.frame_shift_ms = 0}, "privet: frame_shift_ms = 0 is invalid; allowed: finite and > 0");
+  fails({.pre_emphasis = -0.5}, "privet: pre_emphasis = -0.5 is invalid; allowed: [0, 1)");
+  fails({.filters = 5000}, "privet: filters = 5000 is invalid; allowed: 1 to 4096");
+  fails({.coefficients = 0}, "privet: coefficients = 0 is invalid; allowed: 1 to filters = 26");
+  fails({.low_hz = -1}, "privet: low_hz = -1 is invalid; allowed: finite and >= 0");
+  fails({.fft_size = std::size_t{1} << 25},
+        "privet: fft_size = 33554432 is invalid; allowed: 0 (automatic) or even, up to 2^24");
+}

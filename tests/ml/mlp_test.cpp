@@ -143,3 +143,38 @@ TEST_CASE("MLP rejects bad shapes and labels with named parameters") {
   const auto empty = random_batch(0, 3, 2, 1);
   CHECK(rejected_parameter([&] { (void)m.mean_gradient(empty); }) == "batch");
 }
+
+TEST_CASE("MLP messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  privet::seeded_generator gen(10);
+  CHECK_THROWS_WITH_AS(mlp<double>({{3}}, gen),
+                       "privet: layers.size() = 1 is invalid; allowed: >= 2 (inputs and classes)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(mlp<double>({{3, 0, 2}}, gen),
+                       "privet: layer width = 0 is invalid; allowed: [1, 16777216]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      mlp<double>({.layers = {3, 2}, .hidden_activation = static_cast<privet::ml::activation>(7)},
+                  gen),
+      "privet: hidden_activation = 7 is invalid; allowed: tanh or relu", invalid_parameter);
+  mlp<double> m({{3, 4, 2}}, gen);
+  auto b = random_batch(2, 3, 2, 1);
+  b.y[1] = 2;
+  CHECK_THROWS_WITH_AS((void)m.per_example_gradients(b),
+                       "privet: label = 2 is invalid; allowed: a class index in [0, 2)",
+                       invalid_parameter);
+  const auto wide = random_batch(2, 4, 2, 1);
+  CHECK_THROWS_WITH_AS((void)m.losses(wide),
+                       "privet: x.shape(1) = 4 is invalid; allowed: the network's inputs 3",
+                       invalid_parameter);
+  b.y.pop_back();
+  CHECK_THROWS_WITH_AS((void)m.losses(b),
+                       "privet: y.size() = 1 is invalid; allowed: one label per example (2)",
+                       invalid_parameter);
+  const auto empty = random_batch(0, 3, 2, 1);
+  CHECK_THROWS_WITH_AS((void)m.mean_gradient(empty),
+                       "privet: batch is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)m.clipped_gradient_sum(random_batch(2, 3, 2, 1), 0.0),
+                       "privet: clip_norm = 0 is invalid; allowed: > 0 (or +inf)",
+                       invalid_parameter);
+}

@@ -138,3 +138,51 @@ TEST_CASE("mean_gradient is the average of the per-example gradients") {
   CHECK(privet::test::rejected_parameter([&] { (void)privet::ml::mean_gradient(m, empty); }) ==
         "batch");
 }
+
+TEST_CASE("batch messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  dense_batch<double> d;
+  d.x = xt::xtensor<double, 2>{{1, 2}, {3, 4}, {5, 6}};
+  d.y = {7, 8, 9};
+  const std::size_t past[] = {0, 3};
+  CHECK_THROWS_WITH_AS((void)d.select(past),
+                       "privet: indices = 3 is invalid; allowed: an example index < batch size 3",
+                       invalid_parameter);
+  d.y.pop_back();
+  CHECK_THROWS_WITH_AS(d.validate(),
+                       "privet: y.size() = 2 is invalid; allowed: one label per example (3)",
+                       invalid_parameter);
+  sparse_binary_batch s;
+  s.dimension = 4;
+  s.features = {{0, 3}, {2, 2}};
+  s.y = {1, -1};
+  CHECK_THROWS_WITH_AS(
+      s.validate(),
+      "privet: feature index = 2 is invalid; allowed: each index at most once per example",
+      invalid_parameter);
+  const std::size_t two[] = {2};
+  CHECK_THROWS_WITH_AS((void)s.select(two),
+                       "privet: indices = 2 is invalid; allowed: an example index < batch size 2",
+                       invalid_parameter);
+  s.y.pop_back();
+  CHECK_THROWS_WITH_AS((void)s.select(two),
+                       "privet: y.size() = 1 is invalid; allowed: one label per example (2)",
+                       invalid_parameter);
+  frame_sequence_batch<double> f;
+  f.x = {xt::zeros<double>({std::size_t{3}, std::size_t{2}})};
+  f.y = {{0, 1}};
+  CHECK_THROWS_WITH_AS(
+      f.validate(), "privet: y[i].size() = 2 is invalid; allowed: one label per frame of x[i] (3)",
+      invalid_parameter);
+  sequence_batch<float> q;
+  q.x = {xt::zeros<float>({std::size_t{2}, std::size_t{1}})};
+  q.y = {1, 0};
+  CHECK_THROWS_WITH_AS(q.validate(),
+                       "privet: y.size() = 2 is invalid; allowed: one label per example (1)",
+                       invalid_parameter);
+  toy_model m;
+  dense_batch<double> empty;
+  empty.x = xt::zeros<double>({std::size_t{0}, std::size_t{1}});
+  CHECK_THROWS_WITH_AS((void)privet::ml::mean_gradient(m, empty),
+                       "privet: batch is empty; allowed: at least one element", invalid_parameter);
+}

@@ -84,3 +84,24 @@ TEST_CASE("softmax_cross_entropy rejects bad labels and non-finite logits") {
   const xt::xtensor<double, 2> bad{{1, std::numeric_limits<double>::quiet_NaN()}};
   CHECK(privet::test::rejected_parameter([&] { (void)privet::ml::softmax(bad); }) == "logits");
 }
+
+TEST_CASE("softmax messages name the argument, its value and the allowed range") {
+  using privet::invalid_parameter;
+  const xt::xtensor<double, 2> no_class = xt::zeros<double>({std::size_t{1}, std::size_t{0}});
+  CHECK_THROWS_WITH_AS((void)privet::ml::log_softmax(no_class),
+                       "privet: logits.shape(1) = 0 is invalid; allowed: >= 1 class",
+                       invalid_parameter);
+  const xt::xtensor<double, 2> bad{{1, std::numeric_limits<double>::infinity()}};
+  CHECK_THROWS_WITH_AS((void)privet::ml::softmax(bad),
+                       "privet: logits = inf is invalid; allowed: finite values (a non-finite "
+                       "logit means training diverged)",
+                       invalid_parameter);
+  const xt::xtensor<double, 2> z{{1, 2}};
+  CHECK_THROWS_WITH_AS((void)privet::ml::softmax_cross_entropy_loss(z, std::vector<int>{-1}),
+                       "privet: label = -1 is invalid; allowed: a class index in [0, 2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)privet::ml::softmax_cross_entropy(z, std::vector<int>{0, 1}),
+      "privet: labels.size() = 2 is invalid; allowed: one label per row of logits (1)",
+      invalid_parameter);
+}

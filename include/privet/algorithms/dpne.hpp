@@ -392,12 +392,14 @@ class extractor {
     std::atomic<std::uint64_t> seen{0};
     const auto words = first.template run<gram_id>(
         text.users(),
-        [&](std::size_t u, std::vector<gram_id>& items) {
-          const std::size_t before = items.size();
+        [&](std::size_t u, dpsu::item_sink<gram_id>& items) {
+          // Streamed into the bounding: a user's words are never copied whole.
+          std::uint64_t n = 0;
           text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) items.push_back(text.token_data()[i]);
+            n += e - b;
           });
-          seen += items.size() - before;
+          seen += n;
         },
         gen);
     std::vector<gram_id> to_released(vocabulary.size(), detail::none);
@@ -504,7 +506,7 @@ class extractor {
       std::atomic<std::uint64_t> occurrences{0};
       const auto h = dpsu::accumulate<std::uint64_t>(
           dpsu::weighted_gaussian{}, text.users(),
-          [&](std::size_t u, std::vector<std::uint64_t>& items) {
+          [&](std::size_t u, dpsu::item_sink<std::uint64_t>& items) {
             std::uint64_t n = 0;
             text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
               for (std::size_t i = b; i + k <= e; ++i) {

@@ -413,46 +413,169 @@ double gaussian_sigma(const approx_dp& target) {
 /// chunk (and never of all users) are in memory at once.
 inline constexpr std::size_t chunk_users = 1024;
 
+/// The most records a chunk holds before its users are bounded (2^18, a few
+/// MiB): a chunk that reaches it is bounded at the next user boundary, and
+/// a user who alone reaches it is reduced while its items arrive (below),
+/// so memory follows this and max_items, never the items one user holds.
+inline constexpr std::size_t buffered_records = std::size_t{1} << 18;
+
+namespace detail {
+
+/// The records of a chunk's users, bounded per user by bound_keys' bottom-k
+/// rule. A user with buffered_records records or more is reduced segment by
+/// segment: each segment's bottom-k (its max_items distinct keys of least
+/// priority) is merged into the user's, which is exact because a key among
+/// the max_items least priorities of all the user's keys is among those of
+/// every segment holding it. The reduced keys go back into the chunk as the
+/// user's records, so the chunk's own bounding keeps all of them.
+template <class Key>
+class chunk_buffer {
+ public:
+  using selector = bound_keys<std::uint64_t, Key>;
+  using record = unit_record<std::uint64_t, Key>;
+  using kept_key = typename selector::kept_key;
+
+  chunk_buffer(const selector& select, std::uint64_t salt, std::size_t limit)
+      : select_(select), salt_(salt), limit_(limit) {}
+
+  void begin_user(std::uint64_t u) {
+    unit_ = u;
+    tail_ = records_.size();
+    reduced_.clear();
+    spilled_ = false;
+  }
+  void push(const Key& k) {
+    records_.push_back(record{unit_, k});
+    if (records_.size() - tail_ >= limit_) reduce_tail();
+  }
+  void end_user() {
+    if (!spilled_) return;
+    reduce_tail();
+    for (const kept_key& k : reduced_) records_.push_back(record{unit_, k.key});
+    reduced_.clear();
+  }
+  [[nodiscard]] bool full() const noexcept { return records_.size() >= limit_; }
+
+  /// Bounds the buffered users, calling visit(kept) with each one's kept
+  /// keys (a range of kept_key), and empties the buffer.
+  template <class Visit>
+  void flush(Visit&& visit) {
+    if (records_.empty()) return;
+    select_.select(records_, salt_, [&](const std::uint64_t&, const auto& kept) { visit(kept); });
+    records_.clear();
+  }
+
+ private:
+  void reduce_tail() {
+    const std::span<const record> tail(records_.data() + tail_, records_.size() - tail_);
+    select_.select(tail, salt_, [&](const std::uint64_t&, const auto& kept) {
+      reduced_.insert(reduced_.end(), kept.begin(), kept.end());
+    });
+    records_.erase(records_.begin() + static_cast<std::ptrdiff_t>(tail_), records_.end());
+    // The least priorities, each key once (a key has one priority per
+    // user and salt, so its copies are neighbours after the sort).
+    std::sort(reduced_.begin(), reduced_.end(),
+              [](const kept_key& a, const kept_key& b) { return a.priority < b.priority; });
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < reduced_.size(); ++i) {
+      bool repeat = false;
+      for (std::size_t j = n; j-- > 0 && reduced_[j].priority == reduced_[i].priority;) {
+        if (reduced_[j].key == reduced_[i].key) {
+          repeat = true;
+          break;
+        }
+      }
+      if (!repeat) reduced_[n++] = reduced_[i];
+    }
+    const auto keep = static_cast<std::size_t>(std::min<std::uint64_t>(n, select_.max_keys()));
+    reduced_.erase(reduced_.begin() + static_cast<std::ptrdiff_t>(keep), reduced_.end());
+    spilled_ = true;
+  }
+
+  const selector& select_;
+  std::uint64_t salt_;
+  std::size_t limit_;
+  std::vector<record> records_;
+  std::vector<kept_key> reduced_;  // the current user's bottom-k so far, once spilled
+  std::uint64_t unit_ = 0;
+  std::size_t tail_ = 0;  // where the current user's records start
+  bool spilled_ = false;
+};
+
+}  // namespace detail
+
+/// Where an emit of the streaming form puts a user's items, one at a time
+/// (emit(u, sink) calling sink.push_back(item) or sink(item)): the items
+/// are bounded as they arrive and never held all at once.
+template <class Key>
+class item_sink {
+ public:
+  explicit item_sink(detail::chunk_buffer<Key>& buffer) noexcept : buffer_(&buffer) {}
+  void push_back(const Key& k) { buffer_->push(k); }
+  void operator()(const Key& k) { buffer_->push(k); }
+
+ private:
+  detail::chunk_buffer<Key>* buffer_;
+};
+
+/// emit(u, out) appends user u's items to `out`: a std::vector<Key> (the
+/// user's items are then held at once, emit's choice), or an
+/// item_sink<Key> (streamed: memory does not grow with the user's items).
+/// The vector form is used when emit accepts both.
+template <class Emit, class Key>
+concept item_emitter = std::invocable < const Emit&,
+        std::size_t, std::vector<Key>
+& > || std::invocable<const Emit&, std::size_t, item_sink<Key>&>;
+
 /// The fixed-point histogram of the users' updates: users 0..users-1, where
-/// emit(i, out) appends user i's items to `out` (any order, repeats
-/// allowed; called from several threads at once when the policy is not
-/// sequential). Each user keeps at most max_items of its distinct items, a
-/// uniform subset chosen by bound_keys' bottom-k rule with `salt`, then
+/// emit(i, out) appends user i's items to `out` (item_emitter: any order,
+/// repeats allowed; called from several threads at once when the policy is
+/// not sequential). Each user keeps at most max_items of its distinct items,
+/// a uniform subset chosen by bound_keys' bottom-k rule with `salt`, then
 /// policy.update adds its update. The weighted policies run on `threads`
 /// threads (the result does not depend on their number); the descent
-/// policies run in one, chunk after chunk. Throws overflow_error if a
+/// policies run in one, chunk after chunk. Memory beyond the histogram:
+/// about buffered_records records and max_items keys per thread (plus, for
+/// an emit of the vector form, one user's items). Throws overflow_error if a
 /// weight sum leaves int64.
-template <class Key, update_policy Policy, class Emit>
-requires std::invocable < const Emit&, std::size_t, std::vector<Key>
-& > sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t users,
-                                                   const Emit& emit, std::uint64_t max_items,
-                                                   const update_context& ctx, std::uint64_t salt,
-                                                   unsigned threads) {
+template <class Key, update_policy Policy, item_emitter<Key> Emit>
+sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t users,
+                                               const Emit& emit, std::uint64_t max_items,
+                                               const update_context& ctx, std::uint64_t salt,
+                                               unsigned threads) {
   validate_at_least<std::uint64_t>(max_items, 1, "max_items");
   validate_at_least<unsigned>(threads, 1, "threads");
   const bound_keys<std::uint64_t, Key> select(max_items, 1);
   const std::size_t chunks = (users + chunk_users - 1) / chunk_users;
   auto run_chunk = [&](std::size_t c, sparse_histogram<Key, std::int64_t>& h,
-                       std::vector<unit_record<std::uint64_t, Key>>& records,
-                       std::vector<Key>& items, std::vector<Key>& kept) {
-    records.clear();
-    const std::size_t end = std::min(users, (c + 1) * chunk_users);
-    for (std::size_t u = c * chunk_users; u < end; ++u) {
-      items.clear();
-      emit(u, items);
-      for (const Key& k : items) records.push_back({static_cast<std::uint64_t>(u), k});
-    }
-    select.select(records, salt, [&](const std::uint64_t&, const auto& chosen) {
+                       detail::chunk_buffer<Key>& buffer, std::vector<Key>& items,
+                       std::vector<Key>& kept) {
+    const auto update = [&](const auto& chosen) {
       kept.clear();
       for (const auto& k : chosen) kept.push_back(k.key);
       policy.update(std::span<const Key>(kept), h, ctx);
-    });
+    };
+    const std::size_t end = std::min(users, (c + 1) * chunk_users);
+    for (std::size_t u = c * chunk_users; u < end; ++u) {
+      buffer.begin_user(static_cast<std::uint64_t>(u));
+      if constexpr (std::invocable<const Emit&, std::size_t, std::vector<Key>&>) {
+        items.clear();
+        emit(u, items);
+        for (const Key& k : items) buffer.push(k);
+      } else {
+        item_sink<Key> sink(buffer);
+        emit(u, sink);
+      }
+      buffer.end_user();
+      if (buffer.full()) buffer.flush(update);
+    }
+    buffer.flush(update);
   };
   if (Policy::sequential || threads == 1 || chunks <= 1) {
     sparse_histogram<Key, std::int64_t> h;
-    std::vector<unit_record<std::uint64_t, Key>> records;
+    detail::chunk_buffer<Key> buffer(select, salt, buffered_records);
     std::vector<Key> items, kept;
-    for (std::size_t c = 0; c < chunks; ++c) run_chunk(c, h, records, items, kept);
+    for (std::size_t c = 0; c < chunks; ++c) run_chunk(c, h, buffer, items, kept);
     return h;
   }
   const unsigned workers_n = static_cast<unsigned>(std::min<std::size_t>(threads, chunks));
@@ -465,10 +588,10 @@ requires std::invocable < const Emit&, std::size_t, std::vector<Key>
     for (unsigned t = 0; t < workers_n; ++t) {
       workers.emplace_back([&, t] {
         try {
-          std::vector<unit_record<std::uint64_t, Key>> records;
+          detail::chunk_buffer<Key> buffer(select, salt, buffered_records);
           std::vector<Key> items, kept;
           for (std::size_t c = next++; c < chunks; c = next++) {
-            run_chunk(c, parts[t], records, items, kept);
+            run_chunk(c, parts[t], buffer, items, kept);
           }
         } catch (...) {
           errors[t] = std::current_exception();
@@ -536,6 +659,8 @@ class set_union {
   /// Runs on `users`, a random-access range whose elements are ranges of
   /// the user's items (repeats allowed). Keys must be totally ordered (the
   /// noise is drawn in key order, so a seeded generator repeats the run).
+  /// A user's items are read once, as they come (a lazy range is never
+  /// held whole), and bounded to max_items while they arrive.
   template <std::ranges::random_access_range Users, random_bit_source G>
   requires std::ranges::input_range<std::ranges::range_reference_t<const Users&>>
   auto operator()(const Users& users, G& gen) const {
@@ -544,7 +669,7 @@ class set_union {
     const auto n = static_cast<std::size_t>(std::ranges::size(users));
     return run<Key>(
         n,
-        [&](std::size_t i, std::vector<Key>& out) {
+        [&](std::size_t i, item_sink<Key>& out) {
           for (const auto& k : users[static_cast<std::ranges::range_difference_t<const Users&>>(i)])
             out.push_back(k);
         },
@@ -552,9 +677,9 @@ class set_union {
   }
 
   /// Runs on `users` users whose items emit(i, out) appends (see accumulate).
-  template <class Key, class Emit, random_bit_source G>
-  requires std::totally_ordered<Key> && std::invocable < const Emit&, std::size_t, std::vector<Key>
-  & > release<Key> run(std::size_t users, const Emit& emit, G& gen) const {
+  template <class Key, item_emitter<Key> Emit, random_bit_source G>
+  requires std::totally_ordered<Key> release<Key> run(std::size_t users, const Emit& emit, G& gen)
+  const {
     const update_context ctx{noise_.scale_bits(), cutoff_units_};
     const auto h =
         accumulate<Key>(policy_, users, emit, max_items_, ctx, random_u64(gen), threads_);

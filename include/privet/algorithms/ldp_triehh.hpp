@@ -64,13 +64,16 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -264,6 +267,16 @@ struct vote {
 /// One user's data: the words typed, with how often.
 using user_data = std::vector<std::pair<word, std::uint64_t>>;
 
+/// A user's typed words as a range of (word, count) pairs read once, in
+/// order: a user_data, or any input range (a lazy view over a device's
+/// store need not be held whole).
+template <class R>
+concept typed_words = std::ranges::input_range<const R&> &&
+    requires(std::ranges::range_reference_t<const R&> e) {
+  requires std::same_as<std::remove_cvref_t<decltype(e.first)>, word>;
+  { e.second } -> std::convertible_to<std::uint64_t>;
+};
+
 /// A valid prefix as a candidate index with the number of times the user
 /// typed words that have it.
 using prefix_count = std::pair<std::uint64_t, std::uint64_t>;
@@ -338,15 +351,9 @@ concept sampling_policy = requires(const P& p, std::vector<prefix_count>& c, see
 
 namespace detail {
 
-/// The valid prefixes of `typed` at broadcast b, with their counts, sorted
-/// by candidate and distinct, into `counts`.
-inline void valid_prefixes(const user_data& typed, const std::unordered_set<word>* vocabulary,
-                           const prepared_broadcast& b, std::vector<prefix_count>& counts) {
-  counts.clear();
-  for (const auto& [w, n] : typed) {
-    if (n == 0 || (vocabulary != nullptr && vocabulary->contains(w))) continue;
-    if (const auto c = b.candidate_of_word(w)) counts.emplace_back(*c, n);
-  }
+/// Sorts `counts` by candidate and adds up the counts of each candidate.
+/// Throws overflow_error when one passes 2^64 - 1.
+inline void merge_prefix_counts(std::vector<prefix_count>& counts) {
   std::sort(counts.begin(), counts.end());
   std::size_t kept = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -363,6 +370,33 @@ inline void valid_prefixes(const user_data& typed, const std::unordered_set<word
   counts.resize(kept);
 }
 
+/// Below this many entries the counts are merged only once, at the end.
+inline constexpr std::size_t prefix_merge_floor = 4096;
+
+/// The valid prefixes of `typed` at broadcast b, with their counts, sorted
+/// by candidate and distinct, into `counts`. The counts are merged whenever
+/// they double, so they never hold much more than twice the user's distinct
+/// valid prefixes (at most the layer's candidates), however many words the
+/// user typed.
+template <typed_words Typed>
+void valid_prefixes(const Typed& typed, const std::unordered_set<word>* vocabulary,
+                    const prepared_broadcast& b, std::vector<prefix_count>& counts) {
+  counts.clear();
+  std::size_t merge_at = prefix_merge_floor;
+  for (auto&& entry : typed) {
+    const auto& [w, n] = entry;
+    if (n == 0 || (vocabulary != nullptr && vocabulary->contains(w))) continue;
+    if (const auto c = b.candidate_of_word(w)) {
+      counts.emplace_back(*c, static_cast<std::uint64_t>(n));
+      if (counts.size() >= merge_at) {
+        merge_prefix_counts(counts);
+        merge_at = std::max(prefix_merge_floor, 2 * counts.size());
+      }
+    }
+  }
+  merge_prefix_counts(counts);
+}
+
 /// Buffers of one thread's responses, reused so that a simulated user
 /// allocates nothing.
 struct respond_scratch {
@@ -373,8 +407,8 @@ struct respond_scratch {
 /// The vote of a user with words `typed`: valid prefixes, local sampling
 /// to at most B, gamma padding to exactly B, one subset-selection report
 /// per item with gamma's slot dropped (ss null: each item reported as itself).
-template <sampling_policy Sampling, random_bit_source G>
-void respond(const user_data& typed, const std::unordered_set<word>* vocabulary,
+template <typed_words Typed, sampling_policy Sampling, random_bit_source G>
+void respond(const Typed& typed, const std::unordered_set<word>* vocabulary,
              const prepared_broadcast& b, const parameters& p, const subset_selection* ss,
              const Sampling& sampling, G& gen, vote& out) {
   out.layer = b.message().layer;
@@ -468,6 +502,19 @@ class client {
   Sampling sampling_;
 };
 
+/// The vote of a user whose typed words `typed` are read once, as they come
+/// (typed_words: a user_data, or a lazy range of (word, count) pairs over a
+/// device's store): what a client holding those words sends. Memory: the
+/// user's distinct valid prefixes (at most the layer's candidates) and B
+/// reports, never the words themselves.
+template <sampling_policy Sampling = random_sampling, typed_words Typed, random_bit_source G>
+vote respond(const Typed& typed, const std::unordered_set<word>* vocabulary,
+             const prepared_layer& l, G& gen, Sampling sampling = {}) {
+  vote v{};
+  detail::respond(typed, vocabulary, l.broadcast(), l.params(), l.randomiser(), sampling, gen, v);
+  return v;
+}
+
 /// A vote as a dense count vector over the layer's `candidates` (for
 /// secure aggregation, which sums fixed-length vectors). Throws
 /// protocol_error for an index out of range.
@@ -504,7 +551,9 @@ class vote_sum {
   }
 
   /// Adds a vote. Throws protocol_error (and ignores the vote) for another
-  /// layer, an index out of range, or more than max_indices indices.
+  /// layer, an index out of range, or more than max_indices indices;
+  /// overflow_error (ignoring it) if a count or the vote count would pass
+  /// 2^64 - 1.
   void add(const vote& v) {
     if (v.layer != layer_) {
       throw protocol_error("privet: TrieHH vote for layer " + std::to_string(v.layer) +
@@ -520,6 +569,7 @@ class vote_sum {
                              std::to_string(candidates_) + " candidates");
       }
     }
+    check_votes(1);
     grow_bound(v.indices.size());
     if (wide_.empty()) {
       for (std::uint64_t c : v.indices) ++narrow_[static_cast<std::size_t>(c)];
@@ -531,7 +581,8 @@ class vote_sum {
 
   /// Adds `votes` votes summed elsewhere as a dense vector. Throws
   /// protocol_error (and ignores the sum) for a length other than the
-  /// candidate count.
+  /// candidate count; overflow_error (ignoring it) if a count or the vote
+  /// count would pass 2^64 - 1.
   void add_sum(const std::vector<std::uint64_t>& sum, std::uint64_t votes) {
     if (sum.size() != candidates_) {
       throw protocol_error("privet: TrieHH sum has " + std::to_string(sum.size()) +
@@ -544,7 +595,7 @@ class vote_sum {
   }
 
   /// Adds another sum of the same layer. Throws protocol_error for another
-  /// layer or candidate count.
+  /// layer or candidate count, overflow_error as add_sum.
   void merge(const vote_sum& other) {
     if (other.layer_ != layer_ || other.candidates_ != candidates_) {
       throw protocol_error("privet: TrieHH sums of different layers (" +
@@ -587,8 +638,18 @@ class vote_sum {
       narrow_ = {};
     }
   }
+  // The vote count never wraps either (a sum handed in directly, outside a
+  // server, can claim any number of votes).
+  void check_votes(std::uint64_t more) const {
+    if (more > std::numeric_limits<std::uint64_t>::max() - votes_) {
+      throw overflow_error("privet: a TrieHH vote sum would count " + std::to_string(votes_) +
+                           " + " + std::to_string(more) +
+                           " votes; allowed: at most 2^64 - 1 in all");
+    }
+  }
   template <class Count>
   void add_counts(const std::vector<Count>& sum, std::uint64_t top, std::uint64_t votes) {
+    check_votes(votes);
     grow_bound(top);
     if (wide_.empty()) {
       for (std::size_t i = 0; i < sum.size(); ++i) narrow_[i] += static_cast<std::uint32_t>(sum[i]);
@@ -938,6 +999,24 @@ inline double vote_tail(std::uint64_t k, double p, std::uint64_t m, double q, st
   return std::min(1.0, total);
 }
 
+namespace detail {
+
+// The candidate count eta_max |X| + 1 and the reports per layer N B of the
+// two functions below, which would wrap silently in 64 bits.
+inline void check_layer_sizes(const parameters& p, std::uint64_t alphabet_size) {
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  if (p.users_per_layer > top / p.contributions) {
+    throw_invalid("users_per_layer", p.users_per_layer, "with users_per_layer * B < 2^64");
+  }
+  if (alphabet_size > (top - 1) / p.max_prefixes) {
+    throw_invalid("alphabet_size", alphabet_size,
+                  "with max_prefixes * alphabet_size + 1 < 2^64 (max_prefixes = " +
+                      std::to_string(p.max_prefixes) + ")");
+  }
+}
+
+}  // namespace detail
+
 /// For one layer's subset selection over s = eta_max |X| + 1 candidates
 /// (the spec's Lemma 1): a prefix contributed k times among the N B reports
 /// gets f(k) = Bin(k, p) + Bin(N B - k, q) votes, q = (d - p) / (s - 1).
@@ -946,13 +1025,15 @@ inline double vote_tail(std::uint64_t k, double p, std::uint64_t m, double q, st
 /// 1 - alpha, so kept prefixes are alpha-approximately (k + 1)-anonymous.
 /// tau is the layer's threshold (layer_stats.threshold, or
 /// typical_threshold()). Throws invalid_parameter for epsilon = inf (no
-/// anonymity at all) or alpha outside (0, 1).
+/// anonymity at all), alpha outside (0, 1), or N B or eta_max |X| + 1
+/// beyond 2^64 - 1.
 inline std::uint64_t approximate_k_anonymity(const parameters& p, std::uint64_t alphabet_size,
                                              std::uint64_t tau, double alpha) {
   p.validate();
   if (std::isinf(p.epsilon)) throw_invalid("epsilon", p.epsilon, "finite (no noise, no anonymity)");
   if (!(alpha > 0 && alpha < 1)) throw_invalid("alpha", alpha, "(0, 1)");
   validate_at_least<std::uint64_t>(alphabet_size, 2, "alphabet_size");
+  detail::check_layer_sizes(p, alphabet_size);
   const std::uint64_t s = p.max_prefixes * alphabet_size + 1;
   const subset_selection ss(p.epsilon, s);
   const double pp = ss.p_true(), q = ss.p_other();
@@ -976,6 +1057,7 @@ inline std::uint64_t approximate_k_anonymity(const parameters& p, std::uint64_t 
 inline std::uint64_t typical_threshold(const parameters& p, std::uint64_t alphabet_size) {
   p.validate();
   if (std::isinf(p.epsilon)) throw_invalid("epsilon", p.epsilon, "finite");
+  detail::check_layer_sizes(p, alphabet_size);
   const std::uint64_t s = p.max_prefixes * alphabet_size + 1;
   const subset_selection ss(p.epsilon, s);
   const std::uint64_t n = p.users_per_layer * p.contributions;

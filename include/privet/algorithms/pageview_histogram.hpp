@@ -250,10 +250,20 @@ class histogram {
   }
 
   /// Steps 3-5 for a given list of candidate pages (any subset of the
-  /// candidates: each page's rows depend only on that page).
+  /// candidates: each page's rows depend only on that page). Throws
+  /// invalid_parameter naming `country` for a count whose country index is
+  /// not below countries(): its view took one of its actor's k slots but
+  /// could never be released, so it is refused rather than lost.
   std::vector<release_row> release_pages(const tuple_counts& counts,
                                          const std::vector<page_key>& pages,
                                          const keyed_streams& streams) const {
+    for (const auto& [t, count] : counts) {
+      if (t.country >= countries_) {
+        throw_invalid("country", t.country,
+                      "< countries = " + std::to_string(countries_) + " (page " +
+                          std::to_string(t.page) + ", project " + std::to_string(t.project) + ")");
+      }
+    }
     std::vector<release_row> out;
     for (const page_key& page : pages) {
       auto gen = streams.stream(page.page, page.project);

@@ -29,6 +29,7 @@
 #include <privet/core/validate.hpp>
 #include <privet/crypto/paillier.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <compare>
@@ -203,7 +204,7 @@ class fixed_point {
   [[nodiscard]] static fixed_point from_integer(const K& k) {
     const Int kk(k);
     const std::size_t need = detail::bits_of(detail::abs_int(kk)) + S::bits;
-    if (!detail::holds_bits<Int>(need)) throw_too_wide("from_integer(k)", need);
+    if (!detail::holds_bits<Int>(need + 1)) throw_too_wide("from_integer(k)", need);
     return from_mantissa(Int(kk * detail::scale_value<Int, S>()));
   }
   /// x rounded to the grid of 1/C (see the file comment for the rounding
@@ -268,11 +269,14 @@ class fixed_point {
   [[nodiscard]] fixed_point abs() const { return from_mantissa(detail::abs_int(m_)); }
 
   friend fixed_point operator-(const fixed_point& a) { return from_mantissa(Int(-a.m_)); }
+  /// The exact sum; overflow_error if a fixed-width Int might not hold it
+  /// (an unchecked one would wrap).
   template <fixed_point_scale S2>
   friend fixed_point operator+(const fixed_point& a, const fixed_point<Int, S2>& b) {
     static_assert(std::same_as<S, S2>,
                   "privet: fixed-point values of different scales cannot be added; "
                   "upscale one to the other's scale first.");
+    check_sum(a.m_, b.mantissa(), "a + b");
     return from_mantissa(Int(a.m_ + b.mantissa()));
   }
   template <fixed_point_scale S2>
@@ -280,6 +284,7 @@ class fixed_point {
     static_assert(std::same_as<S, S2>,
                   "privet: fixed-point values of different scales cannot be added; "
                   "upscale one to the other's scale first.");
+    check_sum(a.m_, b.mantissa(), "a - b");
     return from_mantissa(Int(a.m_ - b.mantissa()));
   }
   /// The exact product, of scale product_scale_t<S, S2>; overflow_error if a
@@ -300,6 +305,15 @@ class fixed_point {
   }
 
  private:
+  // |a +- b| < 2^(max(bits a, bits b) + 1): checked like the other results.
+  static void check_sum(const Int& a, const Int& b, const char* what) {
+    if constexpr (std::numeric_limits<Int>::is_bounded) {
+      const std::size_t need =
+          std::max(detail::bits_of(detail::abs_int(a)), detail::bits_of(detail::abs_int(b))) + 1;
+      if (!detail::holds_bits<Int>(need + 1)) throw_too_wide(what, need);
+    }
+  }
+
   [[noreturn]] static void throw_too_wide(const char* what, std::size_t bits) {
     throw overflow_error(std::string("privet: fixed-point ") + what + " needs about " +
                          std::to_string(bits) + " bits, more than the integer type holds; " +
@@ -311,14 +325,25 @@ class fixed_point {
 };
 
 /// The same value at the finer scale To = Base^(D + k): the mantissa times
-/// Base^k, exact. Going to a coarser scale would round, which a ciphertext
-/// cannot do, so it does not compile.
+/// Base^k, exact; overflow_error if a fixed-width Int might not hold it (an
+/// unchecked one would wrap). Going to a coarser scale would round, which a
+/// ciphertext cannot do, so it does not compile.
 template <fixed_point_scale To, integer Int, fixed_point_scale From>
 fixed_point<Int, To> upscale(const fixed_point<Int, From>& x) {
   static_assert(To::base == From::base && To::digits >= From::digits,
                 "privet: upscale goes to a scale of the same base with at least as many "
                 "digits; a coarser scale would need rounding.");
   using step = scale<From::base, To::digits - From::digits>;
+  if constexpr (std::numeric_limits<Int>::is_bounded) {
+    const std::size_t need = detail::bits_of(detail::abs_int(x.mantissa())) +
+                             detail::bits_of(detail::scale_value<Int, step>());
+    if (!detail::holds_bits<Int>(need + 1)) {
+      throw overflow_error("privet: fixed-point upscale(x) needs about " + std::to_string(need) +
+                           " bits, more than the integer type holds; allowed: results of at "
+                           "most " +
+                           std::to_string(std::numeric_limits<Int>::digits - 1) + " bits");
+    }
+  }
   return fixed_point<Int, To>::from_mantissa(Int(x.mantissa() * detail::scale_value<Int, step>()));
 }
 

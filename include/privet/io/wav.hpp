@@ -428,9 +428,11 @@ inline wav_data read_wav_file(const std::filesystem::path& path, const wav_limit
 }
 
 /// Writes `audio` as a canonical 44-byte-header PCM WAVE file (format code
-/// 1). Throws invalid_parameter for an unsupported layout (channels 0,
-/// bits not 8/16/24/32, sample rate 0, a sample count that is not a
-/// multiple of the channel count), overflow_error for a sample outside
+/// 1), with the pad byte RIFF requires after an odd-sized data chunk (8- or
+/// 24-bit audio with an odd number of samples). Throws invalid_parameter
+/// for an unsupported layout (channels 0, bits not 8/16/24/32, sample rate
+/// 0, a sample count that is not a multiple of the channel count),
+/// overflow_error for a sample outside
 /// [-2^(bits-1), 2^(bits-1) - 1] or data beyond the 4 GiB RIFF limit.
 inline void write_wav(std::ostream& out, const wav_data& audio) {
   const unsigned bits = audio.bits_per_sample;
@@ -454,9 +456,12 @@ inline void write_wav(std::ostream& out, const wav_data& audio) {
     throw overflow_error("privet: WAV: byte rate " + std::to_string(byte_rate) +
                          " does not fit 32 bits; allowed: sample_rate * block align < 2^32");
   }
-  if (data_bytes + 36 > 0xFFFFFFFFu) {
+  // Counted in the RIFF size, not in the data chunk's: without it the
+  // reader (and any strict one) finds the chunk's pad byte missing.
+  const std::uint64_t pad = data_bytes & 1;
+  if (data_bytes + pad + 36 > 0xFFFFFFFFu) {
     throw overflow_error("privet: WAV: " + std::to_string(data_bytes) +
-                         " data bytes do not fit a RIFF file; allowed: at most 4294967259");
+                         " data bytes do not fit a RIFF file; allowed: at most 4294967258");
   }
   const std::int64_t lo = -(std::int64_t{1} << (bits - 1)), hi = -lo - 1;
   for (std::size_t i = 0; i < audio.samples.size(); ++i) {
@@ -468,7 +473,7 @@ inline void write_wav(std::ostream& out, const wav_data& audio) {
     }
   }
   out.write("RIFF", 4);
-  detail::put32(out, static_cast<std::uint32_t>(36 + data_bytes));
+  detail::put32(out, static_cast<std::uint32_t>(36 + data_bytes + pad));
   out.write("WAVEfmt ", 8);
   detail::put32(out, 16);
   detail::put16(out, detail::wav_format_pcm);
@@ -480,11 +485,12 @@ inline void write_wav(std::ostream& out, const wav_data& audio) {
   out.write("data", 4);
   detail::put32(out, static_cast<std::uint32_t>(data_bytes));
   std::vector<char> buf;
-  buf.reserve(static_cast<std::size_t>(data_bytes));
+  buf.reserve(static_cast<std::size_t>(data_bytes + pad));
   for (const std::int32_t s : audio.samples) {
     const auto u = static_cast<std::uint32_t>(bits == 8 ? s + 128 : s);
     for (unsigned b = 0; b < width; ++b) buf.push_back(static_cast<char>((u >> (8 * b)) & 0xff));
   }
+  if (pad != 0) buf.push_back('\0');
   out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   if (!out) throw error("privet: WAV: the output stream failed while writing");
 }

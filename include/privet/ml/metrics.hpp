@@ -25,6 +25,7 @@
 #include <limits>
 #include <numeric>
 #include <ranges>
+#include <utility>
 #include <vector>
 
 namespace privet::ml {
@@ -43,9 +44,23 @@ void check_pair(const Scores& scores, const Labels& labels, std::string_view sco
   }
 }
 
-inline bool positive_label(long long y) {
-  if (y == 1) return true;
-  if (y == 0 || y == -1) return false;
+// A label at a width where comparisons are exact: a std::uint64_t label
+// 2^64 - 1 must not read as -1 (a negative) through a cast to long long.
+// bool and the character types, which std::cmp_equal refuses, fit long long.
+template <std::integral T>
+constexpr auto exact_label(T y) noexcept {
+  if constexpr (std::same_as<T, bool> || sizeof(T) < sizeof(long long)) {
+    return static_cast<long long>(y);
+  } else {
+    return y;
+  }
+}
+
+template <std::integral T>
+bool positive_label(T label) {
+  const auto y = exact_label(label);
+  if (std::cmp_equal(y, 1)) return true;
+  if (std::cmp_equal(y, 0) || std::cmp_equal(y, -1)) return false;
   throw_invalid("label", y, "1 (positive), or -1 or 0 (negative)");
 }
 
@@ -74,7 +89,7 @@ template <score_range Scores, label_range Labels>
   for (const auto& s : scores) {
     const auto v = static_cast<double>(s);
     if (std::isnan(v)) throw_invalid("score", v, "a number (not NaN)");
-    items.push_back({v, detail::positive_label(static_cast<long long>(*l))});
+    items.push_back({v, detail::positive_label(*l)});
     ++l;
   }
   std::sort(items.begin(), items.end(),
@@ -113,7 +128,7 @@ template <score_range Scores, label_range Labels>
   for (const auto& s : scores) {
     const auto v = static_cast<double>(s);
     if (std::isnan(v)) throw_invalid("score", v, "a number (not NaN)");
-    right += ((v > threshold) == detail::positive_label(static_cast<long long>(*l))) ? 1 : 0;
+    right += ((v > threshold) == detail::positive_label(*l)) ? 1 : 0;
     ++l;
     ++n;
   }
@@ -127,7 +142,7 @@ template <label_range Predicted, label_range Actual>
   std::size_t right = 0, n = 0;
   auto a = std::ranges::begin(actual);
   for (const auto& p : predicted) {
-    right += (static_cast<long long>(p) == static_cast<long long>(*a)) ? 1 : 0;
+    right += std::cmp_equal(detail::exact_label(p), detail::exact_label(*a)) ? 1 : 0;
     ++a;
     ++n;
   }
@@ -146,7 +161,7 @@ template <score_range Probabilities, label_range Labels>
   for (const auto& p : probabilities) {
     const auto v = static_cast<double>(p);
     if (!(v >= 0 && v <= 1)) throw_invalid("probability", v, "[0, 1]");
-    const bool positive = detail::positive_label(static_cast<long long>(*l));
+    const bool positive = detail::positive_label(*l);
     total -= positive ? std::log(v) : std::log1p(-v);
     ++l;
     ++n;
@@ -179,8 +194,8 @@ template <real_number Real, label_range Labels>
     if (!(std::abs(row_sum - 1) <= 1e-6)) {
       throw_invalid("probabilities row sum", row_sum, "1 (within 1e-6)");
     }
-    const auto y = static_cast<long long>(*l);
-    if (y < 0 || static_cast<std::size_t>(y) >= k) {
+    const auto y = detail::exact_label(*l);
+    if (std::cmp_less(y, 0) || !std::cmp_less(y, k)) {
       throw_invalid("label", y, "a class index in [0, " + privet::detail::format_value(k) + ")");
     }
     total -= std::log(static_cast<double>(probabilities(i, static_cast<std::size_t>(y))));

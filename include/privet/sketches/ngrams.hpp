@@ -17,6 +17,7 @@
 
 #include <tsl/robin_map.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -80,14 +81,32 @@ class ngram_table {
   }
 
   /// The suffix of the gram `prefix`.`w` without interning that gram (DPNE
-  /// checks candidates this way before deciding to keep them).
+  /// checks candidates this way before deciding to keep them). A loop over
+  /// the gram's words, not a recursion: a gram of 10^6 words costs O(10^6)
+  /// time and a buffer of its words, never 10^6 stack frames.
   [[nodiscard]] std::optional<id> suffix_of(id prefix, id w) const {
     check(prefix, "prefix");
     check_word(w);
-    if (nodes_[prefix].length == 1) return w;
-    const auto inner = suffix_of(nodes_[prefix].prefix, nodes_[prefix].last);
-    if (!inner) return std::nullopt;
-    return find_extension(*inner, w);
+    const std::size_t k = nodes_[prefix].length;
+    if (k == 1) return w;
+    // The prefix's words x_2..x_k, last first (x_1 is dropped): short grams,
+    // DPNE's, fit the stack buffer.
+    std::array<id, 64> small;
+    std::vector<id> large;
+    id* words = small.data();
+    if (k - 1 > small.size()) {
+      large.resize(k - 1);
+      words = large.data();
+    }
+    id g = prefix;
+    for (std::size_t i = 0; i + 1 < k; ++i, g = nodes_[g].prefix) words[i] = nodes_[g].last;
+    id s = words[k - 2];  // x_2, a word
+    for (std::size_t i = k - 2; i-- > 0;) {
+      const auto next = find_extension(s, words[i]);
+      if (!next) return std::nullopt;
+      s = *next;
+    }
+    return find_extension(s, w);
   }
 
   [[nodiscard]] std::size_t length(id g) const {

@@ -113,13 +113,17 @@ auto apply_noise(const Noise& noise, Count c, G& gen) {
         "privet: a histogram's noisy() needs an integer sampler (noise(gen)) for integer "
         "counts, or a mechanism callable as noise(count, gen).");
     const auto z = noise(gen);
+    // The exact sum decides, so a sample outside Count whose sum fits (10
+    // plus -5 in an unsigned count) is no error.
+    Count sum;
+    if (!__builtin_add_overflow(c, z, &sum)) return sum;
     if (!std::in_range<Count>(z)) {
       throw overflow_error("privet: a histogram count plus noise " + format_value(z) +
                            " does not fit the count type; allowed: [" +
                            format_value(std::numeric_limits<Count>::min()) + ", " +
                            format_value(std::numeric_limits<Count>::max()) + "]");
     }
-    return checked_add(c, static_cast<Count>(z));
+    return checked_add(c, static_cast<Count>(z));  // throws, naming both operands
   }
 }
 

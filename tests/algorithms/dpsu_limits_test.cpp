@@ -1,0 +1,185 @@
+// Resource limits and fixed-point boundaries of DPSU
+// (privet/algorithms/dpsu.hpp): a user with 10^7 items, read lazily, keeps
+// exactly the max_items items bound_keys' bottom-k rule gives over the whole
+// stream, in memory that follows max_items and the chunk buffer, not the
+// items; chunks that outgrow the buffer are bounded at user boundaries with
+// the same result; thresholds in fixed point stop exactly at 2^63 units.
+#include <privet/algorithms/dpsu.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/sketches/key_bounding.hpp>
+
+#include <doctest/doctest.h>
+#include <support/memory.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <ranges>
+#include <set>
+#include <vector>
+
+namespace dpsu = privet::dpsu;
+using privet::test::mebibyte;
+using privet::test::peak_rss_probe;
+
+namespace {
+
+// Records every user's kept items (as a set per call) instead of updating.
+struct recording_policy {
+  static constexpr dpsu::update_norm norm = dpsu::update_norm::l2;
+  static constexpr bool sequential = true;
+  std::vector<std::set<std::uint64_t>>* kept;
+  template <class Key>
+  void update(std::span<const Key> items, privet::sparse_histogram<Key, std::int64_t>& h,
+              const dpsu::update_context&) const {
+    kept->emplace_back(items.begin(), items.end());
+    CHECK(kept->back().size() == items.size());  // distinct
+    for (const Key& k : items) h.add(k, 1);
+  }
+  [[nodiscard]] double cutoff(double rho, double) const { return rho; }
+};
+static_assert(dpsu::update_policy<recording_policy>);
+
+using record = privet::unit_record<std::uint64_t, std::uint64_t>;
+
+// The reference: one bound_keys pass over all the records, streamed.
+template <class Records>
+std::map<std::uint64_t, std::set<std::uint64_t>> bottom_k(const Records& records,
+                                                          std::uint64_t max_items,
+                                                          std::uint64_t salt) {
+  std::map<std::uint64_t, std::set<std::uint64_t>> out;
+  const privet::bound_keys<std::uint64_t, std::uint64_t> select(max_items, 1);
+  select.select(records, salt, [&](const std::uint64_t& u, const auto& kept) {
+    for (const auto& k : kept) out[u].insert(k.key);
+  });
+  return out;
+}
+
+constexpr std::uint64_t huge_user_items = 10'000'000;
+constexpr std::uint64_t distinct_items = 3'000'017;
+
+std::uint64_t item(std::uint64_t i) {
+  return (i * 7919) % distinct_items;  // every residue, each about 3 times
+}
+
+}  // namespace
+
+TEST_CASE("a user with 10^7 items, streamed, keeps the bottom-k of all of them") {
+  constexpr std::uint64_t max_items = 12;
+  constexpr std::uint64_t salt = 77;
+  // User 0: 10^7 items with repeats; users 1 and 2: a few.
+  const auto emit = [](std::size_t u, dpsu::item_sink<std::uint64_t>& out) {
+    if (u == 0) {
+      for (std::uint64_t i = 0; i < huge_user_items; ++i) out.push_back(item(i));
+    } else {
+      for (std::uint64_t i = 0; i < 5 * u; ++i) out(100 * u + i % 4);
+    }
+  };
+  std::vector<std::set<std::uint64_t>> kept;
+  const peak_rss_probe probe;
+  (void)dpsu::accumulate<std::uint64_t>(recording_policy{&kept}, 3, emit, max_items,
+                                        dpsu::update_context{10, 0}, salt, 1);
+  const std::size_t growth = probe.growth();
+
+  const auto huge = std::views::iota(std::uint64_t{0}, huge_user_items) |
+                    std::views::transform([](std::uint64_t i) {
+                      return record{0, item(i)};
+                    });
+  const auto expected = bottom_k(huge, max_items, salt);
+  REQUIRE(kept.size() == 3);
+  std::set<std::set<std::uint64_t>> got(kept.begin(), kept.end());
+  CHECK(got.contains(expected.at(0)));
+  CHECK(expected.at(0).size() == max_items);
+  CHECK(
+      got.contains(std::set<std::uint64_t>{100, 101, 102, 103}));  // user 1: 4 distinct, kept whole
+  CHECK(got.contains(std::set<std::uint64_t>{200, 201, 202, 203}));
+
+  // Memory: about buffered_records records and max_items keys, not the 10^7
+  // items (240 MB as items plus records). Limit 64 MiB; skipped under
+  // AddressSanitizer, whose shadow memory and quarantine make resident
+  // sizes meaningless.
+  MESSAGE("peak RSS growth bounding a user with 10^7 items: " << growth / 1024 << " KiB");
+  if constexpr (!privet::test::address_sanitizer) CHECK(growth < 64 * mebibyte);
+}
+
+TEST_CASE("set_union reads a lazy user of 10^7 items once, in bounded memory") {
+  // User 0 holds 10^7 distinct items (a lazy view), user 1 three others.
+  using items = std::ranges::iota_view<std::uint64_t, std::uint64_t>;
+  const std::vector<items> users{items(0, huge_user_items),
+                                 items(2 * huge_user_items, 2 * huge_user_items + 3)};
+  dpsu::parameters p;
+  p.epsilon = 1;
+  p.delta = 1e-6;
+  p.max_items = 10;
+  const dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise> su(p);
+  privet::seeded_generator gen(5);
+  const peak_rss_probe probe;
+  const auto rel = su(users, gen);
+  const std::size_t growth = probe.growth();
+  // The bound: 10 of user 0's items and user 1's 3, each with a weight.
+  CHECK(rel.support == 13);
+  // One user per item: nothing passes the threshold (a (0, delta) event).
+  CHECK(rel.items.empty());
+  MESSAGE("peak RSS growth of set_union on a lazy user of 10^7 items: " << growth / 1024 << " KiB");
+  if constexpr (!privet::test::address_sanitizer) CHECK(growth < 64 * mebibyte);
+}
+
+TEST_CASE("chunks beyond the buffer, streamed or held, bound each user as one pass does") {
+  // 2100 users of 300 items (three chunks of up to 1024 users, 307 200
+  // records each, above buffered_records = 2^18) and, among them, one user
+  // of 700 000 items (reduced while it arrives).
+  static_assert(dpsu::buffered_records == std::size_t{1} << 18);
+  constexpr std::uint64_t users = 2100;
+  constexpr std::uint64_t max_items = 20;
+  constexpr std::uint64_t salt = 1234;
+  const auto size_of = [](std::uint64_t u) -> std::uint64_t { return u == 300 ? 700'000 : 300; };
+  // The long user's items are all distinct, so every segment it is reduced
+  // in brings keys of its own.
+  const auto value = [](std::uint64_t u, std::uint64_t i) -> std::uint64_t {
+    return u == 300 ? 1'000'000 + i : (u * 131 + i * 17) % 50'000;
+  };
+  const auto vector_emit = [&](std::size_t u, std::vector<std::uint64_t>& out) {
+    for (std::uint64_t i = 0; i < size_of(u); ++i) out.push_back(value(u, i));
+  };
+  const auto sink_emit = [&](std::size_t u, dpsu::item_sink<std::uint64_t>& out) {
+    for (std::uint64_t i = 0; i < size_of(u); ++i) out.push_back(value(u, i));
+  };
+  // The reference: each user's bottom-k over all its records in one pass,
+  // weighted floor(2^b / sqrt(m)).
+  std::vector<record> all;
+  for (std::uint64_t u = 0; u < users; ++u)
+    for (std::uint64_t i = 0; i < size_of(u); ++i) all.push_back({u, value(u, i)});
+  const auto expected = bottom_k(all, max_items, salt);
+  const dpsu::update_context ctx{20, 0};
+  const privet::l2_normalized_keys<std::uint64_t, std::uint64_t> weights(max_items, 20);
+  privet::sparse_histogram<std::uint64_t, std::int64_t> reference;
+  for (const auto& [u, keys] : expected) {
+    for (std::uint64_t k : keys) reference.add(k, weights.weight(keys.size()));
+  }
+  for (unsigned threads : {1u, 2u}) {
+    CAPTURE(threads);
+    const auto streamed = dpsu::accumulate<std::uint64_t>(dpsu::weighted_gaussian{}, users,
+                                                          sink_emit, max_items, ctx, salt, threads);
+    const auto held = dpsu::accumulate<std::uint64_t>(dpsu::weighted_gaussian{}, users, vector_emit,
+                                                      max_items, ctx, salt, threads);
+    CHECK(streamed.sorted_by_key() == reference.sorted_by_key());
+    CHECK(held.sorted_by_key() == reference.sorted_by_key());
+  }
+}
+
+TEST_CASE("a threshold in fixed point: the largest below 2^63 units fits, 2^63 throws") {
+  const dpsu::fixed_point_noise<dpsu::update_norm::l2, privet::simulation_only_noise> noise(1.0);
+  const int bits = static_cast<int>(noise.scale_bits());
+  REQUIRE(bits == 20);  // 2^20 units per standard deviation of 1
+  const double largest = std::ldexp(std::nextafter(0x1p63, 0.0), -bits);
+  CHECK(noise.to_units(largest) == static_cast<std::int64_t>(std::nextafter(0x1p63, 0.0)));
+  CHECK(noise.to_units(-std::ldexp(0x1p63, -bits) + std::ldexp(1024.0, -bits)) ==
+        -static_cast<std::int64_t>(0x1p63 - 1024));
+  CHECK_THROWS_WITH_AS((void)noise.to_units(std::ldexp(0x1p63, -bits)),
+                       "privet: threshold 8796093022208 in units of 2^-20 does not fit int64; "
+                       "allowed: |x| 2^b < 2^63",
+                       privet::overflow_error);
+  CHECK_THROWS_AS((void)noise.to_units(-std::ldexp(0x1p63, -bits)), privet::overflow_error);
+}
