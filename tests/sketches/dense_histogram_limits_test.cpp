@@ -7,6 +7,8 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/sketches/dense_histogram.hpp>
 
+#include <support/histogram_limits.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -16,29 +18,14 @@
 #include <type_traits>
 #include <vector>
 
+using privet::test::fixed_noise;
+
 namespace {
 
 template <class T>
-std::string text(T v) {
-  if constexpr (std::is_signed_v<T>) {
-    return std::to_string(static_cast<long long>(v));
-  } else {
-    return std::to_string(static_cast<unsigned long long>(v));
-  }
-}
-
-template <class T>
 std::string overflow_message(T a, T b) {
-  return "privet: a histogram count would overflow: " + text(a) + " + " + text(b) +
-         "; allowed: the range of the count type [" + text(std::numeric_limits<T>::min()) + ", " +
-         text(std::numeric_limits<T>::max()) + "]";
+  return privet::test::histogram_overflow_message(a, b);
 }
-
-// A sampler that always draws z.
-struct fixed_noise {
-  std::int64_t z;
-  std::int64_t operator()(privet::seeded_generator&) const { return z; }
-};
 
 }  // namespace
 
@@ -105,7 +92,7 @@ TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, s
     CHECK_THROWS_WITH_AS((void)m.noisy(fixed_noise{-11}, gen),
                          ("privet: a histogram count plus noise -11 does not fit the count type; "
                           "allowed: [0, " +
-                          text(max) + "]")
+                          privet::test::integer_text(max) + "]")
                              .c_str(),
                          privet::overflow_error);
   } else {
