@@ -13,6 +13,8 @@
 
 #include <support/errors.hpp>
 
+#include <support/federated_fixtures.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -39,34 +41,12 @@ using privet::federated::worker_options;
 using privet::ml::batch_sampling;
 using privet::ml::dense_batch;
 
+using privet::test::blobs;
+using privet::test::integer_orders;
+using privet::test::same_bits;
+
 using dense_lr = privet::ml::logistic_regression<double, dense_batch<double>>;
 using mlp = privet::ml::mlp<double>;
-
-// Two Gaussian classes in f dimensions, means +-shift on the first axis.
-dense_batch<double> blobs(std::size_t n, std::size_t f, double shift, unsigned seed, int classes) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> nd;
-  dense_batch<double> b;
-  b.x = xt::xtensor<double, 2>::from_shape({n, f});
-  for (std::size_t i = 0; i < n; ++i) {
-    const int y = static_cast<int>(i % static_cast<std::size_t>(classes));
-    for (std::size_t j = 0; j < f; ++j) b.x(i, j) = nd(gen);
-    b.x(i, 0) += (y == 0 ? -shift : shift);
-    if (classes > 2 && f > 1) b.x(i, 1) += shift * (y - 1);
-    b.y.push_back(y);
-  }
-  return b;
-}
-
-bool same_bits(std::span<const double> a, std::span<const double> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-std::vector<double> integer_orders() {
-  std::vector<double> orders;
-  for (int a = 2; a <= 128; ++a) orders.push_back(a);
-  return orders;
-}
 
 // A private worker calibrated and accounted by RDP on integer orders only,
 // which is fast (the default orders' fractional series take seconds per
@@ -78,8 +58,8 @@ worker_options private_options(std::string name, double clip, std::size_t b, app
   o.batch_size = b;
   o.privacy = total_budget{target};
   o.calibration.accountant = privet::accountant_kind::rdp;
-  o.calibration.orders = integer_orders();
-  o.accounting.orders = integer_orders();
+  o.calibration.orders = integer_orders(128);
+  o.accounting.orders = integer_orders(128);
   o.accounting.use_pld = false;
   o.accounting.use_prv = false;
   return o;

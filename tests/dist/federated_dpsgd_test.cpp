@@ -11,6 +11,8 @@
 #include <privet/ml/logistic_regression.hpp>
 #include <privet/ml/mlp.hpp>
 
+#include <support/federated_fixtures.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -38,33 +40,15 @@ using privet::federated::worker_options;
 using privet::ml::batch_sampling;
 using privet::ml::dense_batch;
 
+using privet::test::integer_orders;
+using privet::test::same_bits;
+
 using dense_lr = privet::ml::logistic_regression<double, dense_batch<double>>;
 using mlp = privet::ml::mlp<double>;
 
-// Gaussian classes in f dimensions, means +-shift on the first axis.
+// Gaussian classes in f dimensions, means +-1.5 on the first axis.
 dense_batch<double> blobs(std::size_t n, std::size_t f, unsigned seed, int classes) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> nd;
-  dense_batch<double> b;
-  b.x = xt::xtensor<double, 2>::from_shape({n, f});
-  for (std::size_t i = 0; i < n; ++i) {
-    const int y = static_cast<int>(i % static_cast<std::size_t>(classes));
-    for (std::size_t j = 0; j < f; ++j) b.x(i, j) = nd(gen);
-    b.x(i, 0) += y == 0 ? -1.5 : 1.5;
-    if (classes > 2) b.x(i, 1) += 1.5 * (y - 1);
-    b.y.push_back(y);
-  }
-  return b;
-}
-
-bool same_bits(std::span<const double> a, std::span<const double> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-std::vector<double> integer_orders() {
-  std::vector<double> orders;
-  for (int a = 2; a <= 64; ++a) orders.push_back(a);
-  return orders;
+  return privet::test::blobs(n, f, 1.5, seed, classes);
 }
 
 // Worker w of a mixed federation: private with a total budget, private with
@@ -76,8 +60,8 @@ worker_options options_of(std::size_t w) {
   o.batch_size = 6 + 2 * (w % 4);
   o.sampling = w % 2 == 0 ? batch_sampling::poisson : batch_sampling::fixed_size;
   o.calibration.accountant = privet::accountant_kind::rdp;
-  o.calibration.orders = integer_orders();
-  o.accounting.orders = integer_orders();
+  o.calibration.orders = integer_orders(64);
+  o.accounting.orders = integer_orders(64);
   o.accounting.use_pld = false;
   o.accounting.use_prv = false;
   switch (w % 3) {

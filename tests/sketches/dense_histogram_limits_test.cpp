@@ -20,15 +20,6 @@
 
 using privet::test::fixed_noise;
 
-namespace {
-
-template <class T>
-std::string overflow_message(T a, T b) {
-  return privet::test::histogram_overflow_message(a, b);
-}
-
-}  // namespace
-
 TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, std::int8_t,
                    std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t,
                    std::int64_t, std::uint64_t) {
@@ -40,12 +31,14 @@ TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, s
   h.add(7, T(max - 1));
   h.add(7);
   CHECK(h[7] == max);
-  CHECK_THROWS_WITH_AS(h.add(7), overflow_message<T>(max, T(1)).c_str(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(h.add(7), privet::test::histogram_overflow_message<T>(max, T(1)).c_str(),
+                       privet::overflow_error);
   CHECK(h[7] == max);
   if constexpr (std::is_signed_v<T>) {
     h.add(8, min);
     CHECK(h[8] == min);
-    CHECK_THROWS_WITH_AS(h.add(8, T(-1)), overflow_message<T>(min, T(-1)).c_str(),
+    CHECK_THROWS_WITH_AS(h.add(8, T(-1)),
+                         privet::test::histogram_overflow_message<T>(min, T(-1)).c_str(),
                          privet::overflow_error);
     CHECK(h[8] == min);
   }
@@ -58,7 +51,8 @@ TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, s
   CHECK(b[1] == max);
   const std::vector<std::uint32_t> batch{2, 3, 1};
   CHECK_THROWS_WITH_AS(b.add_all(std::span<const std::uint32_t>(batch)),
-                       overflow_message<T>(max, T(1)).c_str(), privet::overflow_error);
+                       privet::test::histogram_overflow_message<T>(max, T(1)).c_str(),
+                       privet::overflow_error);
   CHECK(b[1] == max);
   CHECK(b[2] == 0);
   CHECK(b[3] == 0);
@@ -72,7 +66,8 @@ TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, s
   x.merge(y);
   CHECK(x[1] == max);
   CHECK(x[2] == 6);
-  CHECK_THROWS_WITH_AS(x.merge(y), overflow_message<T>(max, T(3)).c_str(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(x.merge(y), privet::test::histogram_overflow_message<T>(max, T(3)).c_str(),
+                       privet::overflow_error);
   CHECK(x[1] == max);
   CHECK(x[2] == 6);
 
@@ -82,7 +77,8 @@ TEST_CASE_TEMPLATE("counts reach the type's limits exactly and never wrap", T, s
   n.add(1, T(max - 2));
   CHECK(n.noisy(fixed_noise{2}, gen)[1] == max);
   CHECK_THROWS_WITH_AS((void)n.noisy(fixed_noise{3}, gen),
-                       overflow_message<T>(T(max - 2), T(3)).c_str(), privet::overflow_error);
+                       privet::test::histogram_overflow_message<T>(T(max - 2), T(3)).c_str(),
+                       privet::overflow_error);
   // A negative sample is judged by the sum, also for unsigned counts: 10 +
   // (-10) is 0, 10 + (-11) leaves an unsigned type (and names the sample).
   privet::dense_histogram<T> m(1);  // noisy() noises every id of the domain
