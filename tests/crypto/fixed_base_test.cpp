@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 namespace mp = boost::multiprecision;
@@ -87,6 +88,23 @@ TEST_CASE_TEMPLATE("fixed-base tables reject exponents beyond their length", Int
   CHECK(rejected_parameter([&] { (void)table.pow(Int(-1)); }) == "exponent");
   CHECK(rejected_parameter([&] { fixed_base_pow<Int> t(m, Int(7), 0); }) == "exp_bits");
   CHECK(rejected_parameter([&] { fixed_base_pow<Int> t(Int(m + 1), Int(7), 8); }) == "modulus");
+  // The full messages (docs/error_audit.md); the GMP table checks its
+  // modulus and base itself, the others through the Montgomery context.
+  CHECK_THROWS_WITH_AS(
+      (void)table.pow(Int(-1)),
+      "privet: exponent is negative or longer than its 100-bit public bound; allowed: [0, 2^100)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(fixed_base_pow<Int>(m, Int(7), 0),
+                       "privet: exp_bits = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
+  constexpr bool gmp = !std::is_same_v<Int, cpp_int> && !std::is_same_v<Int, fixed4096>;
+  const char* const even = gmp ? "privet: modulus is even or below 3; allowed: an odd modulus > 1"
+                               : "privet: modulus is even or zero; allowed: an odd modulus "
+                                 "(Montgomery reduction needs gcd(m, 2) = 1)";
+  CHECK_THROWS_WITH_AS(fixed_base_pow<Int>(Int(m + 1), Int(7), 8), even, privet::invalid_parameter);
+  const char* const negative =
+      gmp ? "privet: base is negative; allowed: an integer >= 0"
+          : "privet: a negative integer was passed to modular arithmetic; allowed: >= 0";
+  CHECK_THROWS_WITH_AS(fixed_base_pow<Int>(m, Int(-7), 8), negative, privet::invalid_parameter);
 }
 
 TEST_CASE("the window width stays within its bounds and the table within its budget") {

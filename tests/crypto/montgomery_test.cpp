@@ -179,6 +179,41 @@ TEST_CASE("bad moduli and exponents are rejected") {
   CHECK(rejected_parameter([&] { (void)mod.pow_secret(cpp_int(-3), cpp_int(1), 8); }) == "value");
   // A factor longer than the modulus breaks mul's contract: it throws.
   CHECK(rejected_parameter([&] { (void)mod.mul(cpp_int(1) << 200, cpp_int(2)); }) == "value");
+  // The full messages (docs/error_audit.md).
+  CHECK_THROWS_WITH_AS(modular<cpp_int>(cpp_int(10)),
+                       "privet: modulus is even or zero; allowed: an odd modulus (Montgomery "
+                       "reduction needs gcd(m, 2) = 1)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(modular<cpp_int>(cpp_int(0)),
+                       "privet: modulus is even or zero; allowed: an odd modulus (Montgomery "
+                       "reduction needs gcd(m, 2) = 1)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(montgomery(std::vector<privet::detail::limb>{}),
+                       "privet: modulus is even or zero; allowed: an odd modulus (Montgomery "
+                       "reduction needs gcd(m, 2) = 1)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(montgomery(std::vector<privet::detail::limb>{4, 0, 0}),
+                       "privet: modulus is even or zero; allowed: an odd modulus (Montgomery "
+                       "reduction needs gcd(m, 2) = 1)",
+                       privet::invalid_parameter);
+  // A negative modulus reaches the limb conversion first, which names it "value".
+  CHECK_THROWS_WITH_AS(modular<cpp_int>(cpp_int(-7)),
+                       "privet: a negative integer was passed to modular arithmetic; allowed: >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)mod.pow_secret(cpp_int(3), cpp_int(-1), 8),
+      "privet: exponent is negative or longer than its 8-bit public bound; allowed: [0, 2^8)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)mod.pow_secret(cpp_int(-3), cpp_int(1), 8),
+                       "privet: a negative integer was passed to modular arithmetic; allowed: >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)mod.reduce(cpp_int(-3)),
+                       "privet: a negative integer was passed to modular arithmetic; allowed: >= 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)mod.mul(cpp_int(1) << 200, cpp_int(2)),
+                       "privet: a factor of a modular product is longer than the modulus; "
+                       "allowed: [0, m)",
+                       privet::invalid_parameter);
 }
 
 #ifdef PRIVET_HAS_GMP
@@ -203,5 +238,15 @@ TEST_CASE("the GMP backend's mpz_powm_sec agrees with the cpp_int Montgomery cod
   const modular<mpz_int> mod(mpz_int(1000003));
   CHECK(rejected_parameter([&] { (void)mod.pow_secret(mpz_int(3), mpz_int(1) << 20, 20); }) ==
         "exponent");
+  CHECK_THROWS_WITH_AS(modular<mpz_int>(mpz_int(10)),
+                       "privet: modulus is even or not positive; allowed: an odd modulus",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(modular<mpz_int>(mpz_int(-7)),
+                       "privet: modulus is even or not positive; allowed: an odd modulus",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)mod.pow_secret(mpz_int(3), mpz_int(1) << 20, 20),
+      "privet: exponent is negative or longer than its 20-bit public bound; allowed: [0, 2^20)",
+      privet::invalid_parameter);
 }
 #endif

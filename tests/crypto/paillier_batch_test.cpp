@@ -277,3 +277,52 @@ TEST_CASE_TEMPLATE("batch operations name the first bad element", Int, PRIVET_PA
                                   {paillier::max_batch_threads + 1});
         }) == "threads");
 }
+
+TEST_CASE_TEMPLATE("every batch refusal's full message (docs/error_audit.md)", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  // The rows of the audit that the test above checks by name or type only.
+  privet::seeded_generator gen(77);
+  const auto keys = small_keys<Int>(256, 6);
+  const auto other = small_keys<Int>(256, 7);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  ciphertexts<Int> cs = {pk.encrypt(Int(1), gen), pk.encrypt(Int(2), gen)};
+  ciphertexts<Int> mixed = {cs[0], other.public_key.encrypt(Int(3), gen), cs[1]};
+  const char* const under_other =
+      "privet: ciphertexts[1] is under a different public key; allowed: ciphertexts under this "
+      "key (the same n)";
+  CHECK_THROWS_WITH_AS((void)paillier::decrypt_signed(sk, mixed), under_other,
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::rerandomize(pk, mixed, gen), under_other,
+                       privet::invalid_parameter);
+  const ciphertexts<Int> foreign = {cs[0], other.public_key.encrypt(Int(3), gen)};
+  CHECK_THROWS_WITH_AS((void)paillier::add(view<Int>(cs), foreign),
+                       "privet: b[1] is under a different public key; allowed: ciphertexts under "
+                       "this key (the same n)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::add(view<Int>(foreign), cs),
+                       "privet: a[1] is under a different public key; allowed: ciphertexts under "
+                       "this key (the same n)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::multiply(view<Int>(mixed), 2),
+                       "privet: ciphertexts[1] is under a different public key than "
+                       "ciphertexts[0]; allowed: ciphertexts under the same key (the same n)",
+                       privet::invalid_parameter);
+  const std::vector<int> one = {1};
+  CHECK_THROWS_WITH_AS((void)paillier::multiply(view<Int>(cs), std::span<const int>(one)),
+                       "privet: scalars.size() = 1 is invalid; allowed: ciphertexts.size() = 2",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::multiply(view<Int>(cs), pk.n()),
+                       "privet: scalar k is outside (-n, n) for the 256-bit modulus n; allowed: "
+                       "|k| < n",
+                       privet::overflow_error);
+  const std::string threads =
+      "privet: threads = " + std::to_string(paillier::max_batch_threads + 1) +
+      " is invalid; allowed: [0, " + std::to_string(paillier::max_batch_threads) +
+      "] (0: every core TBB may use, 1: the calling thread only)";
+  CHECK_THROWS_WITH_AS((void)paillier::decrypt(sk, cs, {paillier::max_batch_threads + 1}),
+                       threads.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::encrypt(pk, std::vector<Int>{Int(1)}, gen, {paillier::max_batch_threads + 1}),
+      threads.c_str(), privet::invalid_parameter);
+}

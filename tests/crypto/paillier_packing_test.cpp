@@ -310,3 +310,94 @@ TEST_CASE_TEMPLATE("ciphertext packing: bad layouts, term counts and lying ciphe
   CHECK_THROWS_AS((void)paillier::unpack_signed(keys.private_key, layout, junk, 1),
                   privet::protocol_error);
 }
+
+TEST_CASE_TEMPLATE("every packing refusal's full message (docs/error_audit.md)", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  // The rows of the audit that the tests above check by name or type only.
+  privet::seeded_generator gen(107);
+  const auto keys = small_keys<Int>(256, 105);
+  const auto& pk = keys.public_key;
+  using packing = paillier::packing<Int, S>;
+  using packed = paillier::packed_vector<Int, S>;
+  CHECK_THROWS_WITH_AS(packing(pk, fp<Int>::encode(0.0), 5),
+                       "privet: value_bound is not positive; allowed: a mantissa >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(packing(pk, fp<Int>::encode(1.0), 0),
+                       "privet: max_terms = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(packing(pk, fp<Int>::encode(1.0), 1, 0),
+                       "privet: max_scalar is below 1; allowed: >= 1", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(packing(pk, fp<Int>::encode(1.0), 1, -3),
+                       "privet: max_scalar is below 1; allowed: >= 1", privet::invalid_parameter);
+  // 2 * 2560 * 5 * 3 = 76800 needs 17 bits: 255 / 17 = 15 slots.
+  const packing layout(pk, fp<Int>::encode(10.0), 5, 3);
+  const packing other_layout(pk, fp<Int>::encode(10.0), 50, 3);
+  const values_t<Int> three(3, fp<Int>::encode(1.0));
+  const auto a = layout.pack(view_t<Int>(three), gen);
+  CHECK_THROWS_WITH_AS((void)(a + other_layout.pack(view_t<Int>(three), gen)),
+                       "privet: rhs = a packed vector of another layout is invalid; allowed: the "
+                       "same layout (17-bit slots, 15 per plaintext)",
+                       privet::invalid_parameter);
+  const auto other = small_keys<Int>(256, 106);
+  CHECK_THROWS_WITH_AS((void)paillier::unpack(other.private_key, a),
+                       "privet: ciphertext is under a different public key; allowed: a "
+                       "ciphertext under this key (the same n)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::sum(std::span<const packed>()),
+                       "privet: packed vectors is empty; allowed: at least one element",
+                       privet::invalid_parameter);
+  // sum and a negative scalar carry the messages of + and * (2^17 - 1 holds
+  // 25 fresh vectors' 5120 and 25 times 5120, not 26).
+  const auto& x = a;
+  const std::vector<packed> copies(26, x);
+  CHECK_THROWS_WITH_AS((void)paillier::sum(std::span<const packed>(copies)),
+                       "privet: addition of packed vectors could carry into the next slot: the "
+                       "slot content bound 128000 + 5120 exceeds 2^17 - 1; allowed: slot contents "
+                       "up to 2^17 - 1 (make the packing with larger max_terms or max_scalar)",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)(x * -26),
+                       "privet: multiplication of packed vectors could carry into the next slot: "
+                       "the slot content bound 5120 * 26 exceeds 2^17 - 1; allowed: slot "
+                       "contents up to 2^17 - 1 (make the packing with larger max_terms or "
+                       "max_scalar)",
+                       privet::overflow_error);
+
+  // Ciphertext packing.
+  using cpacking = paillier::ciphertext_packing<Int>;
+  CHECK_THROWS_WITH_AS(cpacking(pk, Int(0)), "privet: bound = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(cpacking(pk, Int(-4)), "privet: bound = -4 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(cpacking(pk, Int(5), 0), "privet: max_terms = 0 is invalid; allowed: >= 1",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(cpacking(pk, Int(1) << 254, 2),
+                       "privet: slots for values up to bound = a 255-bit number in sums of 2 "
+                       "need 257 bits; allowed: at most 255 (the bits(n) - 1 of this key)",
+                       privet::invalid_parameter);
+  const cpacking clayout(pk, Int(100), 2);  // bits(400) = 9: 28 slots
+  std::vector<paillier::ciphertext<Int>> none;
+  CHECK_THROWS_WITH_AS((void)paillier::pack(clayout, none),
+                       "privet: ciphertexts is empty; allowed: at least one element",
+                       privet::invalid_parameter);
+  std::vector<paillier::ciphertext<Int>> cs{pk.encrypt_signed(Int(5), gen)};
+  CHECK_THROWS_WITH_AS((void)paillier::pack(clayout, cs, 3),
+                       "privet: terms = 3 is invalid; allowed: [1, 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::pack(clayout, cs, 0),
+                       "privet: terms = 0 is invalid; allowed: [1, 2]", privet::invalid_parameter);
+  std::vector<paillier::ciphertext<Int>> foreign{cs[0], other.public_key.encrypt(Int(1), gen)};
+  CHECK_THROWS_WITH_AS((void)paillier::pack(clayout, foreign),
+                       "privet: ciphertexts[1] is under another key; allowed: ciphertexts under "
+                       "the packing's key",
+                       privet::invalid_parameter);
+  const auto packed_cs = paillier::pack(clayout, cs);
+  CHECK_THROWS_WITH_AS((void)paillier::unpack_signed(keys.private_key, clayout, packed_cs, 1, 3),
+                       "privet: terms = 3 is invalid; allowed: [1, 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::unpack_signed(keys.private_key, clayout, packed_cs, 40),
+                       "privet: packed.size() = 1 is invalid; allowed: 2 for 40 values",
+                       privet::invalid_parameter);
+  std::vector<paillier::ciphertext<Int>> junk{pk.encrypt(Int(1) << 200, gen)};
+  CHECK_THROWS_WITH_AS((void)paillier::unpack_signed(keys.private_key, clayout, junk, 1),
+                       "privet: packed ciphertext 0 has plaintext bits beyond its slots; allowed: "
+                       "only the layout's slots",
+                       privet::protocol_error);
+}

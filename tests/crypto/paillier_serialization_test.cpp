@@ -10,6 +10,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
 
 #include <doctest/doctest.h>
@@ -18,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -615,4 +617,151 @@ TEST_CASE("randomly corrupted encodings parse or throw serialization_error, noth
   }
   CHECK(decoded > 0);  // some corruptions keep a valid encoding (a flipped ciphertext bit)
   CHECK(decoded < 4000);
+}
+
+TEST_CASE_TEMPLATE("every serialisation refusal's full message (docs/error_audit.md)", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  // The rows of the audit whose tests above checked a prefix, a part or
+  // only the type: here the whole text.
+  privet::seeded_generator gen(93);
+  const auto keys = small_keys<Int>(256, 93);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const std::string pre = "privet: malformed Paillier public key: ";
+
+  // Binary public key: an even n, and a 256-bit n without the opt-in.
+  auto b = paillier::serialize(pk);
+  b.back() &= 0xfe;
+  CHECK(malformed([&] {
+          (void)paillier::deserialize<paillier::public_key<Int>>(view(b), paillier::allow_insecure);
+        }) == pre + "n is not a positive odd integer; allowed: an odd modulus n = p q");
+  const std::string range = std::numeric_limits<Int>::is_bounded
+                                ? "[2048, 2048] (this integer type must hold n^2)"
+                                : "[2048, 16384]";
+  CHECK(malformed([&] {
+          (void)paillier::deserialize<paillier::public_key<Int>>(view(paillier::serialize(pk)));
+        }) == pre + "bits = 256 is invalid; allowed: " + range +
+                  "; smaller keys (>= 128) only through paillier::insecure_key_size or "
+                  "paillier::allow_insecure");
+
+  // Binary private key: q made even is not prime.
+  auto sb = paillier::serialize(sk);
+  sb.back() ^= 1;
+  CHECK(malformed([&] {
+          (void)paillier::deserialize<paillier::private_key<Int>>(view(sb), gen,
+                                                                  paillier::allow_insecure);
+        }) == "privet: malformed Paillier private key: q is not prime; allowed: a prime");
+  // q equal to p.
+  privet::detail::paillier_writer w;
+  w.bytes(bytes{'P', 'V', 'P', 'L', 1, 2});
+  w.integer(sk.p());
+  w.integer(sk.p());
+  const auto pp = w.take();
+  CHECK(malformed([&] {
+          (void)paillier::deserialize<paillier::private_key<Int>>(view(pp), gen,
+                                                                  paillier::allow_insecure);
+        }) == "privet: malformed Paillier private key: q equals p; allowed: a prime other than p");
+
+  // Binary ciphertext: a length beyond 2 * 256 bits is refused before reading.
+  auto cb = paillier::serialize(pk.encrypt(Int(3), gen));
+  for (std::size_t i = 22; i < 26; ++i) cb[i] = 0xff;  // after magic, version, kind, fingerprint
+  CHECK(malformed([&] { (void)paillier::deserialize<paillier::ciphertext<Int>>(view(cb), pk); }) ==
+        "privet: malformed Paillier ciphertext: c is 4294967295 bytes long; allowed: at "
+        "most 64");
+
+  // JSON public key: the JWK's alg, and an n longer than any key.
+  const auto read_pk = [](const std::string& text) {
+    return malformed([&] {
+      (void)paillier::from_json<paillier::public_key<Int>>(text, paillier::allow_insecure);
+    });
+  };
+  const std::string jpre = "privet: malformed Paillier public key JSON: ";
+  CHECK(read_pk(R"({"kty": "DAJ", "alg": "RSA", "n": "AQ"})") ==
+        jpre + "\"alg\" is not \"PAI-GN1\"");
+  const std::string max_bytes = std::numeric_limits<Int>::is_bounded ? "256" : "2048";
+  CHECK(read_pk(R"({"kty": "DAJ", "alg": "PAI-GN1", "n": ")" + std::string(3000, 'A') + "\"}") ==
+        jpre + "\"n\" is too long (more than " + max_bytes + " bytes)");
+
+  // JSON private key: key_ops, and lambda or mu not below n.
+  const auto read_sk = [&](const std::string& text) {
+    return malformed([&] {
+      (void)paillier::from_json<paillier::private_key<Int>>(text, gen, paillier::allow_insecure);
+    });
+  };
+  const std::string spre = "privet: malformed Paillier private key JSON: ";
+  const auto with = [](std::string s, const std::string& from, const std::string& to) {
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::string good = docs_private_jwk;
+  CHECK(read_sk(with(good, R"("key_ops": [ "decrypt" ])", R"("key_ops": "decrypt")")) ==
+        spre + "\"key_ops\" is not an array");
+  CHECK(read_sk(with(good, R"("kty": "DAJ",)", R"("kty": "RSA",)")) ==
+        spre + "\"kty\" is not \"DAJ\"");
+  // n itself as lambda, then as mu (the same length, so the length check passes).
+  const std::string docs_n_b64 = "haFTvA70KcI5XXReJUlQWoZus12aSJJ5EXAvu93xR7k";
+  CHECK(read_sk(with(good, "haFTvA70KcI5XXReJUlQWRQdYHxaUS8baGQGug9dewA", docs_n_b64)) ==
+        spre + "\"lambda\" is not below n");
+  CHECK(read_sk(with(good, "Dzq1_tz2qDX_-S4shia9Rw34Z9ix9b-fhPi3In76NaI", docs_n_b64)) ==
+        spre + "\"mu\" is not below n");
+
+  // A prime n passes every check before the factoring: lambda = n - 1 is
+  // a multiple of Carmichael's lambda(n) and mu = (n - 1)^-1 = n - 1 mod n,
+  // but no base yields a square root of 1 other than +-1.
+  {
+    const Int p = privet::detail::random_prime<Int>(256, gen);
+    const std::string pn = privet::detail::base64url_encode(privet::detail::be_bytes(p));
+    const std::string pm = privet::detail::base64url_encode(privet::detail::be_bytes(Int(p - 1)));
+    const std::string jwk = R"({"kty": "DAJ", "key_ops": ["decrypt"], "lambda": ")" + pm +
+                            R"(", "mu": ")" + pm +
+                            R"(", "pub": {"kty": "DAJ", "alg": "PAI-GN1", "n": ")" + pn + "\"}}";
+    CHECK(read_sk(jwk) == spre + "\"lambda\" did not factor n (is n a product of two primes?)");
+  }
+
+  // An exponent of a type other than number or string.
+  const auto read_x = [&](const std::string& text) {
+    return malformed([&] {
+      (void)paillier::from_json<paillier::encrypted_number<Int, S>>(
+          text, pk, paillier::fixed_point<Int, S>::encode(1.0));
+    });
+  };
+  CHECK(read_x(R"({"v": "5", "e": true})") ==
+        "privet: malformed Paillier encrypted number JSON: \"e\" is a boolean; allowed: an "
+        "integer");
+  CHECK(read_x(R"({"v": "5", "e": [-4]})") ==
+        "privet: malformed Paillier encrypted number JSON: \"e\" is an array; allowed: an "
+        "integer");
+
+  // JSON encrypted number: the caller's bound above (n-1)/2 is the caller's
+  // overflow_error, not a malformed input.
+  using fp = paillier::fixed_point<Int, S>;
+  using number = paillier::encrypted_number<Int, S>;
+  // (bounds above 128 bits are named by their length: detail::int_text).
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::from_json<number>(R"({"v": "5", "e": -4})", pk, fp::from_mantissa(pk.n())),
+      "privet: bound = a 256-bit number exceeds (n-1)/2 = a 255-bit number for the 256-bit "
+      "modulus n; allowed: [0, (n-1)/2]",
+      privet::overflow_error);
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::from_json<std::vector<number>>(R"({"public_key": {"n": "3"}, "values": []})",
+                                                     pk, fp::from_mantissa(Int(-1))),
+      "privet: bound is negative; allowed: a magnitude >= 0", privet::invalid_parameter);
+
+  // Writers: a kid outside printable ASCII, a number under another key.
+  CHECK_THROWS_WITH_AS((void)paillier::to_jwk(pk, "tab\there"),
+                       "privet: kid has a character outside printable ASCII; allowed: printable "
+                       "ASCII (python-paillier's \"any ascii string\")",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::to_jwk(sk, "\x7f"),
+                       "privet: kid has a character outside printable ASCII; allowed: printable "
+                       "ASCII (python-paillier's \"any ascii string\")",
+                       privet::invalid_parameter);
+  const auto other = small_keys<Int>(256, 94);
+  const std::vector<number> xs{
+      paillier::encrypt(pk, fp::encode(1.0), fp::encode(1.0), gen),
+      paillier::encrypt(other.public_key, fp::encode(1.0), fp::encode(1.0), gen)};
+  CHECK_THROWS_WITH_AS((void)paillier::to_json(pk, std::span<const number>(xs)),
+                       "privet: values[1] is under a different public key; allowed: numbers "
+                       "under the given key",
+                       privet::invalid_parameter);
 }

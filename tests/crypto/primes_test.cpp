@@ -84,6 +84,10 @@ TEST_CASE("round counts for the 2^-128 target") {
   CHECK(miller_rabin_rounds(16, 128) == 64);
   CHECK(rejected_parameter([] { (void)miller_rabin_rounds(1); }) == "bits");
   CHECK(rejected_parameter([] { (void)miller_rabin_rounds(512, 0); }) == "security");
+  CHECK_THROWS_WITH_AS((void)miller_rabin_rounds(1), "privet: bits = 1 is invalid; allowed: >= 2",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)miller_rabin_rounds(512, 0),
+                       "privet: security = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
 }
 
 TEST_CASE("strong pseudoprimes pass exactly the bases published for them") {
@@ -204,6 +208,8 @@ TEST_CASE_TEMPLATE("random primes have the requested shape and are prime", Int, 
   privet::seeded_generator a(25), b(25);
   CHECK(privet::detail::random_prime<Int>(128, a) == privet::detail::random_prime<Int>(128, b));
   CHECK(rejected_parameter([&] { (void)privet::detail::random_prime<Int>(15, gen); }) == "bits");
+  CHECK_THROWS_WITH_AS((void)privet::detail::random_prime<Int>(15, gen),
+                       "privet: bits = 15 is invalid; allowed: >= 16", privet::invalid_parameter);
 }
 
 TEST_CASE("bad inputs to the prime functions") {
@@ -214,6 +220,21 @@ TEST_CASE("bad inputs to the prime functions") {
   CHECK(rejected_parameter([] { (void)strong_probable_prime(cpp_int(101), cpp_int(1)); }) == "a");
   CHECK(rejected_parameter([&] { (void)privet::detail::random_prime<fixed1024>(1025, gen); }) ==
         "bits");
+  // The full messages (docs/error_audit.md).
+  for (const cpp_int& n : {cpp_int(4), cpp_int(3), cpp_int(-5)}) {
+    CAPTURE(n);
+    CHECK_THROWS_WITH_AS((void)miller_rabin(n, 1, gen), "privet: Miller-Rabin needs an odd n >= 5",
+                         privet::invalid_parameter);
+  }
+  CHECK_THROWS_WITH_AS((void)strong_probable_prime(cpp_int(101), cpp_int(100)),
+                       "privet: base a must lie in [2, n - 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)strong_probable_prime(cpp_int(101), cpp_int(1)),
+                       "privet: base a must lie in [2, n - 2]", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)strong_probable_prime(cpp_int(100), cpp_int(3)),
+                       "privet: Miller-Rabin needs an odd n >= 5", privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::detail::random_prime<fixed1024>(1025, gen),
+                       "privet: bits = 1025 is invalid; allowed: <= 1024",
+                       privet::invalid_parameter);
 }
 
 #ifdef PRIVET_HAS_GMP

@@ -43,7 +43,12 @@
 // Every reader checks what it reads — lengths before allocating, versions,
 // kinds, types, signs, ranges (0 < c < n^2, gcd(c, n) = 1, key sizes) and
 // the key — and throws serialization_error naming the field and the rule,
-// never anything else (fuzzed in tests/fuzz/paillier_*_fuzz.cpp).
+// never anything else (fuzzed in tests/fuzz/paillier_*_fuzz.cpp). The key
+// check needs a key in the encoding: the binary fingerprint or the JSON
+// list's "public_key". python-paillier's single JSON ciphertext {"v"} and
+// number {"v", "e"} name no key, so one made under another key whose value
+// passes the range checks is read as this key's (and decrypts to noise):
+// exchange them over a channel bound to the key, or use the list layout.
 #pragma once
 
 #include <privet/core/csprng.hpp>

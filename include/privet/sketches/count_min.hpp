@@ -261,15 +261,19 @@ class count_min_sketch {
   /// order (a seeded generator gives the same release every run). `noise` is
   /// a mechanism called as noise(counter, gen) (discrete_gaussian_mechanism,
   /// discrete_laplace_mechanism: calibrate it with sensitivity()) or an
-  /// integer sampler called as noise(gen) whose sample is added. A result
-  /// outside Count throws overflow_error.
+  /// integer sampler called as noise(gen) whose sample is added. The exact
+  /// counter plus noise decides: a result Count holds is released as it is
+  /// (10 plus -5 in an unsigned count is 5, whatever the sample's type), any
+  /// other throws overflow_error naming the row, column, counter and noise
+  /// (never clamped or wrapped). Noise makes small counters negative, so an
+  /// unsigned Count throws on most sketches: prefer a signed one.
   template <class Noise, random_bit_source G>
   [[nodiscard]] count_min_sketch noisy(const Noise& noise, G& gen) const {
-    static_assert(std::signed_integral<Count>,
-                  "privet: count_min_sketch::noisy needs a signed count type: noise makes "
-                  "counters negative.");
     count_min_sketch out = *this;
-    for (auto& c : out.counters_) c = apply(noise, c, gen);
+    const auto w = static_cast<std::size_t>(width_);
+    for (std::size_t i = 0; i < out.counters_.size(); ++i) {
+      out.counters_[i] = apply(noise, out.counters_[i], i / w, i % w, gen);
+    }
     return out;
   }
 
@@ -342,9 +346,9 @@ class count_min_sketch {
   }
 
   template <class Noise, class G>
-  static Count apply(const Noise& noise, Count c, G& gen) {
+  static Count apply(const Noise& noise, Count c, std::size_t row, std::size_t column, G& gen) {
     if constexpr (requires { noise(c, gen); }) {
-      return to_count(noise(c, gen), c);
+      return to_count(noise(c, gen), c, row, column);
     } else {
       static_assert(
           requires {
@@ -353,11 +357,16 @@ class count_min_sketch {
           "privet: count_min_sketch::noisy needs a mechanism callable as noise(count, gen) or an "
           "integer sampler callable as noise(gen).");
       const auto z = noise(gen);
+      // The builtin adds at infinite precision and reports whether the sum
+      // fits Count, so a sample outside Count whose sum fits (an unsigned
+      // 10 plus -5, or an int32 count plus an int64 sample) is no error.
       Count out;
-      if (!std::in_range<Count>(z) || __builtin_add_overflow(c, static_cast<Count>(z), &out)) {
-        throw overflow_error("privet: count_min_sketch::noisy: counter " + detail::format_value(c) +
+      if (__builtin_add_overflow(c, z, &out)) {
+        throw overflow_error("privet: count_min_sketch::noisy: counter (row " +
+                             detail::format_value(row) + ", column " +
+                             detail::format_value(column) + ") = " + detail::format_value(c) +
                              " plus noise " + detail::format_value(z) +
-                             " does not fit the count type; allowed: [" +
+                             " does not fit the count type; allowed: a sum in [" +
                              detail::format_value(std::numeric_limits<Count>::min()) + ", " +
                              detail::format_value(std::numeric_limits<Count>::max()) + "]");
       }
@@ -366,11 +375,12 @@ class count_min_sketch {
   }
 
   template <std::integral V>
-  static Count to_count(V v, Count before) {
+  static Count to_count(V v, Count before, std::size_t row, std::size_t column) {
     if (!std::in_range<Count>(v)) {
-      throw overflow_error("privet: count_min_sketch::noisy: counter " +
-                           detail::format_value(before) + " became " + detail::format_value(v) +
-                           ", outside the count type; allowed: [" +
+      throw overflow_error("privet: count_min_sketch::noisy: counter (row " +
+                           detail::format_value(row) + ", column " + detail::format_value(column) +
+                           ") = " + detail::format_value(before) + " became " +
+                           detail::format_value(v) + ", outside the count type; allowed: [" +
                            detail::format_value(std::numeric_limits<Count>::min()) + ", " +
                            detail::format_value(std::numeric_limits<Count>::max()) + "]");
     }
