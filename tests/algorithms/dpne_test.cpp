@@ -473,3 +473,80 @@ TEST_CASE("DPNE messages name the parameter, its value and the allowed range") {
   CHECK_THROWS_WITH_AS((void)r.released(3), "privet: k = 3 is invalid; allowed: [1, 2]",
                        invalid_parameter);
 }
+
+TEST_CASE("an index of another corpus with as many tokens is refused, naming what differs") {
+  using privet::invalid_parameter;
+  text small;
+  small.user({"a b c"});  // words a = 0, b = 1, c = 2
+  ngram_table table = small.vocabulary;
+  const dpne::ngram_index index(small.corpus, table, 2);
+  dpne::parameters p;
+  p.max_length = 2;
+  privet::seeded_generator gen(5);
+  // The same three tokens count, another word at token 1.
+  dpne::corpus swapped;
+  swapped.add_user();
+  const std::vector<ngram_table::id> acb{0, 2, 1};
+  swapped.add_sequence(acb);
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_all(swapped, index, p, gen),
+                       "privet: index = an index of another corpus is invalid; allowed: an index "
+                       "of this corpus (token 1 is word 2 in the corpus but word 1 in the index)",
+                       invalid_parameter);
+  // The same words, split into two sequences (and two users).
+  dpne::corpus split;
+  split.add_user();
+  const std::vector<ngram_table::id> ab{0, 1}, c{2};
+  split.add_sequence(ab);
+  split.add_user();
+  split.add_sequence(c);
+  CHECK_THROWS_WITH_AS(
+      (void)dpne::dpsu_even(split, index, p, gen),
+      "privet: index = an index of another corpus is invalid; allowed: an index "
+      "of this corpus (token 1 ends a sequence in the corpus but not in the index)",
+      invalid_parameter);
+  const dpne::ngram_index split_index(split, table, 2);
+  CHECK_THROWS_WITH_AS(
+      (void)dpne::dpsu_single(small.corpus, split_index, p, 1, gen),
+      "privet: index = an index of another corpus is invalid; allowed: an index "
+      "of this corpus (token 1 ends a sequence in the index but not in the corpus)",
+      invalid_parameter);
+  // Its own corpus passes, whatever the users: the index does not record them.
+  dpne::corpus regrouped;
+  regrouped.add_user();
+  regrouped.add_user();
+  const std::vector<ngram_table::id> abc{0, 1, 2};
+  regrouped.add_sequence(abc);
+  CHECK_NOTHROW((void)dpne::dpsu_single(regrouped, index, p, 1, gen));
+}
+
+TEST_CASE("corpus accessors name the user or sequence past the end and the range") {
+  using privet::invalid_parameter;
+  dpne::corpus c;
+  CHECK_THROWS_WITH_AS((void)c.first_sequence(0),
+                       "privet: u = 0 is invalid; allowed: [0, users()) = [0, 0)",
+                       invalid_parameter);
+  c.add_user();
+  const std::vector<ngram_table::id> a{1, 2};
+  c.add_sequence(a);
+  c.add_user();
+  CHECK_THROWS_WITH_AS((void)c.first_sequence(2),
+                       "privet: u = 2 is invalid; allowed: [0, users()) = [0, 2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)c.end_sequence(2),
+                       "privet: u = 2 is invalid; allowed: [0, users()) = [0, 2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(c.for_each_sequence(5, [](std::size_t, std::size_t) {}),
+                       "privet: u = 5 is invalid; allowed: [0, users()) = [0, 2)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)c.sequence_begin(1),
+                       "privet: s = 1 is invalid; allowed: [0, sequences()) = [0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)c.sequence_end(1),
+                       "privet: s = 1 is invalid; allowed: [0, sequences()) = [0, 1)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)c.sequence(7),
+                       "privet: s = 7 is invalid; allowed: [0, sequences()) = [0, 1)",
+                       invalid_parameter);
+  CHECK(c.end_sequence(1) == 1);
+  CHECK(c.sequence(0).size() == 2);
+}

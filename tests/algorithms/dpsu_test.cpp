@@ -283,10 +283,18 @@ TEST_CASE("DPSU messages name the parameter, its value and the allowed range") {
       (void)su::with_noise(1e12, 1e-6, 10),
       "privet: scale = 1e+12 is invalid; allowed: finite, > 0 and below about 2^31",
       invalid_parameter);
-  // The Laplace threshold's own check names `delta` for with_noise's
-  // threshold_delta (see docs/error_audit.md, algorithms findings).
-  CHECK_THROWS_WITH_AS((void)dpsu::set_union<dpsu::weighted_laplace>::with_noise(1, 0.6, 10),
-                       "privet: delta = 0.6 is invalid; allowed: (0, 0.5)", invalid_parameter);
+  // with_noise names its own threshold_delta, not the Laplace bound's
+  // `delta` (docs/error_audit.md, finding 11); 0.5 is the first refused.
+  CHECK_THROWS_WITH_AS(
+      (void)dpsu::set_union<dpsu::weighted_laplace>::with_noise(1, 0.6, 10),
+      "privet: threshold_delta = 0.6 is invalid; allowed: (0, 0.5) for the Laplace policies",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)dpsu::set_union<dpsu::policy_laplace>::with_noise(1, 0.5, 10),
+      "privet: threshold_delta = 0.5 is invalid; allowed: (0, 0.5) for the Laplace policies",
+      invalid_parameter);
+  CHECK_NOTHROW((void)dpsu::set_union<dpsu::weighted_laplace>::with_noise(1, 0.49, 10));
+  CHECK_NOTHROW((void)su::with_noise(1, 0.6, 10));  // the Gaussian bound takes (0, 1)
   CHECK_THROWS_WITH_AS((void)dpsu::gaussian_sigma<privet::secure_noise>(privet::approx_dp(0, 1e-6)),
                        "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
                        invalid_parameter);

@@ -10,8 +10,10 @@
 #include <support/paillier_backends.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace lr = privet::private_lr;
@@ -436,10 +438,379 @@ TEST_CASE_TEMPLATE("a weight past max_weight is an overflow_error and leaves w u
   for (auto& y : block.y) y = 1;
   (void)run_block(bob, alice, bob.publish(gen), block, gen);
   const auto before = bob.mantissas();
-  CHECK_THROWS_AS(bob.update(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS(bob.update(),
+                       doctest::Contains("; allowed: |w_j| <= max_weight = 0.5 (raise max_weight, "
+                                         "lower the learning rate or add L2)"),
+                       privet::overflow_error);
   CHECK(bob.mantissas() == before);
   lr::reference_model<Int, S, R> ref(p);
   CHECK_THROWS_WITH_AS(ref.train_block(block),
                        doctest::Contains("allowed: |w_j| <= max_weight = 0.5"),
                        privet::overflow_error);
+}
+
+// The error-path audit's rows for this header (docs/error_audit.md,
+// algorithms: private_logistic_regression.hpp): every refusal, by its full
+// message, and each party left usable or clearly aborted.
+TEST_CASE_TEMPLATE("every refusal of the spam filter's parties is named by its full message", Int,
+                   PRIVET_PLR_TYPES) {
+  using privet::invalid_parameter;
+  using privet::protocol_error;
+  const auto& k = test_keys<Int>();
+  const auto& pk = k.paillier_keys.public_key;
+  const auto& dk = k.comparison_keys.public_key;
+  const auto p = small_parameters();
+  const std::string bob_says = "privet: private logistic regression Bob: ";
+  const std::string alice_says = "privet: private logistic regression Alice: ";
+  const std::string carol_says = "privet: private logistic regression Carol: ";
+
+  // Parameters (the plan every party makes; no keys needed).
+  const auto refused = [&](auto set, const std::string& message) {
+    auto q = p;
+    set(q);
+    CHECK_THROWS_WITH_AS((void)(lr::comparison_bits<Int, S, R>(q)), message.c_str(),
+                         invalid_parameter);
+  };
+  const std::string single =
+      " is invalid; allowed: >= 2 (a block of one email shows Bob that email's features; set "
+      "allow_single_email_blocks to accept that)";
+  refused([](auto& q) { q.dimension = 0; }, "privet: dimension = 0 is invalid; allowed: >= 1");
+  refused([](auto& q) { q.block_size = 1; }, "privet: block_size = 1" + single);
+  refused(
+      [](auto& q) {
+        q.block_size = 0;
+        q.allow_single_email_blocks = true;
+      },
+      "privet: block_size = 0 is invalid; allowed: >= 1");
+  refused([](auto& q) { q.max_update_emails = 5; },
+          "privet: max_update_emails = 5 is invalid; allowed: >= block_size = 6");
+  refused([](auto& q) { q.learning_rate = 2e6; },
+          "privet: learning_rate = 2e+06 is invalid; allowed: (0, 1e6]");
+  refused([](auto& q) { q.learning_rate = std::nan(""); },
+          "privet: learning_rate = nan is invalid; allowed: (0, 1e6]");
+  refused([](auto& q) { q.l2 = 0.25; },
+          "privet: l2 = 0.25 is invalid; allowed: >= 0 with 2 l2 learning_rate < 1");
+  refused([](auto& q) { q.l2 = -1; },
+          "privet: l2 = -1 is invalid; allowed: >= 0 with 2 l2 learning_rate < 1");
+  refused([](auto& q) { q.max_weight = 0; },
+          "privet: max_weight = 0 is invalid; allowed: (0, 1e9]");
+  refused([](auto& q) { q.max_active = 41; },
+          "privet: max_active = 41 is invalid; allowed: [0, dimension = 40] (0: dimension)");
+  refused([](auto& q) { q.statistical_security = 39; },
+          "privet: statistical_security = 39 is invalid; allowed: [40, 1024]");
+  refused([](auto& q) { q.threads = paillier::batch_options{5000}; },
+          "privet: threads = 5000 is invalid; allowed: [0, 4096] (0: every core TBB may use, 1: "
+          "the calling thread only)");
+  refused([](auto& q) { q.max_weight = 0.001; },
+          "privet: max_weight = 0.001 is invalid; allowed: >= 1 / C");
+  refused([](auto& q) { q.learning_rate = 1e-4; },
+          "privet: learning_rate = 1e-04 is invalid; allowed: >= 2 / C_R (round(C_R "
+          "learning_rate / 4) must be at least 1)");
+  {
+    auto q = p;
+    q.max_weight = 1e6;  // C = 2^50: C max_weight passes 2^62
+    CHECK_THROWS_WITH_AS((void)(lr::comparison_bits<Int, paillier::binary_scale<50>, R>(q)),
+                         "privet: max_weight = 1e+06 is invalid; allowed: C max_weight below "
+                         "2^62 (a smaller scale S or max_weight)",
+                         invalid_parameter);
+    // C_R learning_rate past 2^62 names the learning rate (it named
+    // max_weight = 16 before the audit).
+    q = p;
+    q.learning_rate = 1e6;
+    q.l2 = 0;
+    CHECK_THROWS_WITH_AS((void)(lr::comparison_bits<Int, S, paillier::binary_scale<50>>(q)),
+                         "privet: learning_rate = 1e+06 is invalid; allowed: C_R learning_rate "
+                         "below 2^62 (a smaller scale R or learning_rate)",
+                         invalid_parameter);
+  }
+
+  // Keys too small for the parameters: Carol names the key as Alice and Bob
+  // do (she named the comparison's `bits` or `modulus` before the audit).
+  {
+    auto q = p;
+    q.max_weight = 1e6;
+    const std::string l = std::to_string(lr::comparison_bits<Int, S, R>(q));
+    const std::string message =
+        "privet: the DGK key's plaintext prime u = " + std::to_string(dk.plaintext_modulus()) +
+        " is too small for " + l +
+        "-bit comparisons; allowed: u >= l + 2 (a key from "
+        "dgk::key_parameters::for_comparison(" +
+        l + "))";
+    CHECK_THROWS_WITH_AS((lr::alice<Int, S, R>(pk, dk, q, 0)), message.c_str(), invalid_parameter);
+    CHECK_THROWS_WITH_AS((lr::carol<Int, S, R>(pk, dk, q)), message.c_str(), invalid_parameter);
+    CHECK_THROWS_WITH_AS(
+        (lr::bob<Int, S, R>(k.paillier_keys.private_key, k.comparison_keys.private_key, q)),
+        message.c_str(), invalid_parameter);
+    q = p;
+    q.statistical_security = 240;
+    const std::string small = "privet: a " + std::to_string(pk.bits()) +
+                              "-bit Paillier modulus is too small for " +
+                              std::to_string(lr::comparison_bits<Int, S, R>(q)) +
+                              "-bit comparisons at kappa = 240; allowed: n >= 2^(l + kappa + 2)";
+    CHECK_THROWS_WITH_AS((lr::alice<Int, S, R>(pk, dk, q, 0)), small.c_str(), invalid_parameter);
+    CHECK_THROWS_WITH_AS((lr::carol<Int, S, R>(pk, dk, q)), small.c_str(), invalid_parameter);
+  }
+
+  lr::bob<Int, S, R> bob(k.paillier_keys.private_key, k.comparison_keys.private_key, p);
+  lr::alice<Int, S, R> alice(pk, dk, p, 4);
+  privet::seeded_generator gen(40);
+  const auto other = privet::test::small_keys<Int>(256, 8);
+  const auto foreign = [&] { return other.public_key.encrypt(Int(1), gen); };
+  const auto emails = make_emails(80, 13);
+  const auto block = slice(emails, 0, 8);
+  const auto w = bob.publish(gen);
+
+  // Emails, blocks and weights (Alice refuses before anything changes).
+  auto bad = block;
+  bad.features[2] = {4, 40};
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, bad, gen),
+                       "privet: email 2 has feature 40; allowed: [0, 40)", invalid_parameter);
+  bad = block;
+  bad.features[2] = {4, 4};
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, bad, gen),
+                       "privet: email 2 lists feature 4 twice; allowed: each feature once",
+                       invalid_parameter);
+  bad = block;
+  bad.y[0] = 2;
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, bad, gen),
+                       "privet: label = 2 is invalid; allowed: 1 (spam), or -1 or 0 (ham)",
+                       invalid_parameter);
+  bad = block;
+  bad.features.pop_back();
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, bad, gen),
+                       "privet: block.features.size() = 7 is invalid; allowed: 8 (one per label)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, slice(emails, 0, 65), gen),
+                       "privet: block.size() = 65 is invalid; allowed: [block_size = 6, "
+                       "max_update_emails = 64]",
+                       invalid_parameter);
+  auto w_short = w;
+  w_short.weights.pop_back();
+  CHECK_THROWS_WITH_AS((void)alice.margins(w_short, block, gen),
+                       (alice_says + "received 39 encrypted weights; expected d = 40").c_str(),
+                       protocol_error);
+  auto w_key = w;
+  w_key.weights[0] = foreign();
+  CHECK_THROWS_WITH_AS((void)alice.margins(w_key, block, gen),
+                       (alice_says + "encrypted weight 0 is under another key").c_str(),
+                       protocol_error);
+  lr::reference_model<Int, S, R> ref(p);
+  CHECK_THROWS_WITH_AS((void)ref.score({40}), "privet: email 0 has feature 40; allowed: [0, 40)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(ref.apply(std::vector<Int>(3)),
+                       "privet: gradient.size() = 3 is invalid; allowed: 40 (d)",
+                       invalid_parameter);
+
+  // One block, every message refused out of place, each party left usable.
+  CHECK_THROWS_WITH_AS((void)alice.tests(lr::bits_message<Int>{}, gen),
+                       (alice_says + "received bits before sending margins").c_str(),
+                       protocol_error);
+  CHECK_THROWS_WITH_AS((void)alice.gradient(lr::products_message<Int>{}, gen),
+                       (alice_says + "received products out of order or twice").c_str(),
+                       protocol_error);
+  auto server = bob.serve(alice.user());
+  const auto m = alice.margins(w, block, gen);
+  CHECK_THROWS_WITH_AS((void)alice.margins(w, block, gen),
+                       (alice_says + "asked for margins while a block is under way").c_str(),
+                       protocol_error);
+  auto m_bad = m;
+  m_bad.iteration = 7;
+  CHECK_THROWS_WITH_AS(
+      (void)server.bits(m_bad, gen),
+      (bob_says + "the margins belong to iteration 7, not 0 (stale or replayed)").c_str(),
+      protocol_error);
+  m_bad = m;
+  m_bad.user = 5;
+  CHECK_THROWS_WITH_AS((void)server.bits(m_bad, gen),
+                       (bob_says + "the margins come from user 5, not 4").c_str(), protocol_error);
+  m_bad = m;
+  m_bad.shares.pop_back();
+  CHECK_THROWS_WITH_AS(
+      (void)server.bits(m_bad, gen),
+      (bob_says + "the margins carry 15 masked shares for 8 emails; expected two per email")
+          .c_str(),
+      protocol_error);
+  m_bad = m;
+  m_bad.masked[0] = foreign();
+  CHECK_THROWS_WITH_AS((void)server.bits(m_bad, gen),
+                       (bob_says + "masked margin 0 is under another key").c_str(), protocol_error);
+  const auto bits = server.bits(m, gen);
+  auto b_bad = bits;
+  b_bad.user = 5;
+  CHECK_THROWS_WITH_AS(
+      (void)alice.tests(b_bad, gen),
+      (alice_says + "the bits belong to iteration 0 and user 5, not 0 and 4").c_str(),
+      protocol_error);
+  b_bad = bits;
+  b_bad.bits.pop_back();
+  CHECK_THROWS_WITH_AS((void)alice.tests(b_bad, gen),
+                       (alice_says + "received 15 encrypted-bit messages; expected 16").c_str(),
+                       protocol_error);
+  const auto tests = alice.tests(bits, gen);
+  CHECK_THROWS_WITH_AS((void)alice.tests(bits, gen),
+                       (alice_says + "received bits twice (replayed)").c_str(), protocol_error);
+  auto t_bad = tests;
+  t_bad.tests.pop_back();
+  CHECK_THROWS_WITH_AS(
+      (void)server.products(t_bad, gen),
+      (bob_says + "the tests message holds 15 tests and 16 masked products; expected 16 each")
+          .c_str(),
+      protocol_error);
+  t_bad = tests;
+  t_bad.masked_products[0] = foreign();
+  CHECK_THROWS_WITH_AS((void)server.products(t_bad, gen),
+                       (bob_says + "masked product 0 is under another key").c_str(),
+                       protocol_error);
+  const auto products = server.products(tests, gen);
+  CHECK_THROWS_WITH_AS((void)server.products(tests, gen),
+                       (bob_says + "received tests twice for one block (replayed)").c_str(),
+                       protocol_error);
+  auto p_bad = products;
+  p_bad.iteration = 7;
+  CHECK_THROWS_WITH_AS(
+      (void)alice.gradient(p_bad, gen),
+      (alice_says + "the products belong to iteration 7 and user 4, not 0 and 4").c_str(),
+      protocol_error);
+  p_bad = products;
+  p_bad.bit_shares.pop_back();
+  CHECK_THROWS_WITH_AS(
+      (void)alice.gradient(p_bad, gen),
+      (alice_says + "received 15 bit shares and 16 products; expected 16 each").c_str(),
+      protocol_error);
+  p_bad = products;
+  p_bad.products[0] = foreign();
+  CHECK_THROWS_WITH_AS((void)alice.gradient(p_bad, gen),
+                       (alice_says + "product 0 is under another key").c_str(), protocol_error);
+  const auto g = alice.gradient(products, gen);
+  CHECK_THROWS_WITH_AS((void)alice.gradient(products, gen),
+                       (alice_says + "received products out of order or twice").c_str(),
+                       protocol_error);
+  auto g_bad = g;
+  g_bad.iteration = 3;
+  CHECK_THROWS_WITH_AS(bob.receive(g_bad),
+                       (bob_says + "a gradient of iteration 3, not 0 (stale or replayed)").c_str(),
+                       protocol_error);
+  g_bad = g;
+  g_bad.user = 9;
+  CHECK_THROWS_WITH_AS(bob.receive(g_bad),
+                       (bob_says + "a gradient from user 9, who has no block").c_str(),
+                       protocol_error);
+  g_bad = g;
+  g_bad.emails = 5;
+  CHECK_THROWS_WITH_AS(
+      bob.receive(g_bad),
+      (bob_says + "a gradient over 5 emails; allowed: at least block_size = 6").c_str(),
+      protocol_error);
+  g_bad = g;
+  g_bad.emails = 65;
+  CHECK_THROWS_WITH_AS(
+      bob.receive(g_bad),
+      (bob_says + "the iteration's gradients would cover more than max_update_emails = 64 "
+                  "emails")
+          .c_str(),
+      protocol_error);
+  g_bad = g;
+  g_bad.packed.pop_back();
+  CHECK_THROWS_WITH_AS(bob.receive(g_bad),
+                       (bob_says + "a packed gradient of " + std::to_string(g.packed.size() - 1) +
+                        " ciphertexts; expected " + std::to_string(g.packed.size()))
+                           .c_str(),
+                       protocol_error);
+  g_bad = g;
+  g_bad.packed[0] = foreign();
+  CHECK_THROWS_WITH_AS(bob.receive(g_bad),
+                       (bob_says + "packed gradient ciphertext 0 is under another key").c_str(),
+                       protocol_error);
+  bob.receive(g);
+  bob.update();
+
+  // Carol and Bob's evaluator (iteration 1).
+  const auto w1 = bob.publish(gen);
+  {
+    lr::carol<Int, S, R> carol(pk, dk, p);
+    auto w_bad = w1;
+    w_bad.weights.pop_back();
+    CHECK_THROWS_WITH_AS((void)carol.query(w_bad, {1, 2}, gen),
+                         (carol_says + "received 39 encrypted weights; expected d = 40").c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)carol.query(w1, {1, 40}, gen),
+                         "privet: email 0 has feature 40; allowed: [0, 40)", invalid_parameter);
+    const auto q = carol.query(w1, {1, 2, 3}, gen);
+    CHECK_THROWS_WITH_AS((void)carol.query(w1, {1, 2, 3}, gen),
+                         (carol_says + "asked twice (one query per object)").c_str(),
+                         protocol_error);
+    auto ev = bob.evaluate(0);
+    auto q_bad = q;
+    q_bad.iteration = 0;
+    CHECK_THROWS_WITH_AS((void)ev.bits(q_bad, gen),
+                         (bob_says + "a query against iteration 0's weights, not 1").c_str(),
+                         protocol_error);
+    q_bad = q;
+    q_bad.masked = foreign();
+    CHECK_THROWS_WITH_AS((void)ev.bits(q_bad, gen),
+                         (bob_says + "the query is under another key").c_str(), protocol_error);
+    const auto eb = ev.bits(q, gen);
+    CHECK_THROWS_WITH_AS((void)ev.bits(q, gen),
+                         (bob_says + "received a second query (replayed)").c_str(), protocol_error);
+    CHECK_NOTHROW((void)carol.result(ev.respond(carol.tests(eb, gen))));
+  }
+
+  // A block whose comparisons fail part-way after some of them moved on is
+  // aborted, and says so (before the audit a retry failed inside those
+  // comparisons, and Alice could never start another block).
+  {
+    lr::alice<Int, S, R> a6(pk, dk, p, 6);
+    auto s6 = bob.serve(6);
+    const auto m6 = a6.margins(w1, block, gen);
+    auto m6_bad = m6;
+    m6_bad.shares[3].session = 99;  // email 1, comparison 1: session 3
+    CHECK_THROWS_WITH_AS(
+        (void)s6.bits(m6_bad, gen),
+        (bob_says + "email 1: privet: secure comparison server: the masked share belongs "
+                    "to session 99, not 3")
+            .c_str(),
+        protocol_error);
+    // Bob makes the block's comparison servers afresh: the genuine margins
+    // still go through.
+    CHECK_NOTHROW((void)s6.bits(m6, gen));
+  }
+  {
+    lr::alice<Int, S, R> a7(pk, dk, p, 7);
+    auto s7 = bob.serve(7);
+    const auto b7 = s7.bits(a7.margins(w1, block, gen), gen);
+    auto b7_bad = b7;
+    b7_bad.bits[1].session = 99;
+    CHECK_THROWS_WITH_AS(
+        (void)a7.tests(b7_bad, gen),
+        (alice_says + "comparison 1: privet: secure comparison client: the encrypted bits "
+                      "belong to session 99, not 1 (the block is aborted)")
+            .c_str(),
+        protocol_error);
+    CHECK_THROWS_WITH_AS(
+        (void)a7.tests(b7, gen),
+        (alice_says + "the block was aborted by an earlier error; start a new one with margins()")
+            .c_str(),
+        protocol_error);
+    CHECK_NOTHROW((void)a7.margins(w1, block, gen));  // Alice may start again
+  }
+  {
+    lr::alice<Int, S, R> a8(pk, dk, p, 8);
+    auto s8 = bob.serve(8);
+    const auto t8 = a8.tests(s8.bits(a8.margins(w1, block, gen), gen), gen);
+    auto t8_bad = t8;
+    const std::size_t l = lr::comparison_bits<Int, S, R>(p);
+    t8_bad.masked_products[0] = pk.encrypt(Int(Int(1) << static_cast<unsigned>(l + 2 + 40)), gen);
+    CHECK_THROWS_WITH_AS(
+        (void)s8.products(t8_bad, gen),
+        (bob_says + "masked product 0 is outside [0, 2^(l + 2 + kappa)): not a masked t "
+                    "(the block is aborted)")
+            .c_str(),
+        protocol_error);
+    CHECK_THROWS_WITH_AS(
+        (void)s8.products(t8, gen),
+        (bob_says + "the block of user 8 was aborted by an earlier error; its user may "
+                    "send a block again in the next iteration")
+            .c_str(),
+        protocol_error);
+  }
 }

@@ -451,3 +451,149 @@ TEST_CASE_TEMPLATE("a key of recommended size: 2048 bits, t = 224", Int, PRIVET_
   const auto round = dgk::deserialize_public_key<Int>(dgk::serialize(pk));
   CHECK(round == pk);
 }
+
+// The error-path audit's rows for this header (docs/error_audit.md, crypto
+// (protocols)): every refusal the tests above check by type or name only,
+// checked by its full text here.
+TEST_CASE_TEMPLATE("every refused value, key part and encoding is named by its full message", Int,
+                   PRIVET_DGK_TYPES) {
+  using privet::invalid_parameter;
+  privet::seeded_generator gen(30);
+  const auto keys = small_keys<Int>(6);
+  const auto other = small_keys<Int>(8);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const std::string outside =
+      "privet: DGK plaintext m is outside the plaintext space; allowed: [0, u) with u = 67";
+  CHECK_THROWS_WITH_AS((void)pk.encrypt_with(1000, Int(1)), outside.c_str(),
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)pk.encrypt(5, gen).plus(67), outside.c_str(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)pk.encrypt_with(1, Int(-1)),
+                       "privet: DGK encryption exponent r is invalid; allowed: [0, 2^100) for "
+                       "40-bit subgroup primes",
+                       invalid_parameter);
+  for (const Int& v : {Int(0), pk.n(), sk.p(), Int(pk.n() + 1)}) {
+    CHECK_THROWS_WITH_AS((void)dgk::ciphertext<Int>(pk, v),
+                         "privet: DGK ciphertext value is invalid; allowed: an integer in [1, n) "
+                         "coprime to n",
+                         invalid_parameter);
+  }
+  const dgk::ciphertext<Int> stray(pk, Int(2));  // a unit, no DGK ciphertext (see above)
+  const std::string not_dgk =
+      "privet: ciphertext is not a DGK encryption under this key (c^(v_p) mod p lies outside the "
+      "order-u subgroup); allowed: g^m h^r mod n";
+  CHECK_THROWS_WITH_AS((void)sk.is_zero(stray), not_dgk.c_str(), invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)sk.decrypt(stray), not_dgk.c_str(), invalid_parameter);
+  const auto ca = pk.encrypt(3, gen);
+  const auto cb = other.public_key.encrypt(4, gen);
+  const std::string mixed =
+      "privet: rhs is a DGK ciphertext under a different public key; allowed: ciphertexts under "
+      "the same key (same n, g, h, u)";
+  CHECK_THROWS_WITH_AS((void)(ca + cb), mixed.c_str(), invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)(ca - cb), mixed.c_str(), invalid_parameter);
+  const std::string foreign =
+      "privet: ciphertext is under a different DGK public key; allowed: a ciphertext under this "
+      "key (same n, g, h, u)";
+  CHECK_THROWS_WITH_AS((void)other.private_key.decrypt(ca), foreign.c_str(), invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)other.private_key.is_zero(ca), foreign.c_str(), invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)other.public_key.rerandomize(ca, gen), foreign.c_str(),
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)dgk::plaintext_prime_for(65519),
+                       "privet: comparison_bits = 65519 is invalid; allowed: [1, 65518]",
+                       invalid_parameter);
+
+  // Public keys from values.
+  const Int n = pk.n(), g = pk.g(), h = pk.h();
+  const auto make = [&](const Int& nn, const Int& gg, const Int& hh, std::uint32_t u,
+                        std::size_t t) {
+    (void)dgk::public_key<Int>(nn, gg, hh, u, t, dgk::allow_insecure);
+  };
+  for (const Int& bad_n : {Int(n + 1), Int(-n)}) {
+    CHECK_THROWS_WITH_AS(make(bad_n, g, h, 67, 40),
+                         "privet: n is not a positive odd integer; allowed: an odd modulus n = p q",
+                         invalid_parameter);
+  }
+  for (const Int& bad_g : {Int(1), n, sk.q()}) {
+    CHECK_THROWS_WITH_AS(make(n, bad_g, h, 67, 40),
+                         "privet: g is not an element of Z*_n other than 1; allowed: an integer "
+                         "in [2, n) coprime to n",
+                         invalid_parameter);
+  }
+  CHECK_THROWS_WITH_AS(make(n, g, Int(0), 67, 40),
+                       "privet: h is not an element of Z*_n other than 1; allowed: an integer in "
+                       "[2, n) coprime to n",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(make(n, g, h, 66, 40),
+                       "privet: plaintext_prime = 66 is invalid; allowed: a prime in [3, 65521] "
+                       "(dgk::plaintext_prime_for(l) for l-bit comparisons)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(make(n, g, h, 67, 8),
+                       "privet: subgroup_bits = 8 is invalid; allowed: [16, 104] for a 256-bit "
+                       "modulus and u = 67",
+                       invalid_parameter);
+
+  // Private keys from parts (a cpp_int key rebuilt on each backend).
+  const auto base = small_keys<cpp_int>(12);
+  const Int p(base.private_key.p().str()), q(base.private_key.q().str());
+  const Int vp(base.private_key.v_p().str()), vq(base.private_key.v_q().str());
+  const Int bg(base.public_key.g().str()), bh(base.public_key.h().str());
+  const auto rebuild = [&](const Int& pp, const Int& qq, const Int& a, const Int& b,
+                           std::uint32_t u, const Int& gg, const Int& hh) {
+    (void)dgk::private_key<Int>::from_parts(pp, qq, a, b, u, gg, hh, gen, dgk::allow_insecure);
+  };
+  CHECK_THROWS_WITH_AS(rebuild(Int(p * 3), q, vp, vq, 67, bg, bh),
+                       "privet: p is not prime; allowed: a prime", invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, Int(q * 3), vp, vq, 67, bg, bh),
+                       "privet: q is not prime; allowed: a prime", invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, p, vp, vq, 67, bg, bh),
+                       "privet: q equals p; allowed: a prime other than p", invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, Int(65537), vp, vq, 67, bg, bh),
+                       "privet: q = a prime of 17 bits is invalid; allowed: a prime of the same "
+                       "length as p (128 bits)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, q, Int(vp * 3), vq, 67, bg, bh),
+                       "privet: v_p is not prime; allowed: a prime", invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, q, vp, Int(vq * 3), 67, bg, bh),
+                       "privet: v_q is not prime; allowed: a prime", invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, q, vp, vp, 67, bg, bh),
+                       "privet: v_q equals v_p or differs in length; allowed: a prime other than "
+                       "v_p of the same length (40 bits)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, q, vq, vp, 67, bg, bh),
+                       "privet: p - 1 is not a multiple of u v_p or is one of v_q; allowed: p = 1 "
+                       "mod u v_p with v_q not dividing p - 1",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(rebuild(p, q, vp, vq, 67, bg, Int(Int(base.public_key.n().str()) - 1)),
+                       "privet: h does not have order v_p v_q; allowed: h of order v_p mod p and "
+                       "v_q mod q",
+                       invalid_parameter);
+
+  // Encodings.
+  using bytes_t = std::vector<std::uint8_t>;
+  const auto encoded = dgk::serialize(pk);
+  const auto parse = [](const bytes_t& b) {
+    (void)dgk::deserialize_public_key<Int>(b, dgk::allow_insecure);
+  };
+  bytes_t kind = encoded;
+  kind[1] = 7;
+  CHECK_THROWS_WITH_AS(parse(kind),
+                       "privet: malformed DGK public key: kind 7 is not a public key (1)",
+                       privet::serialization_error);
+  bytes_t trailing = encoded;
+  trailing.push_back(0);
+  CHECK_THROWS_WITH_AS(parse(trailing),
+                       "privet: malformed DGK public key: 97 bytes for n, g and h where 3 x 32 "
+                       "are needed",
+                       privet::serialization_error);
+  bytes_t huge = encoded;
+  huge[2] = 0xff;
+  huge[3] = 0xff;
+  CHECK_THROWS_WITH_AS(parse(huge),
+                       "privet: malformed DGK public key: modulus length 65535 bits outside [2, "
+                       "16384]",
+                       privet::serialization_error);
+  CHECK_THROWS_WITH_AS(parse(bytes_t{}),
+                       "privet: malformed DGK public key: truncated at byte 0 (1 more needed, 0 "
+                       "left)",
+                       privet::serialization_error);
+}

@@ -663,3 +663,241 @@ TEST_CASE_TEMPLATE("a comparison at the recommended size: n of 2048 bits, t = 22
   CHECK(run_shares(keys, sp, Int(100), Int(99), cg, sg).output);
   CHECK(!run_shares(keys, sp, Int(99), Int(100), cg, sg).output);
 }
+
+// The error-path audit's rows for this header (docs/error_audit.md, crypto
+// (protocols)): every refusal the tests above check by type or name only,
+// checked by text here, each party left where it was.
+TEST_CASE_TEMPLATE("every refused message, call and input is named by its full message", Int,
+                   PRIVET_CMP_TYPES) {
+  using privet::invalid_parameter;
+  using privet::protocol_error;
+  const auto& keys = keys_for<Int>(67);
+  privet::seeded_generator cg(40), sg(41);
+  const std::string srv = "privet: secure comparison server: ";
+  const std::string cli = "privet: secure comparison client: ";
+
+  // The result to the client (session 5).
+  {
+    const cmp::parameters params{64, cmp::output_party::client, 5};
+    cmp::server<Int> server(keys.private_key, params);
+    cmp::client<Int> client(keys.public_key, params);
+    CHECK_THROWS_WITH_AS((void)server.encrypt_input(-3, sg),
+                         "privet: comparison input y is negative; allowed: an integer >= 0",
+                         invalid_parameter);
+    const auto bits_msg = server.encrypt_input(9, sg);
+    CHECK_THROWS_WITH_AS((void)server.encrypt_input(9, sg),
+                         (srv + "received a request to encrypt its input while waiting for the "
+                                "blinded tests (out of order or replayed)")
+                             .c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)client.evaluate(bits_msg, Int(1) << 64, cg),
+                         "privet: comparison input x is outside its range; allowed: [0, 2^64)",
+                         invalid_parameter);
+    CHECK_THROWS_WITH_AS((void)client.evaluate(bits_msg, -1, cg),
+                         "privet: comparison input x is negative; allowed: an integer >= 0",
+                         invalid_parameter);
+    CHECK_THROWS_WITH_AS(
+        (void)client.share(),
+        (cli + "share() keeps the result shared, but the parameters give it to the client").c_str(),
+        protocol_error);
+    const auto tests = client.evaluate(bits_msg, 10, cg);
+    CHECK_THROWS_WITH_AS((void)client.evaluate(bits_msg, 10, cg),
+                         (cli + "received encrypted bits while waiting for the output share (out "
+                                "of order or replayed)")
+                             .c_str(),
+                         protocol_error);
+    auto t_session = tests;
+    t_session.session = 4;
+    CHECK_THROWS_WITH_AS((void)server.respond(t_session),
+                         (srv + "the blinded tests belong to session 4, not 5").c_str(),
+                         protocol_error);
+    auto t_wide = tests;
+    t_wide.width = 33;
+    CHECK_THROWS_WITH_AS((void)server.respond(t_wide),
+                         (srv + "the blinded tests have elements of 33 bytes, not the 32 of the "
+                                "DGK modulus")
+                             .c_str(),
+                         protocol_error);
+    auto t_zero = tests;
+    t_zero.tests[0] = Int(0);
+    CHECK_THROWS_WITH_AS((void)server.respond(t_zero),
+                         (srv + "element 0 of the blinded tests is not in Z*_n (a DGK ciphertext "
+                                "lies in [1, n) and is coprime to n)")
+                             .c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)server.share(tests),
+                         (srv + "share() keeps the result shared, but the parameters give it to "
+                                "the client (call respond())")
+                             .c_str(),
+                         protocol_error);
+    CHECK(server.next() == cmp::stage::finish);
+    const auto share = server.respond(tests);
+    CHECK_THROWS_WITH_AS(
+        (void)server.respond(tests),
+        (srv + "received blinded tests while done (out of order or replayed)").c_str(),
+        protocol_error);
+    auto s_session = share;
+    s_session.session = 99;
+    CHECK_THROWS_WITH_AS((void)client.result(s_session),
+                         (cli + "the output share belongs to session 99, not 5").c_str(),
+                         protocol_error);
+    CHECK(client.result(share));
+    CHECK_THROWS_WITH_AS(
+        (void)client.result(share),
+        (cli + "received an output share while done (out of order or replayed)").c_str(),
+        protocol_error);
+  }
+  // The result to the server (session 8).
+  {
+    const cmp::parameters params{64, cmp::output_party::server, 8};
+    cmp::server<Int> server(keys.private_key, params);
+    cmp::client<Int> client(keys.public_key, params);
+    const auto tests = client.evaluate(server.encrypt_input(40, sg), 41, cg);
+    CHECK_THROWS_WITH_AS((void)server.respond(tests),
+                         (srv + "respond() sends the client the result, but the parameters give "
+                                "it to the server (call result())")
+                             .c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS(
+        (void)client.share(),
+        (cli + "share() keeps the result shared, but the parameters give it to the server").c_str(),
+        protocol_error);
+    CHECK(server.result(tests));
+  }
+  // The result kept shared (session 9): the messages name the share() call
+  // (they said the result went to the client before the audit, finding 30).
+  {
+    const cmp::parameters params{64, cmp::output_party::shared, 9};
+    cmp::server<Int> server(keys.private_key, params);
+    cmp::client<Int> client(keys.public_key, params);
+    CHECK_THROWS_WITH_AS((void)client.share(),
+                         (cli + "asked for its share while waiting for the encrypted bits").c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)client.result(cmp::output_share{9, false}),
+                         (cli + "result() gives the client the result, but the parameters keep "
+                                "it shared (call share())")
+                             .c_str(),
+                         protocol_error);
+    const auto tests = client.evaluate(server.encrypt_input(3, sg), 5, cg);
+    CHECK_THROWS_WITH_AS((void)server.result(tests),
+                         (srv + "result() gives the server the result, but the parameters keep "
+                                "it shared (call share())")
+                             .c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)server.respond(tests),
+                         (srv + "respond() sends the client the result, but the parameters keep "
+                                "it shared (call share())")
+                             .c_str(),
+                         protocol_error);
+    CHECK(server.next() == cmp::stage::finish);
+    CHECK((server.share(tests) != client.share()) == (5 > 3));
+  }
+  // The share comparison (session 30).
+  {
+    const Int n = (Int(1) << 256) + 297;
+    const cmp::share_parameters<Int> params{n, 64, 80, cmp::output_party::client, 30};
+    cmp::share_server<Int> server(keys.private_key, params);
+    cmp::share_client<Int> client(keys.public_key, params);
+    CHECK_THROWS_WITH_AS(
+        (void)client.result(cmp::output_share{30, false}),
+        (cli + "received an output share while masking its share (out of order)").c_str(),
+        protocol_error);
+    CHECK_THROWS_WITH_AS((void)client.share(),
+                         (cli + "asked for its share while masking its share").c_str(),
+                         protocol_error);
+    const std::string early =
+        srv + "received blinded tests while waiting for the masked share (out of order)";
+    CHECK_THROWS_WITH_AS((void)server.respond(cmp::blinded_tests<Int>{}), early.c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)server.result(cmp::blinded_tests<Int>{}), early.c_str(),
+                         protocol_error);
+    CHECK_THROWS_WITH_AS((void)server.share(cmp::blinded_tests<Int>{}), early.c_str(),
+                         protocol_error);
+    for (const Int& bad : {n, Int(-1)}) {
+      CHECK_THROWS_WITH_AS((void)client.mask(bad, cg),
+                           "privet: share r is outside Z_N; allowed: [0, N) with N of 257 bits",
+                           invalid_parameter);
+    }
+    const auto masked = client.mask(Int(777), cg);
+    CHECK_THROWS_WITH_AS((void)client.mask(Int(777), cg),
+                         (cli + "asked to mask its share while waiting for the encrypted bits "
+                                "(out of order or replayed)")
+                             .c_str(),
+                         protocol_error);
+    auto m_session = masked;
+    m_session.session = 31;
+    CHECK_THROWS_WITH_AS((void)server.receive(m_session, Int(700), sg),
+                         (srv + "the masked share belongs to session 31, not 30").c_str(),
+                         protocol_error);
+    auto m_big = masked;
+    m_big.value = n;
+    CHECK_THROWS_WITH_AS((void)server.receive(m_big, Int(700), sg),
+                         (srv + "the masked share is not an element of Z_N on 33 bytes").c_str(),
+                         protocol_error);
+    CHECK(server.next() == cmp::stage::receive_share);
+    const auto bits_msg = server.receive(masked, Int(700), sg);
+    CHECK_THROWS_WITH_AS((void)server.receive(masked, Int(700), sg),
+                         (srv + "received a masked share while waiting for the blinded tests (out "
+                                "of order or replayed)")
+                             .c_str(),
+                         protocol_error);
+    CHECK(client.result(server.respond(client.evaluate(bits_msg, cg))));
+  }
+  // Parameters.
+  const auto& pk = keys.public_key;
+  CHECK_THROWS_WITH_AS((cmp::client<Int>(pk, {0, cmp::output_party::client, 0})),
+                       "privet: bits = 0 is invalid; allowed: [1, 65] for a DGK key with u = 67 "
+                       "(u must exceed l + 1: a key from dgk::key_parameters::for_comparison(l))",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((cmp::server<Int>(keys.private_key, {66, cmp::output_party::client, 0})),
+                       "privet: bits = 66 is invalid; allowed: [1, 65] for a DGK key with u = 67 "
+                       "(u must exceed l + 1: a key from dgk::key_parameters::for_comparison(l))",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS((cmp::client<Int>(pk, {8, static_cast<cmp::output_party>(0), 0})),
+                       "privet: output = 0 is invalid; allowed: output_party::client, "
+                       "output_party::server or output_party::shared",
+                       invalid_parameter);
+  using sp = cmp::share_parameters<Int>;
+  const Int n = (Int(1) << 200) + 235;
+  CHECK_THROWS_WITH_AS(
+      (cmp::share_server<Int>(keys.private_key, sp{n, 64, 39, cmp::output_party::client, 0})),
+      "privet: statistical_security = 39 is invalid; allowed: [40, 1024]", invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (cmp::share_client<Int>(pk, sp{Int(0), 8, 40, cmp::output_party::client, 0})),
+      "privet: modulus N of 0 bits is too small; allowed: N >= 2^(bits + statistical_security + "
+      "2), at least 51 bits, so that z + rho < N",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((cmp::share_client<Int>(pk, sp{n, 70, 40, cmp::output_party::client, 0})),
+                       "privet: bits = 70 is invalid; allowed: [1, 65] for a DGK key with u = 67 "
+                       "(u must exceed l + 1: a key from dgk::key_parameters::for_comparison(l))",
+                       invalid_parameter);
+  if constexpr (!std::is_same_v<Int, fixed1024>) {  // 2^16384 does not fit 1024 bits
+    const Int huge = (Int(1) << 16384) + 1;
+    CHECK_THROWS_WITH_AS(
+        (cmp::share_client<Int>(pk, sp{huge, 8, 40, cmp::output_party::client, 0})),
+        "privet: modulus N of 16385 bits is too large; allowed: at most 16384 bits",
+        invalid_parameter);
+  }
+  // Encodings.
+  using cmp::deserialize;
+  CHECK_THROWS_WITH_AS((void)deserialize<cmp::output_share>(bytes{1, 4, 3}),
+                       "privet: malformed output share: truncated at byte 2 (8 more needed, 1 "
+                       "left)",
+                       privet::serialization_error);
+  CHECK_THROWS_WITH_AS((void)cmp::peek_type(bytes{}),
+                       "privet: malformed secure comparison message: truncated at byte 0 (1 more "
+                       "needed, 0 left)",
+                       privet::serialization_error);
+  CHECK_THROWS_WITH_AS((void)cmp::peek_type(bytes{2, 1}),
+                       "privet: malformed secure comparison message: format version 2",
+                       privet::serialization_error);
+  CHECK_THROWS_WITH_AS((void)cmp::serialize(cmp::masked_share<Int>{4, 0, Int(0)}),
+                       "privet: cannot encode a masked share: width 0 outside [1, 2048] bytes",
+                       privet::serialization_error);
+  // A blinded-tests message whose count promises more than its bytes hold.
+  const bytes few{1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 7, 0};
+  CHECK_THROWS_WITH_AS((void)deserialize<cmp::blinded_tests<Int>>(few),
+                       "privet: malformed blinded tests: a count of 5 entries exceeds the 2 "
+                       "bytes left",
+                       privet::serialization_error);
+}

@@ -215,8 +215,9 @@ TEST_CASE("the MLP's clipped sum equals clipping its per-example rows") {
 
 namespace {
 // A model that breaks its own contract: one gradient entry per example for
-// two parameters.
+// two parameters (or, with extra_rows, two entries but too many rows).
 struct short_rows_model {
+  std::size_t extra_rows = 0;
   using real_type = double;
   using batch_type = dense_batch<double>;
   std::vector<double> w{0.0, 0.0};
@@ -224,7 +225,8 @@ struct short_rows_model {
   std::span<const double> parameters() const { return w; }
   std::span<double> parameters() { return w; }
   xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
-    return xt::zeros<double>({b.size(), std::size_t{1}});
+    return xt::zeros<double>(
+        {b.size() + extra_rows, extra_rows > 0 ? std::size_t{2} : std::size_t{1}});
   }
   xt::xtensor<double, 1> losses(const batch_type& b) const { return xt::zeros<double>({b.size()}); }
 };
@@ -252,7 +254,13 @@ TEST_CASE("clipping messages name the argument, its value and the allowed range"
                        "privet: clip_norm = -1 is invalid; allowed: > 0 (or +inf)",
                        invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::ml::sum_of_clipped_gradients(m, b, 1.0),
-                       "privet: per-example gradients' shape = 1 is invalid; allowed: one row of "
-                       "2 entries per example of the batch",
+                       "privet: per-example gradients' columns = 1 is invalid; allowed: one per "
+                       "parameter: == parameter_count() = 2",
+                       invalid_parameter);
+  // The wrong row count is named as such, with the batch size (finding 12).
+  m.extra_rows = 3;
+  CHECK_THROWS_WITH_AS((void)privet::ml::sum_of_clipped_gradients(m, b, 1.0),
+                       "privet: per-example gradients' rows = 5 is invalid; allowed: one per "
+                       "example: == the batch size = 2",
                        invalid_parameter);
 }

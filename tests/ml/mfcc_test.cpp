@@ -401,3 +401,27 @@ TEST_CASE("the filterbank, the DCT and the remaining MFCC options name what they
   fails({.fft_size = std::size_t{1} << 25},
         "privet: fft_size = 33554432 is invalid; allowed: 0 (automatic) or even, up to 2^24");
 }
+
+TEST_CASE("a NaN or infinite sample is refused, naming its index and value") {
+  using privet::invalid_parameter;
+  const mfcc<float> f({.sample_rate = 16000});
+  std::vector<float> x(1000, 0.25f);
+  x[700] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_THROWS_WITH_AS((void)f(x),
+                       "privet: samples[700] = nan is invalid; allowed: a finite number",
+                       invalid_parameter);
+  x[700] = 0;
+  x[999] = -std::numeric_limits<float>::infinity();  // past the last whole frame: still refused
+  CHECK_THROWS_WITH_AS((void)f.log_mel(x),
+                       "privet: samples[999] = -inf is invalid; allowed: a finite number",
+                       invalid_parameter);
+  x[999] = 0;
+  x[3] = std::numeric_limits<float>::infinity();
+  x[5] = std::numeric_limits<float>::quiet_NaN();  // the first is named
+  CHECK_THROWS_WITH_AS((void)f(x), "privet: samples[3] = inf is invalid; allowed: a finite number",
+                       invalid_parameter);
+  // The largest finite samples pass (x - x is 0 for them).
+  x[3] = std::numeric_limits<float>::max();
+  x[5] = -std::numeric_limits<float>::max();
+  CHECK_NOTHROW((void)f(x));
+}

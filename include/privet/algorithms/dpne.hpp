@@ -152,15 +152,26 @@ class corpus {
   [[nodiscard]] std::size_t users() const noexcept { return user_begin_.size(); }
   [[nodiscard]] std::size_t sequences() const noexcept { return sequence_begin_.size() - 1; }
   [[nodiscard]] std::size_t tokens() const noexcept { return tokens_.size(); }
-  /// User u's sequences are [first_sequence(u), end_sequence(u)).
-  [[nodiscard]] std::size_t first_sequence(std::size_t u) const { return user_begin_.at(u); }
+  /// User u's sequences are [first_sequence(u), end_sequence(u)). Throws
+  /// invalid_parameter naming `u` and [0, users()) past the last user.
+  [[nodiscard]] std::size_t first_sequence(std::size_t u) const {
+    check_user(u);
+    return user_begin_[u];
+  }
   [[nodiscard]] std::size_t end_sequence(std::size_t u) const {
-    (void)user_begin_.at(u);  // throws std::out_of_range past the last user
+    check_user(u);
     return u + 1 < user_begin_.size() ? user_begin_[u + 1] : sequences();
   }
-  /// The token range [begin, end) of sequence s.
-  [[nodiscard]] std::size_t sequence_begin(std::size_t s) const { return sequence_begin_.at(s); }
-  [[nodiscard]] std::size_t sequence_end(std::size_t s) const { return sequence_begin_.at(s + 1); }
+  /// The token range [begin, end) of sequence s. Throws invalid_parameter
+  /// naming `s` and [0, sequences()) past the last sequence.
+  [[nodiscard]] std::size_t sequence_begin(std::size_t s) const {
+    check_sequence(s);
+    return sequence_begin_[s];
+  }
+  [[nodiscard]] std::size_t sequence_end(std::size_t s) const {
+    check_sequence(s);
+    return sequence_begin_[s + 1];
+  }
   [[nodiscard]] std::span<const gram_id> sequence(std::size_t s) const {
     return std::span<const gram_id>(tokens_).subspan(sequence_begin(s),
                                                      sequence_end(s) - sequence_begin(s));
@@ -177,6 +188,14 @@ class corpus {
   }
 
  private:
+  void check_user(std::size_t u) const {
+    if (u >= users()) throw_invalid("u", u, "[0, users()) = [0, " + std::to_string(users()) + ")");
+  }
+  void check_sequence(std::size_t s) const {
+    if (s >= sequences())
+      throw_invalid("s", s, "[0, sequences()) = [0, " + std::to_string(sequences()) + ")");
+  }
+
   std::vector<gram_id> tokens_;
   std::vector<std::size_t> sequence_begin_{0};
   std::vector<std::size_t> user_begin_;  // first sequence of each user
@@ -739,11 +758,39 @@ extraction run_groups(const corpus& text, const ngram_index& index, std::size_t 
   return out;
 }
 
+/// The baselines read a user's n-grams from the index by token position, so
+/// the index must be of this very corpus: the same token count, the same
+/// word at every token (the 1-gram ids are the tokens) and the same sequence
+/// ends (where the 2-gram id is none), which fixes every longer id as well.
+/// O(tokens); the message names the first token that differs.
 inline void check_index(const corpus& text, const ngram_index& index, const parameters& p) {
   p.validate();
   if (index.tokens() != text.tokens()) {
     throw_invalid("index", index.tokens(),
                   "an index of this corpus (" + std::to_string(text.tokens()) + " tokens)");
+  }
+  const auto tokens = text.token_data();
+  const auto differs = [](std::size_t i, const std::string& what) {
+    throw_invalid("index", "an index of another corpus",
+                  "an index of this corpus (token " + std::to_string(i) + " " + what + ")");
+  };
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (index.at(1, i) != tokens[i]) {
+      differs(i, "is word " + std::to_string(tokens[i]) + " in the corpus but word " +
+                     std::to_string(index.at(1, i)) + " in the index");
+    }
+  }
+  if (index.max_length() >= 2) {
+    for (std::size_t s = 0; s < text.sequences(); ++s) {
+      const std::size_t b = text.sequence_begin(s), e = text.sequence_end(s);
+      for (std::size_t i = b; i < e; ++i) {
+        const bool ends_here = i + 1 == e;
+        if ((index.at(2, i) == ngram_index::none) != ends_here) {
+          differs(i, ends_here ? "ends a sequence in the corpus but not in the index"
+                               : "ends a sequence in the index but not in the corpus");
+        }
+      }
+    }
   }
   if (index.max_length() < p.max_length) {
     throw_invalid("max_length", p.max_length,

@@ -652,6 +652,12 @@ class set_union {
                               unsigned threads = 1, Policy policy = {}) {
     validate_positive(scale, "scale");
     validate_delta_positive(threshold_delta, "threshold_delta");
+    // The Laplace tail bound needs delta < 1/2; checked here so that the
+    // message names the caller's parameter, not the bound's own `delta`.
+    if constexpr (Policy::norm == update_norm::l1) {
+      if (!(threshold_delta < 0.5))
+        throw_invalid("threshold_delta", threshold_delta, "(0, 0.5) for the Laplace policies");
+    }
     return set_union(plan{scale, threshold_delta, std::numeric_limits<double>::quiet_NaN()},
                      max_items, threads, std::move(policy));
   }

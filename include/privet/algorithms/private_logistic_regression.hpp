@@ -63,6 +63,7 @@
 #pragma once
 
 #include <privet/core/csprng.hpp>
+#include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/parallel.hpp>
@@ -233,8 +234,10 @@ plan<Int> make_plan(const parameters& p) {
   if (p.dimension < 1) throw_invalid("dimension", p.dimension, ">= 1");
   if (p.block_size < 1 || (p.block_size == 1 && !p.allow_single_email_blocks)) {
     throw_invalid("block_size", p.block_size,
-                  ">= 2 (a block of one email shows Bob that email's features; set "
-                  "allow_single_email_blocks to accept that)");
+                  p.allow_single_email_blocks
+                      ? ">= 1"
+                      : ">= 2 (a block of one email shows Bob that email's features; set "
+                        "allow_single_email_blocks to accept that)");
   }
   if (p.max_update_emails < p.block_size) {
     throw_invalid("max_update_emails", p.max_update_emails,
@@ -266,9 +269,13 @@ plan<Int> make_plan(const parameters& p) {
   out.c_rate = power<Int>(R::base, R::digits);
   const double c = static_cast<double>(out.c);
   const double cr = static_cast<double>(out.c_rate);
-  if (c * p.max_weight >= 0x1p62 || cr * p.learning_rate >= 0x1p62) {
+  if (c * p.max_weight >= 0x1p62) {
     throw_invalid("max_weight", p.max_weight,
-                  "C max_weight and C_R learning_rate below 2^62 (smaller scales or values)");
+                  "C max_weight below 2^62 (a smaller scale S or max_weight)");
+  }
+  if (cr * p.learning_rate >= 0x1p62) {
+    throw_invalid("learning_rate", p.learning_rate,
+                  "C_R learning_rate below 2^62 (a smaller scale R or learning_rate)");
   }
   out.max_w = round_to_int<Int>(std::floor(c * p.max_weight));
   if (out.max_w < 1) throw_invalid("max_weight", p.max_weight, ">= 1 / C");
@@ -323,6 +330,20 @@ void check_keys(const plan<Int>& pl, const paillier::public_key<Int>& pk,
                                 "or a larger key");
   }
 }
+
+// The plan, with the keys checked against it before any party builds its
+// comparisons (whose own checks would name `bits` or `modulus`, not the key).
+template <class Int, class S, class R>
+plan<Int> make_checked_plan(const parameters& p, const paillier::public_key<Int>& pk,
+                            const dgk::public_key<Int>& dk) {
+  plan<Int> pl = make_plan<Int, S, R>(p);
+  check_keys(pl, pk, dk);
+  return pl;
+}
+
+// A block whose comparisons failed part-way cannot resume: some of them have
+// moved on. The party marks it aborted and says so on every later call.
+inline constexpr int aborted_block = 3;
 
 // Enc(k) with r = 1 for a public constant k in [0, n): 1 + k n.
 template <class Int>
@@ -425,9 +446,11 @@ class reference_model {
       : plan_(detail::make_plan<Int, S, R>(p)), w_(p.dimension, Int(0)) {}
 
   /// z = wbar^T x (scale C) for an email's active features.
+  /// Throws invalid_parameter naming `email` as Carol's query does.
   [[nodiscard]] Int score(const std::vector<std::uint32_t>& x) const {
+    detail::check_email(x, plan_, 0);
     Int z = 0;
-    for (auto j : x) z += w_.at(j);
+    for (auto j : x) z += w_[j];
     return z;
   }
   [[nodiscard]] double score_value(const std::vector<std::uint32_t>& x) const {
@@ -474,8 +497,8 @@ class reference_model {
       if (out[j] > pl.max_w || out[j] < -pl.max_w) {
         throw overflow_error(
             "privet: weight " + std::to_string(j) + " would become " +
-            std::to_string(static_cast<double>(out[j]) / static_cast<double>(pl.c)) +
-            "; allowed: |w_j| <= max_weight = " + std::to_string(pl.p.max_weight) +
+            privet::detail::format_value(static_cast<double>(out[j]) / static_cast<double>(pl.c)) +
+            "; allowed: |w_j| <= max_weight = " + privet::detail::format_value(pl.p.max_weight) +
             " (raise max_weight, lower the learning rate or add L2)");
       }
     }
@@ -547,6 +570,7 @@ class bob {
     /// shares, returns the encrypted bits.
     template <random_bit_source G>
     bits_message<Int> bits(const margins_message<Int>& m, G& gen) {
+      check_not_aborted();
       if (stage_ != 0) detail::fail("Bob", "received margins twice for one block (replayed)");
       check_header(m.iteration, m.user, "margins");
       const std::size_t e = m.masked.size();
@@ -598,6 +622,8 @@ class bob {
           errors[i] = std::string("email ") + std::to_string(i) + ": " + err.what();
         }
       });
+      // Nothing has changed yet: the comparison servers are made afresh by
+      // the next call, so a genuine message can follow a refused one.
       for (const auto& err : errors) {
         if (!err.empty()) detail::fail("Bob", err);
       }
@@ -614,6 +640,7 @@ class bob {
     /// multiplications: decrypts each u, returns E[beta] and E[beta u].
     template <random_bit_source G>
     products_message<Int> products(const tests_message<Int>& m, G& gen) {
+      check_not_aborted();
       if (stage_ != 1) {
         detail::fail("Bob", stage_ == 0 ? "received tests before margins (out of order)"
                                         : "received tests twice for one block (replayed)");
@@ -655,7 +682,7 @@ class bob {
         }
       });
       for (const auto& err : errors) {
-        if (!err.empty()) detail::fail("Bob", err);
+        if (!err.empty()) abort_block(err);
       }
       auto cts =
           paillier::encrypt(owner_->enc_key_, std::span<const Int>(plain), gen, pl.p.threads);
@@ -681,6 +708,18 @@ class bob {
    private:
     friend class bob;
     block_server(bob* owner, std::uint64_t user) : owner_(owner), user_(user) {}
+
+    void check_not_aborted() const {
+      if (stage_ == detail::aborted_block) {
+        detail::fail("Bob", "the block of user " + std::to_string(user_) +
+                                " was aborted by an earlier error; its user may send a block "
+                                "again in the next iteration");
+      }
+    }
+    [[noreturn]] void abort_block(const std::string& why) {
+      stage_ = detail::aborted_block;
+      detail::fail("Bob", why + " (the block is aborted)");
+    }
 
     void check_header(std::uint64_t iteration, std::uint64_t user, const char* what) const {
       if (iteration != owner_->iteration_) {
@@ -889,7 +928,7 @@ class alice {
   template <random_bit_source G>
   margins_message<Int> margins(const weights_message<Int>& w, const ml::sparse_binary_batch& block,
                                G& gen) {
-    if (stage_ != 0) {
+    if (stage_ != 0 && stage_ != detail::aborted_block) {
       detail::fail("Alice", "asked for margins while a block is under way");
     }
     detail::check_weights(w, plan_, key_, "Alice");
@@ -953,6 +992,7 @@ class alice {
   /// The comparisons' round 2 and the masked products E[u].
   template <random_bit_source G>
   tests_message<Int> tests(const bits_message<Int>& m, G& gen) {
+    check_not_aborted();
     if (stage_ != 1)
       detail::fail("Alice", stage_ == 0 ? "received bits before sending margins"
                                         : "received bits twice (replayed)");
@@ -989,7 +1029,10 @@ class alice {
       out.masked_products[i] = (alpha_[i] ? -t : t) + key_.encrypt(Int(offset + rho_[i]), g);
     });
     for (const auto& err : errors) {
-      if (!err.empty()) detail::fail("Alice", err);
+      if (!err.empty()) {
+        stage_ = detail::aborted_block;
+        detail::fail("Alice", err + " (the block is aborted)");
+      }
     }
     work_.encryptions += 2 * e;
     work_.ciphertexts_sent += 2 * e;
@@ -1003,6 +1046,7 @@ class alice {
   /// gradient, packed and re-randomised for Bob.
   template <random_bit_source G>
   gradient_message<Int> gradient(const products_message<Int>& m, G& gen) {
+    check_not_aborted();
     if (stage_ != 2) detail::fail("Alice", "received products out of order or twice");
     check_header(m.iteration, m.user, "products");
     const std::size_t e = t_.size();
@@ -1070,6 +1114,13 @@ class alice {
   }
 
  private:
+  void check_not_aborted() const {
+    if (stage_ == detail::aborted_block) {
+      detail::fail("Alice",
+                   "the block was aborted by an earlier error; start a new one with margins()");
+    }
+  }
+
   void check_header(std::uint64_t iteration, std::uint64_t user, const char* what) const {
     if (iteration != iteration_ || user != user_) {
       detail::fail("Alice", std::string("the ") + what + " belong to iteration " +
@@ -1103,12 +1154,10 @@ class carol {
   carol(paillier::public_key<Int> key, dgk::public_key<Int> comparison_key, const parameters& p,
         std::uint64_t session = 0)
       : key_(key.with_mode(p.mode)),
-        plan_(detail::make_plan<Int, S, R>(p)),
+        plan_(detail::make_checked_plan<Int, S, R>(p, key_, comparison_key)),
         client_(comparison_key,
                 detail::share_params(key_.n(), plan_.eval_bits, p.statistical_security,
-                                     comparison::output_party::client, session)) {
-    detail::check_keys(plan_, key_, comparison_key);
-  }
+                                     comparison::output_party::client, session)) {}
 
   /// Steps 2-3: E[w^T x' - r] and the masked share r.
   template <random_bit_source G>

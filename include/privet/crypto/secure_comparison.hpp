@@ -80,6 +80,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -246,6 +247,21 @@ inline const char* name_of(stage s) noexcept {
 
 [[noreturn]] inline void fail(const char* party, const std::string& why) {
   throw protocol_error(std::string("privet: secure comparison ") + party + ": " + why);
+}
+
+// Where the parameters send the result, and the call that gets it there on
+// `party`'s side, for the messages of a call the parameters do not allow.
+inline std::string result_goes(output_party p, const char* party) {
+  const bool server = std::string_view(party) == "server";
+  switch (p) {
+    case output_party::client:
+      return server ? "give it to the client (call respond())" : "give it to the client";
+    case output_party::server:
+      return server ? "give it to the server (call result())" : "give it to the server";
+    case output_party::shared:
+      return "keep it shared (call share())";
+  }
+  return "give it to no known party";
 }
 
 // l in [1, u - 2]: every test value lies in [0, l + 1] and must not reach u.
@@ -517,9 +533,8 @@ class server {
   output_share respond(const blinded_tests<Int>& m) {
     require(stage::finish, "blinded tests");
     if (params_.output != output_party::client) {
-      fail(
-          "respond() sends the client the result, but the parameters give it to the server "
-          "(call result())");
+      fail("respond() sends the client the result, but the parameters " +
+           detail::result_goes(params_.output, "server"));
     }
     const bool zero = any_zero(m);
     next_ = stage::done;
@@ -531,7 +546,8 @@ class server {
   bool share(const blinded_tests<Int>& m) {
     require(stage::finish, "blinded tests");
     if (params_.output != output_party::shared) {
-      fail("share() keeps the result shared, but the parameters give it to a party");
+      fail("share() keeps the result shared, but the parameters " +
+           detail::result_goes(params_.output, "server"));
     }
     const bool zero = any_zero(m);
     next_ = stage::done;
@@ -543,9 +559,8 @@ class server {
   bool result(const blinded_tests<Int>& m) {
     require(stage::finish, "blinded tests");
     if (params_.output != output_party::server) {
-      fail(
-          "result() gives the server the result, but the parameters give it to the client "
-          "(call respond())");
+      fail("result() gives the server the result, but the parameters " +
+           detail::result_goes(params_.output, "server"));
     }
     const bool zero = any_zero(m);
     next_ = stage::done;
@@ -649,7 +664,8 @@ class client {
   /// share of [x > y] (the server's is server::share()).
   [[nodiscard]] bool share() const {
     if (params_.output != output_party::shared) {
-      fail("share() keeps the result shared, but the parameters give it to a party");
+      fail("share() keeps the result shared, but the parameters " +
+           detail::result_goes(params_.output, "client"));
     }
     if (next_ != stage::done) {
       fail(std::string("asked for its share while ") + detail::name_of(next_));
@@ -661,7 +677,8 @@ class client {
   /// wrapper, [v > 0]).
   bool result(const output_share& m) {
     if (params_.output != output_party::client) {
-      fail("result() gives the client the result, but the parameters give it to the server");
+      fail("result() gives the client the result, but the parameters " +
+           detail::result_goes(params_.output, "client"));
     }
     require(stage::receive_output, "an output share");
     if (m.session != params_.session) {

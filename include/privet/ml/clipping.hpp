@@ -158,10 +158,14 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
     clipped_sum out{std::vector<double>(p, 0.0), 0};
     if (batch.size() == 0) return out;
     auto g = model.per_example_gradients(batch);
-    if (g.shape(0) != batch.size() || g.shape(1) != p) {
+    if (g.shape(0) != batch.size()) {
       throw_invalid(
-          "per-example gradients' shape", g.shape(1),
-          "one row of " + privet::detail::format_value(p) + " entries per example of the batch");
+          "per-example gradients' rows", g.shape(0),
+          "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
+    }
+    if (g.shape(1) != p) {
+      throw_invalid("per-example gradients' columns", g.shape(1),
+                    "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
     }
     out.clipped = clip_each_row(g, clip_norm);
     for (std::size_t i = 0; i < g.shape(0); ++i) {

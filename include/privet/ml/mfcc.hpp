@@ -66,12 +66,15 @@
 #include <xtensor/xtensor.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <numbers>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace privet::ml {
@@ -280,7 +283,30 @@ class mfcc {
   }
 
  private:
+  // A NaN or infinite sample would turn every frame that uses it into NaN
+  // coefficients, so it is refused, naming its index. For float and double
+  // the scan ORs a test of the exponent bits (all ones only for inf and
+  // NaN): integer work with no dependency between samples, which compilers
+  // vectorise; the index is searched for only when something is wrong.
+  static void check_finite(std::span<const Real> samples) {
+    bool bad = false;
+    if constexpr (std::is_same_v<Real, float> || std::is_same_v<Real, double>) {
+      using bits = std::conditional_t<std::is_same_v<Real, float>, std::uint32_t, std::uint64_t>;
+      constexpr auto exponent =
+          static_cast<bits>(std::is_same_v<Real, float> ? 0x7f800000ull : 0x7ff0000000000000ull);
+      for (const Real x : samples) bad |= (std::bit_cast<bits>(x) & exponent) == exponent;
+    } else {
+      for (const Real x : samples) bad |= !std::isfinite(x);
+    }
+    if (!bad) return;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      if (!std::isfinite(samples[i]))
+        throw_invalid("samples[" + std::to_string(i) + "]", samples[i], "a finite number");
+    }
+  }
+
   xt::xtensor<Real, 2> compute(std::span<const Real> samples, bool cepstra) const {
+    check_finite(samples);
     const std::size_t frames = frame_count(samples.size());
     const std::size_t m_count = options_.filters;
     const std::size_t k_out = cepstra ? options_.coefficients : m_count;
