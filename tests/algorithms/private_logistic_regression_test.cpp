@@ -749,10 +749,28 @@ TEST_CASE_TEMPLATE("every refusal of the spam filter's parties is named by its f
     q_bad.masked = foreign();
     CHECK_THROWS_WITH_AS((void)ev.bits(q_bad, gen),
                          (bob_says + "the query is under another key").c_str(), protocol_error);
-    const auto eb = ev.bits(q, gen);
-    CHECK_THROWS_WITH_AS((void)ev.bits(q, gen),
+    // A refused masked share aborts the evaluation (Bob has decrypted the
+    // query), and a retry says so rather than calling itself a replay
+    // (finding 37).
+    q_bad = q;
+    q_bad.share.session = 99;
+    CHECK_THROWS_WITH_AS(
+        (void)ev.bits(q_bad, gen),
+        (bob_says + "privet: secure comparison server: the masked share belongs to "
+                    "session 99, not 0 (the query is aborted)")
+            .c_str(),
+        protocol_error);
+    CHECK_THROWS_WITH_AS(
+        (void)ev.bits(q, gen),
+        (bob_says + "the query was aborted by the earlier refusal of its masked share; "
+                    "Carol may query again through a new evaluator")
+            .c_str(),
+        protocol_error);
+    auto ev2 = bob.evaluate(0);
+    const auto eb = ev2.bits(q, gen);
+    CHECK_THROWS_WITH_AS((void)ev2.bits(q, gen),
                          (bob_says + "received a second query (replayed)").c_str(), protocol_error);
-    CHECK_NOTHROW((void)carol.result(ev.respond(carol.tests(eb, gen))));
+    CHECK_NOTHROW((void)carol.result(ev2.respond(carol.tests(eb, gen))));
   }
 
   // A block whose comparisons fail part-way after some of them moved on is

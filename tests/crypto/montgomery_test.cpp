@@ -196,9 +196,14 @@ TEST_CASE("bad moduli and exponents are rejected") {
                        "privet: modulus is even or zero; allowed: an odd modulus (Montgomery "
                        "reduction needs gcd(m, 2) = 1)",
                        privet::invalid_parameter);
-  // A negative modulus reaches the limb conversion first, which names it "value".
+  // A negative modulus is refused as the modulus, before the limb conversion
+  // (which would name it "value").
+  CHECK(rejected_parameter([] { modular<cpp_int> m(cpp_int(-7)); }) == "modulus");
   CHECK_THROWS_WITH_AS(modular<cpp_int>(cpp_int(-7)),
-                       "privet: a negative integer was passed to modular arithmetic; allowed: >= 0",
+                       "privet: modulus = -7 is invalid; allowed: an odd modulus > 0",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(montgomery(cpp_int(-8)),
+                       "privet: modulus = -8 is invalid; allowed: an odd modulus > 0",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(
       (void)mod.pow_secret(cpp_int(3), cpp_int(-1), 8),

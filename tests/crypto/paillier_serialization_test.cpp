@@ -765,3 +765,17 @@ TEST_CASE_TEMPLATE("every serialisation refusal's full message (docs/error_audit
                        "under the given key",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("the binary writer refuses a length its 32-bit field cannot hold") {
+  // integer() checks its length through length() before it allocates the
+  // bytes; an integer of 2^32 bytes would take 4 GiB, so the check is called
+  // directly with the lengths at the limit (docs/error_audit.md, finding 21).
+  privet::detail::paillier_writer w;
+  w.length(std::numeric_limits<std::uint32_t>::max());
+  CHECK(w.take() == std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff});
+  CHECK_THROWS_WITH_AS(w.length(std::size_t{1} << 32),
+                       "privet: an integer of 4294967296 bytes does not fit its 32-bit length "
+                       "field; allowed: at most 4294967295 bytes",
+                       privet::overflow_error);
+  CHECK(w.take().empty());  // nothing written
+}

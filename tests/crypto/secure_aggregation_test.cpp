@@ -563,7 +563,13 @@ TEST_CASE("the server rejects replayed, out-of-order and malformed messages and 
   not_u3.sender = 5;
   CHECK_THROWS_WITH_AS(
       srv.receive(not_u3),
-      "privet: secure aggregation server: client 5 sent a unmasking response but is not in U3",
+      "privet: secure aggregation server: client 5 sent an unmasking response but is not in U3",
+      privet::protocol_error);
+  auto stale_response = responses[0];
+  stale_response.session = 1;
+  CHECK_THROWS_WITH_AS(
+      srv.receive(stale_response),
+      "privet: secure aggregation server: an unmasking response belongs to session 1, not 77",
       privet::protocol_error);
   for (const auto& r : responses) srv.receive(wire(r));
   CHECK_THROWS_WITH_AS(srv.receive(responses[1]),
@@ -907,11 +913,12 @@ TEST_CASE("bad parameters throw invalid_parameter naming the parameter") {
   auto& c = sim.client(1);
   const std::vector<std::uint64_t> short_input{1, 2, 3};
   const std::vector<std::uint64_t> big_input{1, 2, 256, 4};
-  CHECK(rejected_parameter([&] { (void)c.mask_input(inboxes[0], short_input); }) == "input");
+  CHECK(rejected_parameter([&] { (void)c.mask_input(inboxes[0], short_input); }) == "input.size()");
   CHECK(rejected_parameter([&] { (void)c.mask_input(inboxes[0], big_input); }) == "input");
-  CHECK(rejected_parameter([&] { (void)c.mask_input(inboxes[0], {}); }) == "input");
+  CHECK(rejected_parameter([&] { (void)c.mask_input(inboxes[0], {}); }) == "input.size()");
   CHECK_THROWS_WITH_AS((void)c.mask_input(inboxes[0], short_input),
-                       "privet: input = 3 is invalid; allowed: a vector of length 4",
+                       "privet: input.size() = 3 is invalid; allowed: 4 (the session's vector "
+                       "length)",
                        privet::invalid_parameter);
   CHECK_THROWS_WITH_AS((void)c.mask_input(inboxes[0], big_input),
                        "privet: input = 256 is invalid; allowed: values <= 255 (R - 1)",

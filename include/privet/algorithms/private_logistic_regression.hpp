@@ -839,7 +839,14 @@ class bob {
     /// Carol's step 3: decrypts E[z - r] and starts the comparison.
     template <random_bit_source G>
     comparison::encrypted_bits<Int> bits(const query_message<Int>& m, G& gen) {
-      if (done_) detail::fail("Bob", "received a second query (replayed)");
+      if (state_ == query_state::aborted) {
+        detail::fail("Bob",
+                     "the query was aborted by the earlier refusal of its masked share; Carol "
+                     "may query again through a new evaluator");
+      }
+      if (state_ == query_state::answered) {
+        detail::fail("Bob", "received a second query (replayed)");
+      }
       if (m.iteration != owner_->iteration_) {
         detail::fail("Bob", "a query against iteration " + std::to_string(m.iteration) +
                                 "'s weights, not " + std::to_string(owner_->iteration_));
@@ -850,8 +857,18 @@ class bob {
       ++owner_->dec_;
       ++owner_->cmp_;
       owner_->dgk_sent_ += owner_->plan_.eval_bits;
-      done_ = true;
-      return server_.receive(m.share, detail::mod_n(Int(-mi), pk.n()), gen);
+      // Bob has decrypted this query's E[z - r]: a refused masked share ends
+      // the evaluation rather than letting a second query (another z - r)
+      // through.
+      state_ = query_state::aborted;
+      comparison::encrypted_bits<Int> out;
+      try {
+        out = server_.receive(m.share, detail::mod_n(Int(-mi), pk.n()), gen);
+      } catch (const protocol_error& err) {
+        detail::fail("Bob", std::string(err.what()) + " (the query is aborted)");
+      }
+      state_ = query_state::answered;
+      return out;
     }
     comparison::encrypted_bits<Int> bits(const query_message<Int>& m) {
       return bits(m, secure_generator());
@@ -871,7 +888,8 @@ class bob {
                                        comparison::output_party::client, session)) {}
     bob* owner_;
     comparison::share_server<Int> server_;
-    bool done_ = false;
+    enum class query_state { waiting, answered, aborted };
+    query_state state_ = query_state::waiting;
   };
 
   /// A server for one of Carol's queries.

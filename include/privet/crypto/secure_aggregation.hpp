@@ -287,6 +287,13 @@ inline const char* name_of(message_type t) noexcept {
   return "message";
 }
 
+// The message's name with its indefinite article, for "received a ..." and
+// "sent a ..." (only "unmasking response" takes "an").
+inline std::string with_article(message_type t) {
+  const std::string name = name_of(t);
+  return (name.front() == 'u' ? "an " : "a ") + name;
+}
+
 inline const char* name_of(stage s) noexcept {
   switch (s) {
     case stage::advertise_keys:
@@ -703,7 +710,8 @@ class client {
   /// masks `input` (length m, values < R).
   masked_input mask_input(const share_inbox& inbox, std::span<const std::uint64_t> input) {
     if (input.size() != params_.length) {
-      throw_invalid("input", input.size(), "a vector of length " + std::to_string(params_.length));
+      throw_invalid("input.size()", input.size(),
+                    std::to_string(params_.length) + " (the session's vector length)");
     }
     for (auto v : input) {
       if (v > params_.modulus.max_value()) {
@@ -1100,8 +1108,8 @@ class server {
   [[noreturn]] static void fail(const std::string& why) { detail::fail("server", why); }
   void require(stage expected, message_type t) const {
     if (next_ != expected) {
-      fail(std::string("received a ") + detail::name_of(t) + " (round " +
-           detail::name_of(expected) + ") during " + detail::name_of(next_));
+      fail("received " + detail::with_article(t) + " (round " + detail::name_of(expected) +
+           ") during " + detail::name_of(next_));
     }
   }
   void require_finish(stage expected) const {
@@ -1112,11 +1120,11 @@ class server {
   }
   void check_sender(std::uint64_t session, std::uint32_t sender, message_type t) const {
     if (session != params_.session) {
-      fail(std::string("a ") + detail::name_of(t) + " belongs to session " +
-           std::to_string(session) + ", not " + std::to_string(params_.session));
+      fail(detail::with_article(t) + " belongs to session " + std::to_string(session) + ", not " +
+           std::to_string(params_.session));
     }
     if (sender < 1 || sender > params_.clients) {
-      fail(std::string("a ") + detail::name_of(t) + " comes from client " + std::to_string(sender) +
+      fail(detail::with_article(t) + " comes from client " + std::to_string(sender) +
            ", outside [1, " + std::to_string(params_.clients) + "]");
     }
   }
@@ -1125,7 +1133,7 @@ class server {
          detail::name_of(t) + " (replayed message)");
   }
   [[noreturn]] static void fail_outsider(std::uint32_t sender, message_type t, const char* set) {
-    fail(std::string("client ") + std::to_string(sender) + " sent a " + detail::name_of(t) +
+    fail(std::string("client ") + std::to_string(sender) + " sent " + detail::with_article(t) +
          " but is not in " + set);
   }
   void check_threshold(std::size_t count, const char* what) {

@@ -59,6 +59,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -147,8 +148,10 @@ class montgomery {
     compute_r2();
   }
 
+  /// Throws invalid_parameter naming `modulus` when it is negative (before
+  /// the limb conversion, whose message is about values), even or zero.
   template <cpp_int_number Int>
-  explicit montgomery(const Int& modulus) : montgomery(limbs_of(modulus)) {}
+  explicit montgomery(const Int& modulus) : montgomery(modulus_limbs(modulus)) {}
 
   [[nodiscard]] std::size_t size() const noexcept { return k_; }
   [[nodiscard]] std::span<const limb> modulus() const noexcept { return m_; }
@@ -278,6 +281,13 @@ class montgomery {
       }
     }
     return best;
+  }
+
+  /// The limbs of a modulus, refusing a negative one under its own name.
+  template <cpp_int_number Int>
+  static std::vector<limb> modulus_limbs(const Int& m) {
+    if (m < 0) throw_invalid("modulus", std::string_view(m.str()), "an odd modulus > 0");
+    return limbs_of(m);
   }
 
   /// Little-endian limbs of a non-negative cpp_int-backed integer.

@@ -99,11 +99,22 @@ class paillier_writer {
     for (int s = 24; s >= 0; s -= 8) out_.push_back(static_cast<std::uint8_t>(v >> s));
   }
   void bytes(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+  // The u32 length prefix of a field of n bytes; a longer field would wrap
+  // the prefix and desynchronise every reader, so it throws instead.
+  void length(std::size_t n) {
+    constexpr std::size_t limit = std::numeric_limits<std::uint32_t>::max();
+    if (n > limit) {
+      throw overflow_error("privet: an integer of " + std::to_string(n) +
+                           " bytes does not fit its 32-bit length field; allowed: at most " +
+                           std::to_string(limit) + " bytes");
+    }
+    u32(static_cast<std::uint32_t>(n));
+  }
   template <class Int>
   void integer(const Int& x) {
-    const auto b = be_bytes(x);
-    u32(static_cast<std::uint32_t>(b.size()));
-    bytes(b);
+    // The length is checked before be_bytes allocates the bytes.
+    length((bits_of(x) + 7) / 8);
+    bytes(be_bytes(x));
   }
   std::vector<std::uint8_t> take() { return std::move(out_); }
 

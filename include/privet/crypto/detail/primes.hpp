@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace privet::detail {
 
@@ -185,16 +186,24 @@ class strong_test {
   modular<Int> mod_;
 };
 
-inline void check_miller_rabin_input(bool ok) {
-  if (!ok) throw invalid_parameter("n", "privet: Miller-Rabin needs an odd n >= 5");
+// Miller-Rabin writes n - 1 = 2^s d and draws bases from [2, n - 2], which
+// needs an odd n >= 5. The values go through str() because format_value
+// knows only built-in types.
+template <modular_integer Int>
+void check_miller_rabin_input(const Int& n) {
+  if (!(n >= 5 && boost::multiprecision::bit_test(n, 0))) {
+    throw_invalid("n", std::string_view(n.str()), "odd, >= 5");
+  }
 }
 
 /// Whether odd n >= 5 is a strong probable prime to the base a in [2, n - 2]
 /// (for known-answer tests with fixed bases).
 template <modular_integer Int>
 bool strong_probable_prime(const Int& n, const Int& a) {
-  check_miller_rabin_input(n >= 5 && boost::multiprecision::bit_test(n, 0));
-  if (a < 2 || a > n - 2) throw invalid_parameter("a", "privet: base a must lie in [2, n - 2]");
+  check_miller_rabin_input(n);
+  if (a < 2 || a > n - 2) {
+    throw_invalid("a", std::string_view(a.str()), "[2, n - 2] = [2, " + Int(n - 2).str() + "]");
+  }
   return strong_test<Int>(n).passes(a);
 }
 
@@ -202,7 +211,7 @@ bool strong_probable_prime(const Int& n, const Int& a) {
 /// n >= 5. False means n is certainly composite.
 template <modular_integer Int, random_bit_source G>
 bool miller_rabin(const Int& n, unsigned rounds, G& gen) {
-  check_miller_rabin_input(n >= 5 && boost::multiprecision::bit_test(n, 0));
+  check_miller_rabin_input(n);
   const strong_test<Int> test(n);
   const Int bases = n - 3;  // [2, n - 2] has n - 3 elements
   for (unsigned round = 0; round < rounds; ++round) {
