@@ -190,8 +190,13 @@ class pld_pmf {
       : pld_pmf(detail::pmf_built_t{}, interval, lowest_index, std::move(probs), infinity_mass) {
     validate_positive(interval_, "interval");
     validate_non_empty(probs_, "probs");
-    if (probs_.size() - 1 >
-        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() - lowest_)) {
+    // The room above lowest_index, 2^63 - 1 - lowest, is up to 2^64 - 1 for a
+    // negative lowest: computed in uint64, where it is exact (in int64 it
+    // overflows, as UBSan found).
+    const std::uint64_t room =
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) -
+        static_cast<std::uint64_t>(lowest_);
+    if (probs_.size() - 1 > room) {
       throw_invalid("probs.size()", probs_.size(),
                     "<= 2^63 - lowest_index = 2^63 - " + detail::format_value(lowest_) +
                         " (the highest grid index must fit 64 bits)");
