@@ -165,6 +165,21 @@ struct record {
   double value;
 };
 
+// What the tests of ranks that disagree share: the same initial model and
+// one worker on the same data on every rank, with the last rank the one
+// made to differ.
+struct disagreement_setup {
+  communicator comm;
+  bool last = comm.rank() + 1 == comm.size();
+  std::string last_rank = std::to_string(comm.size() - 1);
+  dense_lr initial{3, true};
+  static std::vector<mpi_federation<dense_lr>::member> members() {
+    std::vector<mpi_federation<dense_lr>::member> m;
+    m.push_back({options_of(0), blobs(30, 3, 7, 2)});
+    return m;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("all_gather gives every rank every rank's records, in rank order") {
@@ -294,15 +309,12 @@ TEST_CASE(
 }
 
 TEST_CASE("ranks that disagree, or a rank with bad options, fail on every rank") {
-  const communicator comm;
-  const bool last = comm.rank() + 1 == comm.size();
-  const std::string last_rank = std::to_string(comm.size() - 1);
-  const dense_lr initial(3, true);
-  auto members = [] {
-    std::vector<mpi_federation<dense_lr>::member> m;
-    m.push_back({options_of(0), blobs(30, 3, 7, 2)});
-    return m;
-  };
+  const disagreement_setup set_up;
+  const communicator& comm = set_up.comm;
+  const bool last = set_up.last;
+  const std::string& last_rank = set_up.last_rank;
+  const dense_lr& initial = set_up.initial;
+  const auto members = disagreement_setup::members;
   if (comm.size() > 1) {
     // The last rank's learning rate differs.
     const federation_options fo{.learning_rate = last ? 0.25 : 0.5, .rounds = 2};
@@ -463,15 +475,12 @@ TEST_CASE("set-up, ready and report records name what is malformed") {
 }
 
 TEST_CASE("ranks that disagree on any set-up value name it; communicator misuse is refused") {
-  const communicator comm;
-  const bool last = comm.rank() + 1 == comm.size();
-  const std::string last_rank = std::to_string(comm.size() - 1);
-  const dense_lr initial(3, true);
-  auto members = [] {
-    std::vector<mpi_federation<dense_lr>::member> m;
-    m.push_back({options_of(0), blobs(30, 3, 7, 2)});
-    return m;
-  };
+  const disagreement_setup set_up;
+  const communicator& comm = set_up.comm;
+  const bool last = set_up.last;
+  const std::string& last_rank = set_up.last_rank;
+  const dense_lr& initial = set_up.initial;
+  const auto members = disagreement_setup::members;
   if (comm.size() > 1) {
     auto message = [&](const std::string& name, const std::string& value,
                        const std::string& expected) {
