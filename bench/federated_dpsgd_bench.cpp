@@ -9,7 +9,8 @@
 // is examples/s. The aggregator alone is benchmarked on its own: W messages
 // of P doubles received, averaged and applied (bytes/s of gradients).
 // OpenBLAS is held at one thread; TBB runs the workers and blocks of
-// sequences on both cores.
+// sequences on both cores. user_level_round is the same worker with users
+// of 8 sequences as its privacy unit.
 #include <privet/algorithms/federated_dpsgd.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
@@ -44,6 +45,7 @@ struct frame_lstm {
     return net.per_example_gradients(b);
   }
   xt::xtensor<float, 1> losses(const batch_type& b) const { return net.losses(b); }
+  xt::xtensor<float, 1> mean_gradient(const batch_type& b) const { return net.mean_gradient(b); }
 };
 
 ml::frame_sequence_batch<float> speech_like(std::size_t n, std::uint64_t seed) {
@@ -93,6 +95,34 @@ void federated_round(benchmark::State& state) {
   for (auto _ : state) f.run_round(std::span<privet::seeded_generator>(gens));
   state.SetItemsProcessed(
       static_cast<std::int64_t>(state.iterations() * workers * rate * per_worker));
+  state.counters["parameters"] = static_cast<double>(model.parameter_count());
+}
+
+// User-level DP-SGD (privacy unit: a user of 8 sequences): one worker of
+// 200 sequences in 25 users, users sampled at q = 0.1 (2.5 users, 20
+// sequences expected, as the example-level worker), each sampled user's
+// mean gradient clipped as one record. Items are the expected examples.
+void user_level_round(benchmark::State& state) {
+  const auto hidden = static_cast<std::size_t>(state.range(0));
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  privet::seeded_generator init(1);
+  const frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
+  auto o = private_worker(0);
+  o.batch_size = 0;
+  o.sampling_rate = rate;
+  std::vector<std::size_t> unit_of(per_worker);
+  for (std::size_t i = 0; i < per_worker; ++i) unit_of[i] = i / 8;
+  o.units = ml::privacy_units(unit_of);
+  std::vector<fed::federation<frame_lstm>::member> members;
+  members.push_back({o, speech_like(per_worker, 10)});
+  std::vector<privet::seeded_generator> gens;
+  gens.emplace_back(100);
+  fed::federation<frame_lstm> f(model, std::move(members),
+                                {.learning_rate = 0.01,
+                                 .rounds = std::numeric_limits<std::uint64_t>::max(),
+                                 .rule = fed::aggregation::batch_weighted});
+  for (auto _ : state) f.run_round(std::span<privet::seeded_generator>(gens));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rate * per_worker));
   state.counters["parameters"] = static_cast<double>(model.parameter_count());
 }
 
@@ -154,6 +184,11 @@ BENCHMARK_TEMPLATE(federated_round, privet::simulation_only_noise)
     ->Name("federated_round<simulation_only_noise>")
     ->Apply(round_sizes);
 BENCHMARK(pooled_sgd_step)->Apply(round_sizes);
+BENCHMARK(user_level_round)
+    ->ArgsProduct({{32, 200}})
+    ->ArgNames({"hidden"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(aggregate_and_apply)
     ->ArgsProduct({{6'218, 172'810}, {4}})
     ->ArgNames({"parameters", "workers"})

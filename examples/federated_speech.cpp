@@ -39,12 +39,18 @@
 //   public only      the public organisation alone;
 //   pooled, no DP    one party holding every organisation's training data,
 //                    plain SGD (no clipping unless --clip-all);
-//   federated DP     public (declares its data public: no noise), clinic,
-//                    callcentre and outlier, each (eps = 3, 1e-5)-DP for the
-//                    whole run per utterance (--outlier-epsilon gives the
-//                    outlier its own budget; clip bound 1, Poisson rate
-//                    q = 0.1, noise calibrated by the PLD accountant),
-//                    batch-weighted aggregation, replicas kept identical;
+//   federated DP     public (declares its data public: no noise), clinic
+//                    and callcentre, each (eps = 3, 1e-5)-DP for the whole
+//                    run per utterance, and the outlier organisation,
+//                    (eps = 3, 1e-5)-DP for the whole run per speaker
+//                    (--outlier-epsilon gives it its own budget); clip bound
+//                    1, Poisson rate q = 0.1 (over utterances, or over the
+//                    outlier's one speaker), noise calibrated by the PLD
+//                    accountant, batch-weighted aggregation, replicas kept
+//                    identical;
+//   federated DP, outlier per utterance
+//                    the same with the outlier organisation private per
+//                    utterance, like the others, to compare;
 // and, as the world in which the outlier did not take part, pooled and
 // federated DP without the outlier organisation. The table gives main
 // (public, clinic and callcentre speakers) and outlier test accuracy, mean
@@ -56,24 +62,23 @@
 // never saw them, gives the attack's sampling floor; and the same attack on
 // the outlier speaker's participation (its test utterances scored by the
 // models with and without the outlier organisation). Then the privacy each
-// organisation spent (RDP, PLD and PRV accountants) and Sotto Voce's
-// per-step calibration (eps = 100, delta = 1e-6 per step, clip bound 1).
+// organisation spent (RDP, PLD and PRV accountants, with the privacy unit)
+// and Sotto Voce's per-step calibration (eps = 100, delta = 1e-6 per step,
+// clip bound 1).
 //
-// What DP does here: the outlier is 7 of 133 expected examples per round,
-// each clipped to norm 1, against noise of its own; the clinic's and the
-// call centre's 56 examples a round lift the main speakers. The guarantee is
-// per utterance: the outlier organisation is one speaker with 70
-// utterances, whom per-utterance DP does not hide as a whole (group privacy
-// would give 70 eps), and some of the whisper voice gets through. Measured
-// over 10 seeds (140 rounds): outlier 30.8 +- 6.2 % under DP, 23.7 +- 6.2 %
-// public only, 63.0 +- 7.9 % pooled, 23.0 +- 4.8 % federated DP without the
-// outlier; the participation attack's AUC 0.69 under DP against 0.81
-// pooled. A smaller budget for the outlier alone changes little (eps = 1:
-// 30.5 % and 0.69), because its 7 clipped examples a round outweigh noise
-// calibrated for 140 steps; a longer continuation lets them add up (600
-// rounds: 34 %). The paper's outlier stays at public-only level after 14
-// epochs at learning rate 1e-4, a continuation that barely moves the model
-// (main 38.0 -> 38.6 %).
+// Why the outlier organisation protects its speaker. Its data are one
+// person's 70 utterances. Private per utterance, it sends 7 clipped
+// examples a round, and per-utterance DP does not hide the speaker as a
+// whole (group privacy gives about 70 eps): over 10 seeds the whisper voice
+// gets through (outlier 30.8 +- 6.2 % against 23.7 +- 6.2 % public only;
+// participation attack AUC 0.69). Private per speaker (user-level DP-SGD,
+// ml/privacy_units.hpp), its one speaker is one record: sampled in a tenth
+// of the rounds, the speaker's mean gradient clipped to norm 1, with the
+// same noise multiplier, so (eps = 3, 1e-5) holds for the speaker. Then the
+// outlier stays at the level of a model that never saw it (21.3 +- 4.6 %),
+// the attacker cannot tell it took part (AUC 0.507 +- 0.046), and the main
+// speakers still gain 12 points (80.3 %), as in the paper (main 38.0 ->
+// 38.6 %, outlier 23.1 -> 22.0 %).
 //
 // Noise and sampling come from seeded ChaCha20 streams (privet's
 // seeded_generator) so that a run can be repeated; a deployment calls
@@ -284,6 +289,9 @@ struct split_data {
   std::vector<sp::org_kind> kinds;
   std::vector<std::vector<const sp::utterance*>> train, test;
   std::vector<std::size_t> speakers;
+  // Per organisation, each training utterance's speaker as an id 0 .. k - 1
+  // among the organisation's k speakers: its privacy units per speaker.
+  std::vector<std::vector<std::size_t>> train_speaker;
 };
 
 split_data split(const sp::corpus& c, std::size_t public_speakers) {
@@ -309,6 +317,14 @@ split_data split(const sp::corpus& c, std::size_t public_speakers) {
     s.train.push_back(keep(o.train));
     s.test.push_back(keep(o.test));
     s.speakers.push_back(kept.size());
+    std::vector<std::size_t> ids;
+    std::vector<std::uint16_t> seen;
+    for (const auto* u : s.train.back()) {
+      auto it = std::find(seen.begin(), seen.end(), u->speaker);
+      if (it == seen.end()) it = seen.insert(seen.end(), u->speaker);
+      ids.push_back(static_cast<std::size_t>(it - seen.begin()));
+    }
+    s.train_speaker.push_back(std::move(ids));
   }
   return s;
 }
@@ -375,10 +391,13 @@ struct attack {
 };
 
 struct seed_result {
-  result public_only, pooled, federated, pooled_without, federated_without;
-  attack speaker_pooled, speaker_federated;  // did the outlier take part?
-  curve public_curve, pooled_curve, federated_curve;
-  std::vector<fed::worker_privacy> privacy;
+  // federated: the outlier organisation's privacy unit is its speaker;
+  // federated_utterance: each of its utterances (as the other organisations').
+  result public_only, pooled, federated, federated_utterance, pooled_without, federated_without;
+  attack speaker_pooled, speaker_federated,
+      speaker_federated_utterance;  // did the outlier take part?
+  curve public_curve, pooled_curve, federated_curve, federated_utterance_curve;
+  std::vector<fed::worker_privacy> privacy, privacy_utterance;
   double seconds = 0;
 };
 
@@ -390,11 +409,16 @@ struct experiment {
   std::vector<batch> train, test;  // per organisation
   std::vector<std::string> names;
   std::vector<sp::org_kind> kinds;
+  std::vector<std::vector<std::size_t>> train_speaker;
   batch main_test, outlier_test, private_train, private_test, outlier_train;
   std::size_t public_index = 0, outlier_index = 0;
 
   experiment(const config& c, const sp::corpus& corpus, const split_data& s)
-      : cfg(c), classes(corpus.words.size()), names(s.names), kinds(s.kinds) {
+      : cfg(c),
+        classes(corpus.words.size()),
+        names(s.names),
+        kinds(s.kinds),
+        train_speaker(s.train_speaker) {
     std::size_t pub = 0;
     while (s.kinds[pub] != sp::org_kind::public_data) ++pub;
     public_index = pub;
@@ -418,11 +442,20 @@ struct experiment {
 
   std::size_t batch_size(std::size_t o) const { return batch_for(cfg, train[o].size()); }
 
-  fed::worker_options worker(std::size_t o, bool private_data) const {
+  // Organisation o's options. per_speaker: its privacy unit is the speaker
+  // (user-level DP-SGD): speakers are sampled at the same rate q, each
+  // sampled speaker's mean gradient is clipped as one record, and the
+  // expected batch is q k for k speakers (0.1 for the outlier's one).
+  fed::worker_options worker(std::size_t o, bool private_data, bool per_speaker = false) const {
     fed::worker_options w;
     w.name = names[o];
     w.clip_norm = private_data ? cfg.clip_norm : cfg.public_clip_norm;
-    w.batch_size = batch_size(o);
+    if (per_speaker) {
+      w.sampling_rate = cfg.sampling_rate;
+      w.units = ml::privacy_units(train_speaker[o]);
+    } else {
+      w.batch_size = batch_size(o);
+    }
     if (private_data) {
       const double eps =
           o == outlier_index ? cfg.outlier_epsilon.value_or(cfg.epsilon) : cfg.epsilon;
@@ -505,7 +538,9 @@ struct experiment {
     return out;
   }
 
-  enum class setting { public_only, pooled, federated };
+  // federated_speaker: the outlier organisation protects its speaker
+  // (user-level DP-SGD); federated: per utterance, like the others.
+  enum class setting { public_only, pooled, federated, federated_speaker };
 
   // One continuation of the warm start: `rounds` rounds of the setting's
   // federation, with or without the outlier organisation.
@@ -537,21 +572,22 @@ struct experiment {
     } else {
       for (std::size_t o = 0; o < train.size(); ++o) {
         if (o == outlier_index && !with_outlier) continue;
-        m.push_back({worker(o, kinds[o] != sp::org_kind::public_data), train[o]});
+        const bool per_speaker = st == setting::federated_speaker && o == outlier_index;
+        m.push_back({worker(o, kinds[o] != sp::org_kind::public_data, per_speaker), train[o]});
         gens.emplace_back(seed, stream * 100 + o);
       }
     }
     federation f(start, std::move(m), fo);
     curve ignored;
     Model result = run(f, gens, c ? *c : ignored, bar, done);
-    if (st == setting::federated && with_outlier) {
+    if (st != setting::public_only && st != setting::pooled && with_outlier) {
       // Every replica is the same model.
       for (const auto& w : f.workers()) {
         const auto a = w.replica().parameters(), b = f.model().parameters();
         if (!std::equal(a.begin(), a.end(), b.begin()))
           throw std::logic_error("replicas differ after the run");
       }
-      out.privacy = f.privacy_report();
+      (st == setting::federated_speaker ? out.privacy : out.privacy_utterance) = f.privacy_report();
     }
     return result;
   }
@@ -579,11 +615,14 @@ struct experiment {
         train_one(setting::public_only, false, model, seed, &out.public_curve, out, bar, done);
     const Model pooled =
         train_one(setting::pooled, true, model, seed, &out.pooled_curve, out, bar, done);
-    const Model federated =
-        train_one(setting::federated, true, model, seed, &out.federated_curve, out, bar, done);
+    const Model federated = train_one(setting::federated_speaker, true, model, seed,
+                                      &out.federated_curve, out, bar, done);
+    const Model federated_utterance = train_one(setting::federated, true, model, seed,
+                                                &out.federated_utterance_curve, out, bar, done);
     out.public_only = evaluate(pub);
     out.pooled = evaluate(pooled);
     out.federated = evaluate(federated);
+    out.federated_utterance = evaluate(federated_utterance);
     // The same trainings without the outlier organisation: what the model
     // would know of the whisper voice had it not taken part.
     const Model pooled_without =
@@ -594,6 +633,7 @@ struct experiment {
     out.federated_without = evaluate(federated_without);
     out.speaker_pooled = speaker_attack(pooled, pooled_without);
     out.speaker_federated = speaker_attack(federated, federated_without);
+    out.speaker_federated_utterance = speaker_attack(federated_utterance, federated_without);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
@@ -791,9 +831,9 @@ int main(int argc, char** argv) try {
       "per organisation per round); %zu seeds\n",
       cfg.warm_epochs, static_cast<unsigned long long>(cfg.rounds), cfg.seeds);
   std::printf(
-      "privacy: clinic and callcentre each (eps = %g, delta = %g)-DP and the outlier (eps = "
-      "%g, delta = %g)-DP for the whole run, per utterance; public declares its data public "
-      "(no noise)\n",
+      "privacy: clinic and callcentre each (eps = %g, delta = %g)-DP for the whole run per "
+      "utterance, the outlier (eps = %g, delta = %g)-DP for the whole run per speaker (and, "
+      "to compare, per utterance); public declares its data public (no noise)\n",
       cfg.epsilon, cfg.delta, cfg.outlier_epsilon.value_or(cfg.epsilon), cfg.delta);
   print_calibration(cfg, sizes, batches, s.names);
   std::fflush(stdout);
@@ -802,7 +842,7 @@ int main(int argc, char** argv) try {
     using Model = typename decltype(tag)::type;
     experiment<Model> e(cfg, corpus, s);
     std::vector<seed_result> out;
-    privet::examples::progress bar("training", 5 * cfg.rounds * cfg.seeds, "rounds");
+    privet::examples::progress bar("training", 6 * cfg.rounds * cfg.seeds, "rounds");
     std::uint64_t done = 0;
     for (std::size_t k = 0; k < cfg.seeds; ++k) out.push_back(e.run_seed(1000 + k, bar, done));
     return out;
@@ -833,7 +873,10 @@ int main(int argc, char** argv) try {
   };
   row("public only", [](const seed_result& r) { return r.public_only; });
   row("public + private, pooled without DP", [](const seed_result& r) { return r.pooled; });
-  row("public + private, federated DP-SGD", [](const seed_result& r) { return r.federated; });
+  row("public + private, federated DP-SGD (outlier private per speaker)",
+      [](const seed_result& r) { return r.federated; });
+  row("public + private, federated DP-SGD (outlier private per utterance)",
+      [](const seed_result& r) { return r.federated_utterance; });
   std::printf(
       "\nthe same without the outlier organisation (the world in which it did not take "
       "part):\n\n| training data | test: main speakers | test: outlier speaker |\n| --- "
@@ -847,9 +890,10 @@ int main(int argc, char** argv) try {
     const auto& r = results[k];
     std::printf(
         "  seed %zu: public %.1f / %.1f, pooled %.1f / %.1f, federated DP %.1f / %.1f "
-        "(%.0f s)\n",
+        "(outlier per utterance: %.1f / %.1f) (%.0f s)\n",
         k, r.public_only.main, r.public_only.outlier, r.pooled.main, r.pooled.outlier,
-        r.federated.main, r.federated.outlier, r.seconds);
+        r.federated.main, r.federated.outlier, r.federated_utterance.main,
+        r.federated_utterance.outlier, r.seconds);
   }
 
   // ---- membership inference ----
@@ -871,7 +915,10 @@ int main(int argc, char** argv) try {
   mi_row("public only (never saw them: the sampling floor)",
          [](const seed_result& r) { return r.public_only; });
   mi_row("pooled without DP", [](const seed_result& r) { return r.pooled; });
-  mi_row("federated DP-SGD", [](const seed_result& r) { return r.federated; });
+  mi_row("federated DP-SGD (outlier per speaker)",
+         [](const seed_result& r) { return r.federated; });
+  mi_row("federated DP-SGD (outlier per utterance)",
+         [](const seed_result& r) { return r.federated_utterance; });
 
   std::printf(
       "\ndid the outlier speaker take part? the same loss-threshold attack on the outlier's "
@@ -885,7 +932,10 @@ int main(int argc, char** argv) try {
     std::printf("| %s | %.3f +- %.3f | %.3f +- %.3f |\n", name, a.mean, a.sd, u.mean, u.sd);
   };
   speaker_row("pooled without DP", [](const seed_result& r) { return r.speaker_pooled; });
-  speaker_row("federated DP-SGD", [](const seed_result& r) { return r.speaker_federated; });
+  speaker_row("federated DP-SGD (outlier private per speaker)",
+              [](const seed_result& r) { return r.speaker_federated; });
+  speaker_row("federated DP-SGD (outlier private per utterance)",
+              [](const seed_result& r) { return r.speaker_federated_utterance; });
 
   // ---- privacy spent ----
   const auto& last = results.back();
@@ -893,22 +943,33 @@ int main(int argc, char** argv) try {
       "\nprivacy spent by each organisation (last seed; every seed spends the same), "
       "from its accountant:\n");
   std::printf(
-      "\n| organisation | noise std per coordinate of its mean gradient | noise "
-      "multiplier | rounds | RDP eps | PLD eps | PRV eps (upper) | delta |\n| --- | --- "
+      "\n| organisation | privacy unit | noise std per coordinate of its mean gradient | noise "
+      "multiplier | rounds | RDP eps | PLD eps | PRV eps (upper) | delta |\n| --- | --- | --- "
       "| --- | --- | --- | --- | --- | --- |\n");
-  for (const auto& w : last.privacy) {
+  const auto privacy_row = [](const fed::worker_privacy& w, const std::string& name) {
     if (!w.spent) {
-      std::printf("| %s | 0 (public data) | - | %llu | - | - | - | - |\n", w.name.c_str(),
+      std::printf("| %s | - | 0 (public data) | - | %llu | - | - | - | - |\n", name.c_str(),
                   static_cast<unsigned long long>(w.rounds));
-      continue;
+      return;
     }
     const auto& a = w.spent->accountants;
     auto eps = [](const std::optional<privet::approx_dp>& g) {
       return g ? std::to_string(g->epsilon()).substr(0, 6) : std::string("n/a");
     };
-    std::printf("| %s | %.4g | %.4f | %llu | %s | %s | %s | %g |\n", w.name.c_str(), w.noise_stddev,
-                w.spent->noise_multiplier, static_cast<unsigned long long>(w.spent->steps),
-                eps(a.rdp).c_str(), eps(a.pld).c_str(), eps(a.prv).c_str(), a.tightest.delta());
+    const std::string privacy_unit = w.spent->users == 0
+                                         ? std::string("utterance")
+                                         : "speaker (" + std::to_string(w.spent->users) + ")";
+    std::printf("| %s | %s | %.4g | %.4f | %llu | %s | %s | %s | %g |\n", name.c_str(),
+                privacy_unit.c_str(), w.noise_stddev, w.spent->noise_multiplier,
+                static_cast<unsigned long long>(w.spent->steps), eps(a.rdp).c_str(),
+                eps(a.pld).c_str(), eps(a.prv).c_str(), a.tightest.delta());
+  };
+  for (const auto& w : last.privacy) privacy_row(w, w.name);
+  for (const auto& w : last.privacy_utterance) {
+    for (std::size_t o = 0; o < s.names.size(); ++o) {
+      if (s.kinds[o] == sp::org_kind::outlier && w.name == s.names[o])
+        privacy_row(w, w.name + " (the per-utterance run)");
+    }
   }
 
   if (!cfg.svg.empty()) {
@@ -944,6 +1005,10 @@ int main(int argc, char** argv) try {
     add(
         "fed. DP, outlier", [](const seed_result& r) -> const curve& { return r.federated_curve; },
         true, "#ff9896");
+    add(
+        "fed. DP (outlier per utterance), outlier",
+        [](const seed_result& r) -> const curve& { return r.federated_utterance_curve; }, true,
+        "#9467bd");
     p.write(cfg.svg);
     std::printf("\nplot: %s\n", cfg.svg.c_str());
   }

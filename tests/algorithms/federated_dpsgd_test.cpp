@@ -227,6 +227,63 @@ TEST_CASE("batch-weighted aggregation is one pooled batch of the workers' sums")
   }
 }
 
+TEST_CASE("a user-level worker is weighted by its expected number of users") {
+  // A public worker of 30 examples (b = 30, full batch) and a user-level
+  // worker whose one user holds 20 examples, sampled at q = 0.25: weight
+  // q U = 0.25. Without noise (public data) the update is
+  // (30 g_a + 1[sampled] clip(mean g_b)) / 30.25.
+  const auto a = blobs(30, 3, 1.0, 51, 2), b = blobs(20, 3, 1.0, 52, 2);
+  dense_lr model(3, true);
+  for (std::size_t j = 0; j < 4; ++j) model.parameters()[j] = 0.1 * static_cast<double>(j) - 0.2;
+  worker_options pa;
+  pa.name = "a";
+  pa.clip_norm = std::numeric_limits<double>::infinity();
+  pa.batch_size = 30;
+  pa.sampling = batch_sampling::fixed_size;
+  pa.privacy = public_data{};
+  worker_options pb = pa;
+  pb.name = "one speaker";
+  pb.clip_norm = 0.05;
+  pb.batch_size = 0;
+  pb.sampling = batch_sampling::poisson;
+  pb.sampling_rate = 0.25;
+  pb.units = privet::ml::privacy_units(std::vector<std::size_t>(20, 0));
+  CHECK(privet::federated::aggregation_weight(aggregation::batch_weighted, pa, 30) == 30);
+  CHECK(privet::federated::aggregation_weight(aggregation::batch_weighted, pb, 20) == 0.25);
+  CHECK(privet::federated::aggregation_weight(aggregation::mean, pb, 20) == 1);
+  const auto ga = privet::ml::mean_gradient(model, a);
+  const auto gb = privet::ml::mean_gradient(model, b);
+  std::vector<double> mb(gb.begin(), gb.end());
+  double nb = 0;
+  for (double v : mb) nb += v * v;
+  const double scale = std::min(1.0, 0.05 / std::sqrt(nb));
+  REQUIRE(scale < 1);
+  // Several one-round federations from the same start: rounds where the
+  // user was sampled and rounds where it was not (seeded).
+  bool saw_sampled = false, saw_skipped = false;
+  for (std::uint64_t seed = 0; seed < 16; ++seed) {
+    std::vector<federation<dense_lr>::member> members{{pa, a}, {pb, b}};
+    federation<dense_lr> fed(
+        model, std::move(members),
+        {.learning_rate = 1.0, .rounds = 1, .rule = aggregation::batch_weighted});
+    std::vector<seeded_generator> gens{seeded_generator(seed, 1), seeded_generator(seed, 2)};
+    fed.run_round(std::span<seeded_generator>(gens));
+    // Was the user sampled? The update tells: compare both hypotheses.
+    bool sampled_fits = true, skipped_fits = true;
+    for (std::size_t j = 0; j < 4; ++j) {
+      const double got = model.parameters()[j] - fed.model().parameters()[j];
+      const double with = (30 * ga(j) + scale * mb[j]) / 30.25, without = 30 * ga(j) / 30.25;
+      sampled_fits = sampled_fits && std::abs(got - with) <= 1e-12 * (1 + std::abs(with));
+      skipped_fits = skipped_fits && std::abs(got - without) <= 1e-12 * (1 + std::abs(without));
+    }
+    CHECK(sampled_fits != skipped_fits);
+    saw_sampled = saw_sampled || sampled_fits;
+    saw_skipped = saw_skipped || skipped_fits;
+  }
+  CHECK(saw_sampled);
+  CHECK(saw_skipped);
+}
+
 TEST_CASE("a worker that declares its data public adds no noise and spends nothing") {
   const auto data = blobs(40, 5, 1.0, 5, 2);
   dense_lr model(5, true);
@@ -479,9 +536,11 @@ TEST_CASE("federated DP-SGD messages name the option, its value and the allowed 
         f),
       "privet: clip_norm = inf is invalid; allowed: finite and > 0 when noise is added",
       invalid_parameter);
-  CHECK_THROWS_WITH_AS(W(0, private_options("x", 1, 21, target), data, initial, f),
-                       "privet: batch_size = 21 is invalid; allowed: [1, dataset_size = 20]",
-                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      W(0, private_options("x", 1, 21, target), data, initial, f),
+      "privet: batch_size = 21 is invalid; allowed: [1, dataset_size = 20] (or 0 with a "
+      "sampling_rate)",
+      invalid_parameter);
   CHECK_THROWS_WITH_AS(W(0, private_options("x", 1, 5, approx_dp(0, 1e-5)), data, initial, f),
                        "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
                        invalid_parameter);

@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -409,7 +410,8 @@ TEST_CASE("DP-SGD rejects bad parameters with named messages") {
     FAIL("no throw");
   } catch (const privet::invalid_parameter& e) {
     CHECK(std::string(e.what()) ==
-          "privet: batch_size = 11 is invalid; allowed: [1, dataset_size = 10]");
+          "privet: batch_size = 11 is invalid; allowed: [1, dataset_size = 10] (or 0 with a "
+          "sampling_rate)");
   }
   CHECK(rejected_parameter([&] {
           dpsgd<sparse_lr> d(4, 10, with([](auto& o) { o.batch_size = 0; }), 1.0);
@@ -524,9 +526,11 @@ TEST_CASE("DP-SGD messages name the parameter, its value and the allowed range")
       dpsgd<sparse_lr>::non_private(4, 10, dpsgd_options{.learning_rate = 1, .batch_size = 5}),
       "privet: clip_norm = nan is invalid; allowed: > 0 (or +inf without noise)",
       invalid_parameter);
-  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.batch_size = 0; }), 1.0),
-                       "privet: batch_size = 0 is invalid; allowed: [1, dataset_size = 10]",
-                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.batch_size = 0; }), 1.0),
+      "privet: batch_size = 0 is invalid; allowed: [1, dataset_size = 10] (or 0 with a "
+      "sampling_rate)",
+      invalid_parameter);
   CHECK_THROWS_WITH_AS(
       dpsgd<sparse_lr>(4, 10, with([](auto& o) { o.sampling = static_cast<batch_sampling>(7); }),
                        1.0),
@@ -589,4 +593,211 @@ TEST_CASE("DP-SGD messages name the parameter, its value and the allowed range")
                        "event",
                        invalid_parameter);
   CHECK(d.steps() == 0);
+}
+
+// ---- user-level DP-SGD (privacy units) ---------------------------------------
+
+namespace {
+using privet::ml::privacy_units;
+
+std::vector<double> difference_over_lr(const std::vector<double>& before,
+                                       std::span<const double> after, double lr) {
+  std::vector<double> out(before.size());
+  for (std::size_t j = 0; j < before.size(); ++j) out[j] = (before[j] - after[j]) / lr;
+  return out;
+}
+}  // namespace
+
+TEST_CASE("user-level DP-SGD clips each user's mean gradient as one record") {
+  // 8 examples of 4 users, all users in the batch (fixed size b = U = 4), no
+  // noise: the update is sum_u clip(mean_{i in u} g_i) / 4, computed here
+  // from the model's per-example gradients.
+  const auto data = gaussian_rows(8, 5, 4.0, 31);
+  const std::vector<std::size_t> unit_of{0, 0, 1, 2, 2, 2, 3, 1};
+  const privacy_units users(unit_of);
+  dense_lr model(5, true);
+  for (std::size_t j = 0; j < 6; ++j) model.parameters()[j] = 0.05 * static_cast<double>(j);
+  const auto g = model.per_example_gradients(data);
+  std::vector<std::vector<double>> means;
+  for (std::size_t u = 0; u < 4; ++u) {
+    std::vector<double> mean(6, 0.0);
+    double count = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+      if (unit_of[i] != u) continue;
+      for (std::size_t j = 0; j < 6; ++j) mean[j] += g(i, j);
+      ++count;
+    }
+    for (auto& v : mean) v /= count;
+    means.push_back(mean);
+  }
+  // A clip bound between the users' second and third norms: two are clipped.
+  std::vector<double> norms;
+  for (const auto& m : means) norms.push_back(norm(m));
+  std::sort(norms.begin(), norms.end());
+  REQUIRE(norms[2] > norms[1] * 1.01);
+  const double clip = (norms[1] + norms[2]) / 2;
+  std::vector<double> expect(6, 0.0);
+  std::size_t expect_clipped = 0;
+  for (const auto& mean : means) {
+    const double scale = std::min(1.0, clip / norm(mean));
+    if (scale < 1) ++expect_clipped;
+    for (std::size_t j = 0; j < 6; ++j) expect[j] += scale * mean[j] / 4;
+  }
+  REQUIRE(expect_clipped == 2);
+  const std::vector<double> w0(model.parameters().begin(), model.parameters().end());
+  auto opt = dpsgd<dense_lr>::non_private(6, 8,
+                                          {.learning_rate = 2,
+                                           .clip_norm = clip,
+                                           .batch_size = 4,
+                                           .sampling = batch_sampling::fixed_size,
+                                           .units = users});
+  CHECK(opt.population() == 4);
+  CHECK(opt.sampling_rate() == 1.0);
+  seeded_generator gen(32);
+  const auto r = opt.step(model, data, gen);
+  CHECK(r.batch == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(r.clipped == expect_clipped);
+  const auto got = difference_over_lr(w0, model.parameters(), 2);
+  for (std::size_t j = 0; j < 6; ++j) CHECK(got[j] == doctest::Approx(expect[j]).epsilon(1e-12));
+  // Per-example clipping of the same batch would give another update.
+  auto per_example = g;
+  (void)privet::ml::clip_each_row(per_example, clip);
+  double s0 = 0;
+  for (std::size_t i = 0; i < 8; ++i) s0 += per_example(i, 0) / 4;
+  CHECK(std::abs(s0 - expect[0]) > 1e-6);
+}
+
+TEST_CASE("with one example per user, user-level DP-SGD takes the example-level steps") {
+  const auto data = gaussian_rows(40, 6, 3.0, 33);
+  std::vector<std::size_t> identity(40);
+  for (std::size_t i = 0; i < 40; ++i) identity[i] = i;
+  const dpsgd_options examples{.learning_rate = 0.3, .clip_norm = 0.4, .batch_size = 8};
+  dpsgd_options users = examples;
+  users.units = privacy_units(identity);
+  dpsgd<dense_lr, simulation_only_noise> a(7, 40, examples, 0.9), b(7, 40, users, 0.9);
+  dense_lr ma(6, true), mb(6, true);
+  seeded_generator ga(34), gb(34);
+  for (int s = 0; s < 15; ++s) {
+    const auto ra = a.step(ma, data, ga);
+    const auto rb = b.step(mb, data, gb);
+    CHECK(ra.batch == rb.batch);
+    CHECK(ra.clipped == rb.clipped);
+  }
+  for (std::size_t j = 0; j < 7; ++j)
+    CHECK(ma.parameters()[j] == doctest::Approx(mb.parameters()[j]).epsilon(1e-10));
+  // The same events, so the same report, except for the unit it names.
+  const auto pa = a.privacy_spent(1e-5), pb = b.privacy_spent(1e-5);
+  CHECK(pa.accountants.tightest.epsilon() == pb.accountants.tightest.epsilon());
+  CHECK(pa.users == 0);
+  CHECK(pb.users == 40);
+  CHECK(privet::ml::to_string(pa).find("privacy unit: one example") != std::string::npos);
+  CHECK(privet::ml::to_string(pb).find(
+            "privacy unit: one user, with all of their examples (40 users)") != std::string::npos);
+}
+
+TEST_CASE("a sampling rate below one user per batch divides by the expected batch q U") {
+  // One user holding all 12 examples, sampled in about a tenth of the steps.
+  const auto data = gaussian_rows(12, 4, 2.0, 35);
+  const privacy_units one(std::vector<std::size_t>(12, 0));
+  const dpsgd_options o{.learning_rate = 1, .clip_norm = 0.25, .sampling_rate = 0.1, .units = one};
+  auto opt = dpsgd<dense_lr>::non_private(5, 12, o);
+  CHECK(opt.population() == 1);
+  CHECK(opt.sampling_rate() == 0.1);
+  CHECK(opt.expected_batch_size() == 0.1);
+  dense_lr model(4, true);
+  const auto mean = privet::ml::mean_gradient(model, data);
+  std::vector<double> m(mean.begin(), mean.end());
+  const double scale = std::min(1.0, 0.25 / norm(m));
+  seeded_generator gen(36);
+  int sampled = 0, skipped = 0;
+  for (int s = 0; s < 60; ++s) {
+    const auto g = opt.privatize(model, data, gen);
+    if (g.report.batch.empty()) {
+      ++skipped;
+      for (double v : g.gradient) CHECK(v == 0);
+    } else {
+      ++sampled;
+      CHECK(g.report.batch == std::vector<std::size_t>{0});
+      for (std::size_t j = 0; j < 5; ++j)
+        CHECK(g.gradient[j] == doctest::Approx(scale * m[j] / 0.1).epsilon(1e-12));
+    }
+  }
+  // Both outcomes occur with these seeds (each has probability > 1 - 1e-2
+  // over 60 steps at q = 0.1).
+  CHECK(sampled > 0);
+  CHECK(skipped > 0);
+
+  // Accounting: the same event as example-level DP-SGD at q = 0.1.
+  dpsgd<dense_lr, simulation_only_noise> users(5, 12, o, 1.2);
+  dpsgd<dense_lr, simulation_only_noise> examples(
+      5, 10, {.learning_rate = 1, .clip_norm = 0.25, .batch_size = 1}, 1.2);
+  const auto ten = gaussian_rows(10, 4, 2.0, 37);
+  seeded_generator g1(38), g2(39);
+  for (int s = 0; s < 20; ++s) {
+    (void)users.privatize(model, data, g1);
+    (void)examples.privatize(model, ten, g2);
+  }
+  const auto pu = users.privacy_spent(1e-5), pe = examples.privacy_spent(1e-5);
+  CHECK(pu.sampling_rate == pe.sampling_rate);
+  CHECK(pu.noise_multiplier == pe.noise_multiplier);
+  CHECK(pu.accountants.tightest.epsilon() == pe.accountants.tightest.epsilon());
+  CHECK(pu.users == 1);
+}
+
+TEST_CASE("user-level DP-SGD and sampling rates reject bad options with named messages") {
+  using privet::invalid_parameter;
+  const privacy_units three(std::vector<std::size_t>{0, 1, 2, 0, 1, 2});
+  const dpsgd_options ok{.learning_rate = 0.1, .clip_norm = 1, .batch_size = 2, .units = three};
+  auto with = [&](auto change) {
+    dpsgd_options o = ok;
+    change(o);
+    return o;
+  };
+  CHECK_NOTHROW(dpsgd<sparse_lr>(4, 6, ok, 1.0));
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 7, ok, 1.0),
+                       "privet: units.example_count() = 6 is invalid; allowed: the dataset size 7 "
+                       "(the partition must cover every example once)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) { o.batch_size = 4; }), 1.0),
+                       "privet: batch_size = 4 is invalid; allowed: [1, users = 3] (or 0 with a "
+                       "sampling_rate)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) { o.sampling_rate = 0.5; }), 1.0),
+                       "privet: batch_size = 2 is invalid; allowed: 0 when sampling_rate is given "
+                       "(give one of the two)",
+                       invalid_parameter);
+  for (double bad : {0.0, -0.1, 1.5}) {
+    CHECK(privet::test::rejected_parameter([&] {
+            (void)dpsgd<sparse_lr>(4, 6, with([&](auto& o) {
+                                     o.batch_size = 0;
+                                     o.sampling_rate = bad;
+                                   }),
+                                   1.0);
+          }) == "sampling_rate");
+  }
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) {
+                                          o.batch_size = 0;
+                                          o.sampling_rate = 2;
+                                        }),
+                                        1.0),
+                       "privet: sampling_rate = 2 is invalid; allowed: (0, 1], or NaN to use "
+                       "batch_size",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) {
+                                          o.batch_size = 0;
+                                          o.sampling_rate = 0.5;
+                                          o.sampling = batch_sampling::fixed_size;
+                                        }),
+                                        1.0),
+                       "privet: sampling_rate = 0.5 is invalid; allowed: NaN (unset) for "
+                       "fixed-size batches, which take a batch_size",
+                       invalid_parameter);
+  // Calibration runs on the users' rate: q = 2 / 3.
+  // (RDP on integer orders only: the default fractional ones take seconds.)
+  privet::calibration_options rdp{.accountant = privet::accountant_kind::rdp};
+  rdp.orders.clear();
+  for (int a = 2; a <= 64; ++a) rdp.orders.push_back(a);
+  const auto c = dpsgd<sparse_lr>::calibrated(4, 6, ok, approx_dp(1, 1e-5), 5, rdp);
+  CHECK(c.sampling_rate() == doctest::Approx(2.0 / 3.0).epsilon(1e-15));
+  CHECK(c.privacy_spent(1e-5).steps == 0);
 }

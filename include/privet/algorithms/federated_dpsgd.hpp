@@ -110,9 +110,16 @@ struct worker_options {
   /// C > 0: each example's whole gradient is clipped to L2 norm C; +inf
   /// (no clipping) only for public data.
   double clip_norm = std::numeric_limits<double>::quiet_NaN();
-  /// b: the expected (Poisson) or exact (fixed-size) batch size, 1 <= b <= n.
+  /// b: the expected (Poisson) or exact (fixed-size) batch size,
+  /// 1 <= b <= N for N units (examples, or users); 0 with a sampling_rate.
   std::size_t batch_size = 0;
   ml::batch_sampling sampling = ml::batch_sampling::poisson;
+  /// Poisson only, instead of batch_size: the rate q in (0, 1], for an
+  /// organisation with fewer users than one per batch (dpsgd_options).
+  double sampling_rate = std::numeric_limits<double>::quiet_NaN();
+  /// The privacy unit: each example (default), or each user of a partition
+  /// of the worker's data (user-level DP-SGD, ml/privacy_units.hpp).
+  ml::privacy_units units{};
   privacy_choice privacy;
   /// Which accountant certifies the budget (fixed-size batches need RDP).
   calibration_options calibration = {};
@@ -277,7 +284,7 @@ class worker {
   /// The noise's standard deviation on each coordinate of the gradient the
   /// worker sends (sigma / b; 0 for public data).
   [[nodiscard]] double noise_stddev() const noexcept {
-    return opt_.noise_stddev() / static_cast<double>(options_.batch_size);
+    return opt_.noise_stddev() / opt_.expected_batch_size();
   }
 
   /// This round's privatised gradient from a batch of the worker's data.
@@ -346,6 +353,8 @@ class worker {
                               .clip_norm = o.clip_norm,
                               .batch_size = o.batch_size,
                               .sampling = o.sampling,
+                              .sampling_rate = o.sampling_rate,
+                              .units = o.units,
                               .weight_decay = f.weight_decay};
     if (std::holds_alternative<public_data>(o.privacy)) {
       return optimiser_type::non_private(p, n, d);
@@ -400,10 +409,17 @@ inline const federation_options& validate_options(const federation_options& o) {
   return o;
 }
 
-/// A worker's weight under `rule`: 1 for the mean, its batch size b for
-/// batch_weighted (from its registered options, never from a message).
-inline double aggregation_weight(aggregation rule, const worker_options& o) noexcept {
-  return rule == aggregation::mean ? 1.0 : static_cast<double>(o.batch_size);
+/// A worker of `dataset_size` examples' weight under `rule`: 1 for the
+/// mean; for batch_weighted its expected batch size (b, or q N with a
+/// sampling_rate), from its registered options, never from a message.
+inline double aggregation_weight(aggregation rule, const worker_options& o,
+                                 std::size_t dataset_size) {
+  if (rule == aggregation::mean) return 1.0;
+  return ml::dpsgd_expected_batch_size({.batch_size = o.batch_size,
+                                        .sampling = o.sampling,
+                                        .sampling_rate = o.sampling_rate,
+                                        .units = o.units},
+                                       dataset_size);
 }
 
 /// Something that hands worker i (an index into the round's workers) its
@@ -484,7 +500,7 @@ class federation {
     workers_.reserve(members.size());
     for (std::size_t w = 0; w < members.size(); ++w) {
       auto& m = members[w];
-      weights.push_back(aggregation_weight(options_.rule, m.options));
+      weights.push_back(aggregation_weight(options_.rule, m.options, m.data.size()));
       workers_.emplace_back(static_cast<std::uint32_t>(w), std::move(m.options), std::move(m.data),
                             initial, options_);
     }

@@ -125,7 +125,8 @@ class mpi_federation {
         throw_invalid("members.size()", members.size(), "at most 2^32 - 1 workers");
       }
       for (const auto& m : members) {
-        mine.weights.push_back(federated::aggregation_weight(options.rule, m.options));
+        mine.weights.push_back(
+            federated::aggregation_weight(options.rule, m.options, m.data.size()));
       }
       record = detail::encode_setup(mine);
     } catch (...) {

@@ -39,6 +39,20 @@
 // rest on Theorem 9, which holds for any mechanism with the Gaussian's RDP
 // curve, the discrete Gaussian included (Canonne, Kamath & Steinke 2020).
 //
+// Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
+// every example is its own unit. With a partition into U users, all of the
+// above applies to users instead of examples (user-level DP-SGD, McMahan et
+// al. 2018): batches are drawn over the U users (q = b / U), each sampled
+// user's gradient is the mean of its examples' gradients, clipped to C as one
+// record, and neighbours add, remove or replace one user with all of their
+// examples. The events and accountants are the same; only what a record is
+// changes, and the report says which.
+//
+// Small populations. An organisation of a few users may want a rate q with
+// q U < 1 (one speaker sampled in a tenth of the steps): `sampling_rate`
+// gives q directly (Poisson only), and the noisy sum is divided by the
+// expected batch q U. Poisson amplification does not depend on U.
+//
 // Calibration (`dpsgd::calibrated`) finds the smallest multiplier meeting a
 // target (eps, delta) after a given number of steps by the chosen accountant
 // (`dpsgd_noise_multiplier`, `smallest_noise_multiplier`), and the optimiser
@@ -65,6 +79,7 @@
 #include <privet/mechanisms/noise.hpp>
 #include <privet/ml/clipping.hpp>
 #include <privet/ml/model.hpp>
+#include <privet/ml/privacy_units.hpp>
 
 #include <xtensor/xtensor.hpp>
 
@@ -104,10 +119,17 @@ struct dpsgd_options {
   /// C > 0: every example's whole gradient is scaled to L2 norm <= C. +inf
   /// (no clipping) only for dpsgd::non_private.
   double clip_norm = std::numeric_limits<double>::quiet_NaN();
-  /// b: the expected batch size (Poisson, q = b / n) or the exact one
-  /// (fixed size); 1 <= b <= n. The noisy sum is divided by b.
+  /// b: the expected batch size (Poisson, q = b / N) or the exact one
+  /// (fixed size); 1 <= b <= N for N units (the n examples, or the U users
+  /// of `units`). The noisy sum is divided by b. 0 when sampling_rate is set.
   std::size_t batch_size = 0;
   batch_sampling sampling = batch_sampling::poisson;
+  /// Poisson only, instead of batch_size: the rate q in (0, 1] itself, for
+  /// populations with q N < 1. The noisy sum is divided by q N. NaN: unset.
+  double sampling_rate = std::numeric_limits<double>::quiet_NaN();
+  /// What one record is: each example (the default), or each unit (user)
+  /// of a partition of the n examples (user-level DP-SGD).
+  privacy_units units{};
   double weight_decay = 0;  ///< lambda >= 0: adds lambda w to every update
   /// Threads that draw the noise (0: every core TBB may use). The noise is
   /// drawn by blocks from keyed streams under a secret from the step's
@@ -118,8 +140,8 @@ struct dpsgd_options {
 /// What one step did. Not a release: which examples were sampled is part of
 /// the mechanism's secret randomness and must stay with the data holder.
 struct dpsgd_step_report {
-  std::vector<std::size_t> batch;  ///< indices of the sampled examples
-  std::size_t clipped = 0;         ///< gradients whose norm exceeded C
+  std::vector<std::size_t> batch;  ///< indices of the sampled units (examples by default)
+  std::size_t clipped = 0;         ///< units' gradients whose norm exceeded C
 };
 
 /// The private half of a DP-SGD step (dpsgd::privatize): the noisy sum of
@@ -127,7 +149,7 @@ struct dpsgd_step_report {
 /// `gradient` may leave the data holder; `report` says which examples were
 /// sampled and must not.
 struct privatized_gradient {
-  std::vector<double> gradient;  ///< P entries: (sum_i clip(g_i) + noise) / b
+  std::vector<double> gradient;  ///< P entries: (sum_u clip(g_u) + noise) / b
   dpsgd_step_report report;
 };
 
@@ -135,9 +157,12 @@ struct privatized_gradient {
 struct dpsgd_privacy_report {
   std::uint64_t steps;
   batch_sampling sampling;
-  double sampling_rate;     ///< q (Poisson) or b / n (fixed size)
+  double sampling_rate;     ///< q (Poisson) or b / N (fixed size)
   double noise_multiplier;  ///< the multiplier accounted per step (see the header)
   odometer_report accountants;
+  /// The privacy unit: 0 for one example, else the number of users U whose
+  /// examples each form one record.
+  std::size_t users = 0;
 };
 
 /// One line per accountant, e.g. for logs: steps, sampling, and each
@@ -151,6 +176,9 @@ inline std::string to_string(const dpsgd_privacy_report& r) {
                   " sampling (rate " + format_value(r.sampling_rate) + ", " +
                   (r.sampling == batch_sampling::poisson ? "add/remove" : "replace-one") +
                   " neighbours), noise multiplier " + format_value(r.noise_multiplier) + "\n";
+  s += r.users == 0 ? std::string("  privacy unit: one example\n")
+                    : "  privacy unit: one user, with all of their examples (" +
+                          std::to_string(r.users) + " users)\n";
   const double delta = r.accountants.tightest.delta();
   s += "  RDP: eps = " + eps(r.accountants.rdp) + " at delta = " + format_value(delta) + "\n";
   s += "  PLD: eps = " + eps(r.accountants.pld) + " at delta = " + format_value(delta) + "\n";
@@ -189,6 +217,15 @@ bool bernoulli_exact(G& gen, double q) {
 }
 
 }  // namespace detail
+
+/// What DP-SGD divides its noisy sum by for these options on n examples:
+/// the batch size b, or q N for a sampling_rate q over N units. The weight
+/// batch-weighted federated aggregation gives a worker.
+inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) noexcept {
+  if (std::isnan(o.sampling_rate)) return static_cast<double>(o.batch_size);
+  const std::size_t population = o.units.example_level() ? n : o.units.unit_count();
+  return o.sampling_rate * static_cast<double>(population);
+}
 
 /// The DP-SGD optimiser for models of type Model. Noise is secure_noise
 /// (release grade) unless simulation_only_noise is named.
@@ -329,7 +366,9 @@ class dpsgd {
     std::vector<double> sum(parameter_count_, 0.0);
     if (!out.report.batch.empty()) {
       auto clipped =
-          sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm);
+          options_.units.example_level()
+              ? sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm)
+              : sum_of_clipped_unit_gradients(model, data, out.report.batch);
       if (clipped.sum.size() != parameter_count_) {
         throw_invalid("clipped gradient sum size", clipped.sum.size(),
                       "the parameter count " + privet::detail::format_value(parameter_count_));
@@ -342,8 +381,7 @@ class dpsgd {
     // whatever happens to the result.
     if (mechanism_) std::visit([this](const auto& e) { odometer_.record(e, 1); }, step_event());
     ++steps_;
-    const auto b = static_cast<double>(options_.batch_size);
-    for (auto& v : sum) v /= b;
+    for (auto& v : sum) v /= expected_batch_;
     out.gradient = std::move(sum);
     return out;
   }
@@ -382,7 +420,12 @@ class dpsgd {
                     "> 0 for a privacy report (this optimiser adds no noise: its steps have no "
                     "finite guarantee)");
     }
-    return {steps_, options_.sampling, rate_, event_multiplier_, odometer_.report(delta)};
+    return {steps_,
+            options_.sampling,
+            rate_,
+            event_multiplier_,
+            odometer_.report(delta),
+            options_.units.unit_count()};
   }
 
   /// The per-step accounting event (what the odometer records each step).
@@ -401,8 +444,12 @@ class dpsgd {
   [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
   [[nodiscard]] std::optional<std::uint64_t> budget_steps() const noexcept { return budget_steps_; }
   [[nodiscard]] const dpsgd_options& options() const noexcept { return options_; }
-  /// q = b / n.
+  /// q: b / N, or the sampling_rate given.
   [[nodiscard]] double sampling_rate() const noexcept { return rate_; }
+  /// What the noisy sum is divided by: b, or q N.
+  [[nodiscard]] double expected_batch_size() const noexcept { return expected_batch_; }
+  /// N: the units batches are drawn from (the examples, or the users).
+  [[nodiscard]] std::size_t population() const noexcept { return population_; }
   /// Standard deviation of the noise on each coordinate of the clipped sum
   /// (0 without noise); divide by b for the noise on the update's mean.
   [[nodiscard]] double noise_stddev() const noexcept {
@@ -423,19 +470,43 @@ class dpsgd {
       : options_(checked(options, dataset_size)),
         parameter_count_(validate_at_least<std::size_t>(parameter_count, 1, "parameter_count")),
         dataset_size_(dataset_size),
-        rate_(static_cast<double>(options.batch_size) / static_cast<double>(dataset_size)),
+        population_(population_of(options_, dataset_size)),
+        rate_(sampling_rate_of(options_, dataset_size)),
+        expected_batch_(dpsgd_expected_batch_size(options_, dataset_size)),
         odometer_(std::move(accounting)) {}
 
   static const dpsgd_options& checked(const dpsgd_options& o, std::size_t n) {
     validate_at_least<std::size_t>(n, 1, "dataset_size");
     validate_positive(o.learning_rate, "learning_rate");
     if (!(o.clip_norm > 0)) throw_invalid("clip_norm", o.clip_norm, "> 0 (or +inf without noise)");
-    if (o.batch_size < 1 || o.batch_size > n) {
-      throw_invalid("batch_size", o.batch_size,
-                    "[1, dataset_size = " + privet::detail::format_value(n) + "]");
-    }
     if (o.sampling != batch_sampling::poisson && o.sampling != batch_sampling::fixed_size) {
       throw_invalid("sampling", static_cast<int>(o.sampling), "poisson or fixed_size");
+    }
+    if (!o.units.example_level() && o.units.example_count() != n) {
+      throw_invalid("units.example_count()", o.units.example_count(),
+                    "the dataset size " + privet::detail::format_value(n) +
+                        " (the partition must cover every example once)");
+    }
+    const std::size_t population = population_of(o, n);
+    const std::string unit_name = o.units.example_level() ? "dataset_size" : "users";
+    if (std::isnan(o.sampling_rate)) {
+      if (o.batch_size < 1 || o.batch_size > population) {
+        throw_invalid("batch_size", o.batch_size,
+                      "[1, " + unit_name + " = " + privet::detail::format_value(population) +
+                          "] (or 0 with a sampling_rate)");
+      }
+    } else {
+      if (o.sampling != batch_sampling::poisson) {
+        throw_invalid("sampling_rate", o.sampling_rate,
+                      "NaN (unset) for fixed-size batches, which take a batch_size");
+      }
+      if (!(o.sampling_rate > 0 && o.sampling_rate <= 1)) {
+        throw_invalid("sampling_rate", o.sampling_rate, "(0, 1], or NaN to use batch_size");
+      }
+      if (o.batch_size != 0) {
+        throw_invalid("batch_size", o.batch_size,
+                      "0 when sampling_rate is given (give one of the two)");
+      }
     }
     validate_non_negative(o.weight_decay, "weight_decay");
     validate_parallel_options(o.noise_threads);
@@ -460,15 +531,46 @@ class dpsgd {
     return std::nextafter(z, 0.0);
   }
 
+  static std::size_t population_of(const dpsgd_options& o, std::size_t n) noexcept {
+    return o.units.example_level() ? n : o.units.unit_count();
+  }
+
+  static double sampling_rate_of(const dpsgd_options& o, std::size_t n) noexcept {
+    if (!std::isnan(o.sampling_rate)) return o.sampling_rate;
+    return static_cast<double>(o.batch_size) / static_cast<double>(population_of(o, n));
+  }
+
+  // sum_u clip(mean_{i in u} g_i) over the sampled units: each unit's mean
+  // gradient is one row, clipped like an example's.
+  clipped_sum sum_of_clipped_unit_gradients(const Model& model, const batch_type& data,
+                                            std::span<const std::size_t> sampled) const {
+    xt::xtensor<real_type, 2> rows({sampled.size(), parameter_count_});
+    for (std::size_t k = 0; k < sampled.size(); ++k) {
+      const auto g = mean_gradient(model, data.select(options_.units.examples_of(sampled[k])));
+      if (g.size() != parameter_count_) {
+        throw_invalid("mean gradient size", g.size(),
+                      "the parameter count " + privet::detail::format_value(parameter_count_));
+      }
+      std::copy(g.begin(), g.end(), rows.data() + k * parameter_count_);
+    }
+    clipped_sum out{std::vector<double>(parameter_count_, 0.0), 0};
+    out.clipped = clip_each_row(rows, options_.clip_norm);
+    for (std::size_t k = 0; k < sampled.size(); ++k) {
+      const real_type* row = rows.data() + k * parameter_count_;
+      for (std::size_t j = 0; j < parameter_count_; ++j) out.sum[j] += static_cast<double>(row[j]);
+    }
+    return out;
+  }
+
   template <class G>
   std::vector<std::size_t> sample(G& gen) const {
     std::vector<std::size_t> out;
     if (options_.sampling == batch_sampling::poisson) {
-      for (std::size_t i = 0; i < dataset_size_; ++i) {
+      for (std::size_t i = 0; i < population_; ++i) {
         if (detail::bernoulli_exact(gen, rate_)) out.push_back(i);
       }
     } else {
-      const auto chosen = uniform_subset(gen, dataset_size_, options_.batch_size);
+      const auto chosen = uniform_subset(gen, population_, options_.batch_size);
       out.assign(chosen.begin(), chosen.end());
       std::sort(out.begin(), out.end());
     }
@@ -478,7 +580,9 @@ class dpsgd {
   dpsgd_options options_;
   std::size_t parameter_count_;
   std::size_t dataset_size_;
+  std::size_t population_;
   double rate_;
+  double expected_batch_;
   std::optional<mechanism_type> mechanism_;
   double event_multiplier_ = 0;
   privacy_odometer odometer_;

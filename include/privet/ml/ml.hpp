@@ -12,4 +12,5 @@
 #include <privet/ml/mfcc.hpp>
 #include <privet/ml/mlp.hpp>
 #include <privet/ml/model.hpp>
+#include <privet/ml/privacy_units.hpp>
 #include <privet/ml/softmax.hpp>

@@ -1,0 +1,62 @@
+// privacy_units: a partition of examples into users lists each user's
+// examples in order, covers every example once, and refuses an empty list
+// or an id with no example, naming it.
+#include <privet/ml/privacy_units.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <vector>
+
+using privet::ml::privacy_units;
+
+TEST_CASE("the default partition is example-level") {
+  const privacy_units u;
+  CHECK(u.example_level());
+  CHECK(u.unit_count() == 0);
+  CHECK(u.example_count() == 0);
+  CHECK(u.largest_unit() == 0);
+  CHECK_THROWS_AS((void)u.examples_of(0), privet::invalid_parameter);
+}
+
+TEST_CASE("each unit lists its examples in increasing order") {
+  const std::vector<std::size_t> unit_of{2, 0, 2, 1, 0, 2, 2};
+  const privacy_units u(unit_of);
+  CHECK_FALSE(u.example_level());
+  CHECK(u.unit_count() == 3);
+  CHECK(u.example_count() == 7);
+  CHECK(u.largest_unit() == 4);
+  auto as_vector = [](std::span<const std::size_t> s) {
+    return std::vector<std::size_t>(s.begin(), s.end());
+  };
+  CHECK(as_vector(u.examples_of(0)) == std::vector<std::size_t>{1, 4});
+  CHECK(as_vector(u.examples_of(1)) == std::vector<std::size_t>{3});
+  CHECK(as_vector(u.examples_of(2)) == std::vector<std::size_t>{0, 2, 5, 6});
+  // Every example is in exactly the unit it was given.
+  std::vector<int> seen(unit_of.size(), 0);
+  for (std::size_t k = 0; k < u.unit_count(); ++k) {
+    for (std::size_t i : u.examples_of(k)) {
+      CHECK(unit_of[i] == k);
+      ++seen[i];
+    }
+  }
+  for (int s : seen) CHECK(s == 1);
+  CHECK(u == privacy_units(unit_of));
+  CHECK_FALSE(u == privacy_units());
+}
+
+TEST_CASE("privacy_units refuses an empty list, an unused id and a unit out of range") {
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(privacy_units(std::vector<std::size_t>{}),
+                       "privet: unit_of is empty; allowed: at least one element",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      privacy_units(std::vector<std::size_t>{0, 2, 2}),
+      "privet: unit_of = 1 is invalid; allowed: unit ids 0 .. 2 that each name at least one "
+      "example (unit 1 has none)",
+      invalid_parameter);
+  const privacy_units u(std::vector<std::size_t>{0, 1});
+  CHECK_THROWS_WITH_AS((void)u.examples_of(2),
+                       "privet: u = 2 is invalid; allowed: a unit < unit_count() = 2",
+                       invalid_parameter);
+}
