@@ -74,11 +74,16 @@
 // participation attack AUC 0.69). Private per speaker (user-level DP-SGD,
 // ml/privacy_units.hpp), its one speaker is one record: sampled in a tenth
 // of the rounds, the speaker's mean gradient clipped to norm 1, with the
-// same noise multiplier, so (eps = 3, 1e-5) holds for the speaker. Then the
-// outlier stays at the level of a model that never saw it (21.3 +- 4.6 %),
-// the attacker cannot tell it took part (AUC 0.507 +- 0.046), and the main
-// speakers still gain 12 points (80.3 %), as in the paper (main 38.0 ->
-// 38.6 %, outlier 23.1 -> 22.0 %).
+// same noise multiplier, so (eps = 3, 1e-5) holds for the speaker. Its
+// weight in the batch-weighted mean is its expected batch, q U = 0.1 record
+// against about 126 for the others (it was 7 per utterance): one clipped
+// record is all that user-level DP lets a one-person organisation put in,
+// and that is what hides the person. The outlier then stays at the level
+// of a model that never saw it (21.3 +- 4.6 %), the attacker cannot tell
+// it took part (AUC 0.507 +- 0.046), and the main speakers still gain 12
+// points (80.3 %), as in the paper (main 38.0 -> 38.6 %, outlier 23.1 ->
+// 22.0 %). (With --aggregation mean every organisation weighs 1 / 4, and
+// the outlier's noise, sigma over q U = 0.1, would swamp the update.)
 //
 // Noise and sampling come from seeded ChaCha20 streams (privet's
 // seeded_generator) so that a run can be repeated; a deployment calls

@@ -284,6 +284,34 @@ TEST_CASE("a user-level worker is weighted by its expected number of users") {
   CHECK(saw_skipped);
 }
 
+TEST_CASE("a private user-level worker reports its unit and its noise on the mean") {
+  // Three users of 10 examples each, sampled at q = 0.2: the expected batch
+  // is q U = 0.6, the noise on the message sigma / 0.6.
+  const auto data = blobs(30, 3, 1.0, 61, 2);
+  std::vector<std::size_t> unit_of(30);
+  for (std::size_t i = 0; i < 30; ++i) unit_of[i] = i % 3;
+  worker_options o = private_options("users", 0.5, 0, approx_dp(2, 1e-5));
+  o.sampling_rate = 0.2;
+  o.units = privet::ml::privacy_units(unit_of);
+  dense_lr model(3, true);
+  const federation_options f{.learning_rate = 0.1, .rounds = 4};
+  worker<dense_lr> w(0, o, data, model, f);
+  CHECK(w.optimiser().expected_batch_size() == doctest::Approx(0.6).epsilon(1e-15));
+  CHECK(w.noise_stddev() == w.optimiser().noise_stddev() / w.optimiser().expected_batch_size());
+  CHECK(std::isfinite(w.noise_stddev()));
+  std::vector<federation<dense_lr>::member> members{{o, data}};
+  federation<dense_lr> fed(model, std::move(members), f);
+  fed.run_round();
+  const auto report = fed.privacy_report();
+  REQUIRE(report.size() == 1);
+  REQUIRE(report[0].spent);
+  CHECK(report[0].spent->users == 3);
+  CHECK(report[0].spent->sampling_rate == 0.2);
+  CHECK(report[0].spent->steps == 1);
+  CHECK(privet::federated::to_string(report[0]).find("privacy unit: one user") !=
+        std::string::npos);
+}
+
 TEST_CASE("a worker that declares its data public adds no noise and spends nothing") {
   const auto data = blobs(40, 5, 1.0, 5, 2);
   dense_lr model(5, true);

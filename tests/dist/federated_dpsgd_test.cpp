@@ -279,10 +279,10 @@ TEST_CASE(
   CHECK(refused(longer, 7, 2, 4) ==
         "privet: malformed federated gradient message: 1 trailing bytes");
   auto version = bytes;
-  version[0] = 2;
+  version[0] = 1;
   CHECK(refused(version, 7, 2, 4) ==
-        "privet: malformed federated gradient message: format version 2 (this build reads "
-        "version 1)");
+        "privet: malformed federated gradient message: format version 1 (this build reads "
+        "version 2)");
   auto kind = bytes;
   kind[1] = 3;
   CHECK(refused(kind, 7, 2, 4) ==
@@ -438,8 +438,12 @@ TEST_CASE("set-up, ready and report records name what is malformed") {
   w.name = "a";
   w.rounds = 3;
   w.spent = privet::ml::dpsgd_privacy_report{
-      3, batch_sampling::poisson, 0.1, 1.2,
-      privet::odometer_report{one, one, one, one, privet::accountant_kind::pld}};
+      3,
+      batch_sampling::poisson,
+      0.1,
+      1.2,
+      privet::odometer_report{one, one, one, one, privet::accountant_kind::pld},
+      3};
   const auto report = wire::encode_report({w});
   auto read = [](std::span<const std::uint8_t> bytes) {
     privet::detail::wire_reader r(bytes, "federated privacy report");
@@ -448,10 +452,15 @@ TEST_CASE("set-up, ready and report records name what is malformed") {
     return out;
   };
   REQUIRE(read(report).size() == 1);
+  // The privacy unit survives the trip (a user-level worker's 3 users).
+  REQUIRE(read(report)[0].spent);
+  CHECK(read(report)[0].spent->users == 3);
+  CHECK(read(report)[0].spent->sampling_rate == 0.1);
   // Offsets: header 2, count 4, name 4 + 1, public flag 11, rounds 12..19,
   // noise 20..27, report flag 28, steps 29..36, sampling 37, rate, multiplier,
-  // RDP flag 54, PLD flag 71, PRV flag 88, tightest 105..120, method 121.
-  REQUIRE(report.size() == 122);
+  // RDP flag 54, PLD flag 71, PRV flag 88, tightest 105..120, method 121,
+  // users 122..129.
+  REQUIRE(report.size() == 130);
   const auto refused = [&](std::size_t at, std::uint8_t value, const std::string& why) {
     auto bad = report;
     bad[at] = value;

@@ -20,6 +20,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace {
@@ -759,14 +760,14 @@ TEST_CASE("user-level DP-SGD and sampling rates reject bad options with named me
                        "(the partition must cover every example once)",
                        invalid_parameter);
   CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) { o.batch_size = 4; }), 1.0),
-                       "privet: batch_size = 4 is invalid; allowed: [1, users = 3] (or 0 with a "
-                       "sampling_rate)",
+                       "privet: batch_size = 4 is invalid; allowed: [1, units.unit_count() = 3] "
+                       "(or 0 with a sampling_rate)",
                        invalid_parameter);
   CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) { o.sampling_rate = 0.5; }), 1.0),
                        "privet: batch_size = 2 is invalid; allowed: 0 when sampling_rate is given "
                        "(give one of the two)",
                        invalid_parameter);
-  for (double bad : {0.0, -0.1, 1.5}) {
+  for (double bad : {0.0, -0.1, 1.5, 1e-310, std::numeric_limits<double>::infinity()}) {
     CHECK(privet::test::rejected_parameter([&] {
             (void)dpsgd<sparse_lr>(4, 6, with([&](auto& o) {
                                      o.batch_size = 0;
@@ -780,8 +781,8 @@ TEST_CASE("user-level DP-SGD and sampling rates reject bad options with named me
                                           o.sampling_rate = 2;
                                         }),
                                         1.0),
-                       "privet: sampling_rate = 2 is invalid; allowed: (0, 1], or NaN to use "
-                       "batch_size",
+                       "privet: sampling_rate = 2 is invalid; allowed: [2^-1022, 1] (a normal "
+                       "double), or NaN to use batch_size",
                        invalid_parameter);
   CHECK_THROWS_WITH_AS(dpsgd<sparse_lr>(4, 6, with([](auto& o) {
                                           o.batch_size = 0;
@@ -800,4 +801,97 @@ TEST_CASE("user-level DP-SGD and sampling rates reject bad options with named me
   const auto c = dpsgd<sparse_lr>::calibrated(4, 6, ok, approx_dp(1, 1e-5), 5, rdp);
   CHECK(c.sampling_rate() == doctest::Approx(2.0 / 3.0).epsilon(1e-15));
   CHECK(c.privacy_spent(1e-5).steps == 0);
+}
+
+TEST_CASE("each step sums the sampled users' clipped mean gradients, whatever their sizes") {
+  // 10 users of 1 to 4 examples over 23 examples, ids shuffled across the
+  // data; Poisson at q = 0.4 (b = 4 of 10) and fixed-size b = 3. Without
+  // noise each step's gradient is sum over the sampled users of
+  // clip(mean over examples_of(u)) / b, computed here from scratch.
+  const auto data = gaussian_rows(23, 4, 3.0, 41);
+  std::vector<std::size_t> unit_of;
+  for (std::size_t u = 0; u < 10; ++u)
+    for (std::size_t k = 0; k <= u % 4; ++k) unit_of.push_back((7 * u + 3) % 10);
+  REQUIRE(unit_of.size() == 23);
+  std::mt19937 shuffle(42);
+  std::shuffle(unit_of.begin(), unit_of.end(), shuffle);
+  const privacy_units users(unit_of);
+  REQUIRE(users.unit_count() == 10);
+  dense_lr model(4, true);
+  for (std::size_t j = 0; j < 5; ++j) model.parameters()[j] = 0.2 - 0.1 * static_cast<double>(j);
+  const auto g = model.per_example_gradients(data);
+  const double clip = 0.6;
+  auto expected = [&](const std::vector<std::size_t>& batch, double b) {
+    std::vector<double> out(5, 0.0);
+    for (std::size_t u : batch) {
+      std::vector<double> mean(5, 0.0);
+      double count = 0;
+      for (std::size_t i = 0; i < unit_of.size(); ++i) {
+        if (unit_of[i] != u) continue;
+        for (std::size_t j = 0; j < 5; ++j) mean[j] += g(i, j);
+        ++count;
+      }
+      for (auto& v : mean) v /= count;
+      const double scale = std::min(1.0, clip / norm(mean));
+      for (std::size_t j = 0; j < 5; ++j) out[j] += scale * mean[j] / b;
+    }
+    return out;
+  };
+  for (auto sampling : {batch_sampling::poisson, batch_sampling::fixed_size}) {
+    const std::size_t b = sampling == batch_sampling::poisson ? 4 : 3;
+    auto opt = dpsgd<dense_lr>::non_private(5, 23,
+                                            {.learning_rate = 1,
+                                             .clip_norm = clip,
+                                             .batch_size = b,
+                                             .sampling = sampling,
+                                             .units = users});
+    CHECK(opt.population() == 10);
+    seeded_generator gen(43);
+    std::size_t nonempty = 0, partial = 0;
+    for (int step = 0; step < 12; ++step) {
+      const auto p = opt.privatize(model, data, gen);
+      for (std::size_t u : p.report.batch) CHECK(u < 10);
+      if (sampling == batch_sampling::fixed_size) CHECK(p.report.batch.size() == 3);
+      nonempty += !p.report.batch.empty();
+      partial += p.report.batch.size() < 10;
+      const auto want = expected(p.report.batch, static_cast<double>(b));
+      for (std::size_t j = 0; j < 5; ++j)
+        CHECK(p.gradient[j] == doctest::Approx(want[j]).epsilon(1e-12));
+    }
+    CHECK(nonempty > 0);
+    CHECK(partial > 0);
+  }
+  // Fixed-size batches of users are accounted without replacement at
+  // gamma = b / U.
+  dpsgd<dense_lr, simulation_only_noise> fixed(5, 23,
+                                               {.learning_rate = 1,
+                                                .clip_norm = clip,
+                                                .batch_size = 3,
+                                                .sampling = batch_sampling::fixed_size,
+                                                .units = users},
+                                               1.5);
+  const auto e = fixed.step_event();
+  REQUIRE(std::holds_alternative<privet::fixed_size_subsampled_gaussian_event>(e));
+  CHECK(std::get<privet::fixed_size_subsampled_gaussian_event>(e).sampling_fraction == 0.3);
+}
+
+TEST_CASE("calibration with a sampling rate below one user per batch uses that rate") {
+  // One user, q = 0.1: calibrated() and calibrated_per_step() find the
+  // multiplier dpsgd_noise_multiplier gives for q = 0.1 (b / N would be 0).
+  const privacy_units one(std::vector<std::size_t>(6, 0));
+  const dpsgd_options o{.learning_rate = 0.1, .clip_norm = 1, .sampling_rate = 0.1, .units = one};
+  privet::calibration_options rdp{.accountant = privet::accountant_kind::rdp};
+  rdp.orders.clear();
+  for (int a = 2; a <= 64; ++a) rdp.orders.push_back(a);
+  const approx_dp target(2, 1e-5);
+  const double needed = privet::dpsgd_noise_multiplier(0.1, 30, target, rdp);
+  const auto total = dpsgd<sparse_lr>::calibrated(4, 6, o, target, 30, rdp);
+  CHECK(total.sampling_rate() == 0.1);
+  CHECK(total.accounted_noise_multiplier() >= needed);
+  CHECK(total.accounted_noise_multiplier() == doctest::Approx(needed).epsilon(1e-4));
+  const double per_step_needed = privet::dpsgd_noise_multiplier(0.1, 1, target, rdp);
+  const auto per_step = dpsgd<sparse_lr>::calibrated_per_step(4, 6, o, target, rdp);
+  CHECK(per_step.accounted_noise_multiplier() >= per_step_needed);
+  CHECK(per_step.accounted_noise_multiplier() == doctest::Approx(per_step_needed).epsilon(1e-4));
+  CHECK(per_step.expected_batch_size() == 0.1);
 }

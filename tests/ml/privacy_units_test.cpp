@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 using privet::ml::privacy_units;
@@ -50,11 +51,20 @@ TEST_CASE("privacy_units refuses an empty list, an unused id and a unit out of r
   CHECK_THROWS_WITH_AS(privacy_units(std::vector<std::size_t>{}),
                        "privet: unit_of is empty; allowed: at least one element",
                        invalid_parameter);
-  CHECK_THROWS_WITH_AS(
-      privacy_units(std::vector<std::size_t>{0, 2, 2}),
-      "privet: unit_of = 1 is invalid; allowed: unit ids 0 .. 2 that each name at least one "
-      "example (unit 1 has none)",
-      invalid_parameter);
+  CHECK_THROWS_WITH_AS(privacy_units(std::vector<std::size_t>{0, 2, 2}),
+                       "privet: unit_of = ids up to 2 with none equal to 1 is invalid; allowed: "
+                       "ids 0 .. U - 1 that each name at least one example",
+                       invalid_parameter);
+  // Ids at or above the example count cannot all be used; the largest one
+  // (whose + 1 would wrap to 0) and a huge one are refused before any
+  // allocation.
+  CHECK_THROWS_WITH_AS(privacy_units(std::vector<std::size_t>{0, 3, 1}),
+                       "privet: unit_of[1] = 3 is invalid; allowed: a unit id < unit_of.size() = "
+                       "3 (ids 0 .. U - 1, each naming at least one example)",
+                       invalid_parameter);
+  CHECK_THROWS_AS(privacy_units(std::vector<std::size_t>{0, SIZE_MAX}), invalid_parameter);
+  CHECK_THROWS_AS(privacy_units(std::vector<std::size_t>{0, std::size_t{1} << 40}),
+                  invalid_parameter);
   const privacy_units u(std::vector<std::size_t>{0, 1});
   CHECK_THROWS_WITH_AS((void)u.examples_of(2),
                        "privet: u = 2 is invalid; allowed: a unit < unit_count() = 2",

@@ -8,8 +8,9 @@
 // Several organisations (workers) each hold their own data and a replica of
 // one model. In every round each worker runs the private half of a DP-SGD
 // step on its own data with its own parameters (dpsgd::privatize: sample a
-// batch, clip every example's whole gradient to the worker's C, sum, add
-// Gaussian noise calibrated to the worker's own budget, divide by its b) and
+// batch of records, clip every record's whole gradient to the worker's C,
+// sum, add Gaussian noise calibrated to the worker's own budget, divide by
+// its expected batch) and
 // sends only the result, a `gradient_message`. The aggregator averages the
 // round's messages into a `model_update`, which every worker applies to its
 // replica with the federation's learning rate (dpsgd::apply_update). The
@@ -39,8 +40,13 @@
 //
 // Aggregation (`aggregation`): `mean` gives every worker weight 1 / W (as
 // DistributedDataParallel does); `batch_weighted` weighs worker w by its
-// declared batch size b_w, which equals one pooled batch of the noisy sums:
-// sum_w b_w g_w / sum_w b_w. Weights come from the workers' registered
+// declared expected batch b_w (b, or q N with a sampling rate), which
+// equals one pooled batch of the noisy sums: sum_w b_w g_w / sum_w b_w.
+// A record is what the worker's privacy unit says (`worker_options::units`):
+// an example, or one user's mean gradient. A user-level worker's b_w counts
+// users, so where workers pick different units the pooled batch mixes
+// examples and users, and a one-user worker sampled at q weighs q against
+// the others' example counts. Weights come from the workers' registered
 // options, never from messages. The weighted sum runs in worker order
 // whatever order the messages arrive in, so the update does not depend on
 // arrival order (floating-point addition is not associative).
@@ -107,7 +113,8 @@ using privacy_choice = std::variant<std::monostate, public_data, total_budget, p
 /// privacy: clip_norm and batch_size start invalid and privacy unset.
 struct worker_options {
   std::string name;
-  /// C > 0: each example's whole gradient is clipped to L2 norm C; +inf
+  /// C > 0: each record's whole gradient (an example's, or a user's mean
+  /// gradient) is clipped to L2 norm C; +inf
   /// (no clipping) only for public data.
   double clip_norm = std::numeric_limits<double>::quiet_NaN();
   /// b: the expected (Poisson) or exact (fixed-size) batch size,
@@ -130,7 +137,7 @@ struct worker_options {
 /// How the aggregator combines the round's gradients.
 enum class aggregation {
   mean,            ///< (1 / W) sum_w g_w
-  batch_weighted,  ///< sum_w b_w g_w / sum_w b_w
+  batch_weighted,  ///< sum_w b_w g_w / sum_w b_w, b_w the expected batch
 };
 
 /// The schedule and update rule every replica shares.
@@ -282,7 +289,7 @@ class worker {
   [[nodiscard]] const Model& replica() const noexcept { return replica_; }
   [[nodiscard]] const optimiser_type& optimiser() const noexcept { return opt_; }
   /// The noise's standard deviation on each coordinate of the gradient the
-  /// worker sends (sigma / b; 0 for public data).
+  /// worker sends (sigma over its expected batch; 0 for public data).
   [[nodiscard]] double noise_stddev() const noexcept {
     return opt_.noise_stddev() / opt_.expected_batch_size();
   }
@@ -413,13 +420,9 @@ inline const federation_options& validate_options(const federation_options& o) {
 /// mean; for batch_weighted its expected batch size (b, or q N with a
 /// sampling_rate), from its registered options, never from a message.
 inline double aggregation_weight(aggregation rule, const worker_options& o,
-                                 std::size_t dataset_size) {
+                                 std::size_t dataset_size) noexcept {
   if (rule == aggregation::mean) return 1.0;
-  return ml::dpsgd_expected_batch_size({.batch_size = o.batch_size,
-                                        .sampling = o.sampling,
-                                        .sampling_rate = o.sampling_rate,
-                                        .units = o.units},
-                                       dataset_size);
+  return ml::dpsgd_expected_batch_size(o.batch_size, o.sampling_rate, o.units, dataset_size);
 }
 
 /// Something that hands worker i (an index into the round's workers) its

@@ -19,7 +19,9 @@
 //   the sum's sensitivity is C, and each step is a `subsampled_gaussian_event`
 //   (Mironov, Talwar & Zhang 2019 by RDP; the PLD and PRV accountants too).
 //   The noisy sum is divided by the expected size b, never by the sampled
-//   size, which would depend on the data.
+//   size, which would depend on the data. (The population size N, and with
+//   it q = b / N, is treated as public, as in Abadi et al. and every DP-SGD
+//   accountant: pass the size you are willing to publish.)
 // - batch_sampling::fixed_size draws b distinct examples uniformly (Floyd's
 //   algorithm); neighbours replace one example, the sum's sensitivity is 2C,
 //   and each step is a `fixed_size_subsampled_gaussian_event`
@@ -48,10 +50,17 @@
 // examples. The events and accountants are the same; only what a record is
 // changes, and the report says which.
 //
+// What is public with units: U (it sets q = b / U or the divisor q U, and
+// the report, the noise scale on the mean and a federation's weight show
+// it), as n is with examples; neither n nor any user's example count enters
+// a release. A user with many examples weighs no more than one with few:
+// each sampled user is one clipped record.
+//
 // Small populations. An organisation of a few users may want a rate q with
 // q U < 1 (one speaker sampled in a tenth of the steps): `sampling_rate`
 // gives q directly (Poisson only), and the noisy sum is divided by the
-// expected batch q U. Poisson amplification does not depend on U.
+// expected batch q U. Poisson amplification does not depend on U. q must be
+// a normal double (>= 2^-1022), so that q U and the update stay finite.
 //
 // Calibration (`dpsgd::calibrated`) finds the smallest multiplier meeting a
 // target (eps, delta) after a given number of steps by the chosen accountant
@@ -99,7 +108,7 @@ namespace privet::ml {
 
 /// How each step's batch is drawn from the n examples.
 enum class batch_sampling {
-  poisson,     ///< each example independently with probability b / n
+  poisson,     ///< each unit (example or user) independently with probability q
   fixed_size,  ///< b distinct examples, uniformly, without replacement
 };
 
@@ -116,7 +125,8 @@ using privet::fixed_size_subsampled_gaussian_event;
 /// leaving one out throws.
 struct dpsgd_options {
   double learning_rate = std::numeric_limits<double>::quiet_NaN();  ///< > 0
-  /// C > 0: every example's whole gradient is scaled to L2 norm <= C. +inf
+  /// C > 0: every record's whole gradient (an example's, or a user's mean
+  /// gradient) is scaled to L2 norm <= C. +inf
   /// (no clipping) only for dpsgd::non_private.
   double clip_norm = std::numeric_limits<double>::quiet_NaN();
   /// b: the expected batch size (Poisson, q = b / N) or the exact one
@@ -137,7 +147,7 @@ struct dpsgd_options {
   parallel_options noise_threads{};
 };
 
-/// What one step did. Not a release: which examples were sampled is part of
+/// What one step did. Not a release: which units were sampled is part of
 /// the mechanism's secret randomness and must stay with the data holder.
 struct dpsgd_step_report {
   std::vector<std::size_t> batch;  ///< indices of the sampled units (examples by default)
@@ -146,7 +156,7 @@ struct dpsgd_step_report {
 
 /// The private half of a DP-SGD step (dpsgd::privatize): the noisy sum of
 /// the clipped per-example gradients divided by the batch size b. Only
-/// `gradient` may leave the data holder; `report` says which examples were
+/// `gradient` may leave the data holder; `report` says which units were
 /// sampled and must not.
 struct privatized_gradient {
   std::vector<double> gradient;  ///< P entries: (sum_u clip(g_u) + noise) / b
@@ -221,10 +231,15 @@ bool bernoulli_exact(G& gen, double q) {
 /// What DP-SGD divides its noisy sum by for these options on n examples:
 /// the batch size b, or q N for a sampling_rate q over N units. The weight
 /// batch-weighted federated aggregation gives a worker.
+inline double dpsgd_expected_batch_size(std::size_t batch_size, double sampling_rate,
+                                        const privacy_units& units, std::size_t n) noexcept {
+  if (std::isnan(sampling_rate)) return static_cast<double>(batch_size);
+  const std::size_t population = units.example_level() ? n : units.unit_count();
+  return sampling_rate * static_cast<double>(population);
+}
+
 inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) noexcept {
-  if (std::isnan(o.sampling_rate)) return static_cast<double>(o.batch_size);
-  const std::size_t population = o.units.example_level() ? n : o.units.unit_count();
-  return o.sampling_rate * static_cast<double>(population);
+  return dpsgd_expected_batch_size(o.batch_size, o.sampling_rate, o.units, n);
 }
 
 /// The DP-SGD optimiser for models of type Model. Noise is secure_noise
@@ -451,7 +466,8 @@ class dpsgd {
   /// N: the units batches are drawn from (the examples, or the users).
   [[nodiscard]] std::size_t population() const noexcept { return population_; }
   /// Standard deviation of the noise on each coordinate of the clipped sum
-  /// (0 without noise); divide by b for the noise on the update's mean.
+  /// (0 without noise); divide by expected_batch_size() for the noise on
+  /// the update's mean.
   [[nodiscard]] double noise_stddev() const noexcept {
     return mechanism_ ? mechanism_->sigma() : 0.0;
   }
@@ -488,7 +504,7 @@ class dpsgd {
                         " (the partition must cover every example once)");
     }
     const std::size_t population = population_of(o, n);
-    const std::string unit_name = o.units.example_level() ? "dataset_size" : "users";
+    const std::string unit_name = o.units.example_level() ? "dataset_size" : "units.unit_count()";
     if (std::isnan(o.sampling_rate)) {
       if (o.batch_size < 1 || o.batch_size > population) {
         throw_invalid("batch_size", o.batch_size,
@@ -500,8 +516,9 @@ class dpsgd {
         throw_invalid("sampling_rate", o.sampling_rate,
                       "NaN (unset) for fixed-size batches, which take a batch_size");
       }
-      if (!(o.sampling_rate > 0 && o.sampling_rate <= 1)) {
-        throw_invalid("sampling_rate", o.sampling_rate, "(0, 1], or NaN to use batch_size");
+      if (!(o.sampling_rate >= std::numeric_limits<double>::min() && o.sampling_rate <= 1)) {
+        throw_invalid("sampling_rate", o.sampling_rate,
+                      "[2^-1022, 1] (a normal double), or NaN to use batch_size");
       }
       if (o.batch_size != 0) {
         throw_invalid("batch_size", o.batch_size,

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace privet::ml {
@@ -30,21 +31,30 @@ class privacy_units {
 
   /// Example i belongs to unit unit_of[i]. The ids must be 0 .. U - 1 with
   /// every unit holding at least one example (an unused id would change the
-  /// sampling rate q = b / U without a person behind it). Throws
-  /// invalid_parameter for an empty list or an unused id.
+  /// sampling rate q = b / U without a person behind it), so U <= n and
+  /// every id is below n. Throws invalid_parameter for an empty list, an id
+  /// >= n or an unused id.
   explicit privacy_units(std::span<const std::size_t> unit_of) {
     if (unit_of.empty()) throw_empty("unit_of");
+    const std::size_t n = unit_of.size();
     std::size_t units = 0;
-    for (std::size_t u : unit_of) units = std::max(units, u + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (unit_of[i] >= n) {
+        throw_invalid("unit_of[" + std::to_string(i) + "]", unit_of[i],
+                      "a unit id < unit_of.size() = " + privet::detail::format_value(n) +
+                          " (ids 0 .. U - 1, each naming at least one example)");
+      }
+      units = std::max(units, unit_of[i] + 1);
+    }
     std::vector<std::size_t> count(units, 0);
     for (std::size_t u : unit_of) ++count[u];
     offsets_.assign(units + 1, 0);
     for (std::size_t u = 0; u < units; ++u) {
       if (count[u] == 0) {
-        throw_invalid("unit_of", u,
-                      "unit ids 0 .. " + privet::detail::format_value(units - 1) +
-                          " that each name at least one example (unit " +
-                          privet::detail::format_value(u) + " has none)");
+        throw_invalid("unit_of",
+                      "ids up to " + privet::detail::format_value(units - 1) +
+                          " with none equal to " + privet::detail::format_value(u),
+                      "ids 0 .. U - 1 that each name at least one example");
       }
       offsets_[u + 1] = offsets_[u] + count[u];
     }

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,7 +34,7 @@ namespace privet::dist::detail {
 using privet::detail::wire_reader;
 using privet::detail::wire_writer;
 
-inline constexpr std::uint8_t federated_wire_version = 1;
+inline constexpr std::uint8_t federated_wire_version = 2;
 
 enum class federated_record : std::uint8_t {
   gradient = 1,  ///< one worker's gradient message
@@ -316,6 +317,7 @@ inline std::vector<std::uint8_t> encode_report(const std::vector<federated::work
     write_optional_approx(w, s.accountants.prv);
     write_approx(w, s.accountants.tightest);
     w.u8(static_cast<std::uint8_t>(s.accountants.method));
+    w.u64(s.users);  // the privacy unit (version 2): 0 for one example
   }
   return w.take();
 }
@@ -351,9 +353,17 @@ inline std::vector<federated::worker_privacy> read_report(wire_reader& r) {
       if (method > static_cast<std::uint8_t>(accountant_kind::prv)) {
         r.fail("accountant " + std::to_string(method));
       }
+      const std::uint64_t users = r.u64();
+      if (users > std::numeric_limits<std::size_t>::max()) {
+        r.fail("user count " + std::to_string(users));
+      }
       x.spent = ml::dpsgd_privacy_report{
-          steps, static_cast<ml::batch_sampling>(sampling), rate, multiplier,
-          odometer_report{rdp, pld, prv, tightest, static_cast<accountant_kind>(method)}};
+          steps,
+          static_cast<ml::batch_sampling>(sampling),
+          rate,
+          multiplier,
+          odometer_report{rdp, pld, prv, tightest, static_cast<accountant_kind>(method)},
+          static_cast<std::size_t>(users)};
     }
     out.push_back(std::move(x));
   }
