@@ -87,8 +87,9 @@ TEST_CASE(
   struct point {
     double q, sigma, alpha;
   };
-  for (auto [q, sigma, alpha] :
+  for (const point& pt :
        {point{0.01, 1.1, 2}, point{0.1, 2.0, 7}, point{0.5, 3.0, 12}, point{0.001, 0.8, 3}}) {
+    const double q = pt.q, sigma = pt.sigma, alpha = pt.alpha;
     const double series = privet::rdp_subsampled_gaussian(q, sigma, {alpha}).epsilons()[0];
     const double integral = std::log(subsampled_gaussian_a(q, sigma, alpha)) / (alpha - 1);
     CAPTURE(alpha);
@@ -98,8 +99,9 @@ TEST_CASE(
   // below the integral; close to it at the small q of DP-SGD, and looser as q
   // grows (13 % at q = 0.5, sigma = 3, alpha = 2.25), the price of never
   // being below it.
-  for (auto [q, sigma, alpha] : {point{0.01, 1.1, 1.5}, point{0.1, 2.0, 6.5}, point{0.5, 3.0, 2.25},
-                                 point{0.001, 0.8, 3.75}, point{0.2, 1.0, 10.3}}) {
+  for (const point& pt : {point{0.01, 1.1, 1.5}, point{0.1, 2.0, 6.5}, point{0.5, 3.0, 2.25},
+                          point{0.001, 0.8, 3.75}, point{0.2, 1.0, 10.3}}) {
+    const double q = pt.q, sigma = pt.sigma, alpha = pt.alpha;
     const double series = privet::rdp_subsampled_gaussian(q, sigma, {alpha}).epsilons()[0];
     const double integral = std::log(subsampled_gaussian_a(q, sigma, alpha)) / (alpha - 1);
     CAPTURE(alpha);

@@ -48,8 +48,10 @@ TEST_CASE("the numerical delta equals a brute-force divergence, from above") {
     std::uint64_t n;
     double eps;
   };
-  for (auto [eps0, n, eps] : {point{1.0, 300, 0.3}, point{2.0, 500, 0.5}, point{4.0, 800, 1.0},
-                              point{0.5, 400, 0.05}, point{3.0, 200, 2.9}}) {
+  for (const point& pt : {point{1.0, 300, 0.3}, point{2.0, 500, 0.5}, point{4.0, 800, 1.0},
+                          point{0.5, 400, 0.05}, point{3.0, 200, 2.9}}) {
+    const double eps0 = pt.eps0, eps = pt.eps;
+    const std::uint64_t n = pt.n;
     const auto [pq, qp] = brute_force(eps0, n, eps);
     const double ours = privet::shuffle_amplification_delta(eps0, n, eps);
     CAPTURE(eps0);

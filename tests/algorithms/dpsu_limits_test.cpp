@@ -5,6 +5,7 @@
 // items; chunks that outgrow the buffer are bounded at user boundaries with
 // the same result; thresholds in fixed point stop exactly at 2^63 units.
 #include <privet/algorithms/dpsu.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/sketches/key_bounding.hpp>
@@ -83,10 +84,9 @@ TEST_CASE("a user with 10^7 items, streamed, keeps the bottom-k of all of them")
                                         dpsu::update_context{10, 0}, salt, 1);
   const std::size_t growth = probe.growth();
 
-  const auto huge = std::views::iota(std::uint64_t{0}, huge_user_items) |
-                    std::views::transform([](std::uint64_t i) {
-                      return record{0, item(i)};
-                    });
+  const auto huge = privet::detail::generated(huge_user_items, [](std::uint64_t i) {
+    return record{0, item(i)};
+  });
   const auto expected = bottom_k(huge, max_items, salt);
   REQUIRE(kept.size() == 3);
   std::set<std::set<std::uint64_t>> got(kept.begin(), kept.end());
@@ -106,9 +106,13 @@ TEST_CASE("a user with 10^7 items, streamed, keeps the bottom-k of all of them")
 
 TEST_CASE("set_union reads a lazy user of 10^7 items once, in bounded memory") {
   // User 0 holds 10^7 distinct items (a lazy view), user 1 three others.
-  using items = std::ranges::iota_view<std::uint64_t, std::uint64_t>;
-  const std::vector<items> users{items(0, huge_user_items),
-                                 items(2 * huge_user_items, 2 * huge_user_items + 3)};
+  struct from {
+    std::uint64_t first;
+    std::uint64_t operator()(std::size_t i) const { return first + i; }
+  };
+  using items = privet::detail::generated_range<from>;
+  const std::vector<items> users{items(huge_user_items, from{0}),
+                                 items(3, from{2 * huge_user_items})};
   dpsu::parameters p;
   p.epsilon = 1;
   p.delta = 1e-6;

@@ -54,9 +54,11 @@ static_assert(!dpsu::update_policy<int>);
 }  // namespace
 
 TEST_CASE("sigma and rho_1 match independent computations (simulation: analytic Gaussian)") {
-  for (const auto& [eps, delta, items] :
+  for (const auto& point :
        {std::tuple{4.0, 1e-7, std::uint64_t{100}}, std::tuple{1.0, 1e-6, std::uint64_t{10}},
         std::tuple{8.0, 1e-9, std::uint64_t{300}}}) {
+    const double eps = std::get<0>(point), delta = std::get<1>(point);
+    const std::uint64_t items = std::get<2>(point);
     const dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise> su(
         dpsu::parameters{eps, delta, items, 1});
     const long double sigma = analytic_sigma(eps, delta / 2);

@@ -5,6 +5,7 @@
 // one prefix and the server's vote sums are checked at 2^64 - 1 (and the
 // 32-bit vote counts widen exactly at 2^32), never wrapped.
 #include <privet/algorithms/ldp_triehh.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 
@@ -58,7 +59,7 @@ TEST_CASE("a user with 10^7 typed words, read lazily, sends its B prefixes in bo
   const triehh::server srv(alphabet, U'$', p);
   const triehh::prepared_layer layer(srv.broadcast(), p);
   REQUIRE(layer.broadcast().candidates() == 26 * 27);
-  const auto typed = std::views::iota(std::uint64_t{0}, words) | std::views::transform(typed_word);
+  const auto typed = privet::detail::generated(words, typed_word);
 
   // The expected vote, counted independently: each candidate's total, the
   // B largest (ties: smaller candidate), as greedy_sampling's rule says.
@@ -93,7 +94,8 @@ TEST_CASE("a user with 10^7 typed words, read lazily, sends its B prefixes in bo
   if constexpr (!privet::test::address_sanitizer) CHECK(growth < 64 * mebibyte);
 
   // Random sampling keeps B distinct valid prefixes (of the first 10^5 words).
-  const triehh::vote r = triehh::respond(typed | std::views::take(100'000), nullptr, layer, gen);
+  const triehh::vote r =
+      triehh::respond(privet::detail::generated(100'000, typed_word), nullptr, layer, gen);
   REQUIRE(r.indices.size() == b);
   const std::set<std::uint64_t> distinct(r.indices.begin(), r.indices.end());
   CHECK(distinct.size() == b);

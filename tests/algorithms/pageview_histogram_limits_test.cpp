@@ -3,6 +3,7 @@
 // read lazily, contributes exactly k distinct tuples, each once, in memory
 // that follows actors x k, not the views.
 #include <privet/algorithms/pageview_histogram.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/seeded_generator.hpp>
 
 #include <doctest/doctest.h>
@@ -19,13 +20,12 @@ TEST_CASE("an actor with 10^7 views, read lazily, contributes k tuples once each
   constexpr std::uint64_t views = 10'000'000;
   // Actor 1 views 5000 distinct pages over and over; every 1000th view is
   // actor 2's, who views pages 900000 + (0..2).
-  const auto day =
-      std::views::iota(std::uint64_t{0}, views) | std::views::transform([](std::uint64_t i) {
-        if (i % 1000 == 999) {
-          return pageview::view{2, {900'000 + i % 3, 0, 1}};
-        }
-        return pageview::view{1, {(i * 7) % 5000, 0, 0}};
-      });
+  const auto day = privet::detail::generated(views, [](std::uint64_t i) {
+    if (i % 1000 == 999) {
+      return pageview::view{2, {900'000 + i % 3, 0, 1}};
+    }
+    return pageview::view{1, {(i * 7) % 5000, 0, 0}};
+  });
   const pageview::histogram<> h(pageview::parameters<privet::zcdp>{}, 2);  // k = 10
   privet::seeded_generator gen(4);
   const peak_rss_probe probe;

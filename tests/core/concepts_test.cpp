@@ -16,21 +16,31 @@ struct archetype_int {
   unsigned long v = 0;
   archetype_int() = default;
   archetype_int(unsigned long x) : v(x) {}  // NOLINT(google-explicit-constructor)
-  friend archetype_int operator+(archetype_int a, archetype_int b) { return a.v + b.v; }
-  friend archetype_int operator-(archetype_int a, archetype_int b) { return a.v - b.v; }
-  friend archetype_int operator*(archetype_int a, archetype_int b) { return a.v * b.v; }
-  friend archetype_int operator/(archetype_int a, archetype_int b) { return a.v / b.v; }
-  friend archetype_int operator%(archetype_int a, archetype_int b) { return a.v % b.v; }
-  friend archetype_int operator<<(archetype_int a, unsigned s) { return a.v << s; }
-  friend archetype_int operator>>(archetype_int a, unsigned s) { return a.v >> s; }
-  friend auto operator<=>(const archetype_int&, const archetype_int&) = default;
+  [[maybe_unused]] friend archetype_int operator+(archetype_int a, archetype_int b) {
+    return a.v + b.v;
+  }
+  [[maybe_unused]] friend archetype_int operator-(archetype_int a, archetype_int b) {
+    return a.v - b.v;
+  }
+  [[maybe_unused]] friend archetype_int operator*(archetype_int a, archetype_int b) {
+    return a.v * b.v;
+  }
+  [[maybe_unused]] friend archetype_int operator/(archetype_int a, archetype_int b) {
+    return a.v / b.v;
+  }
+  [[maybe_unused]] friend archetype_int operator%(archetype_int a, archetype_int b) {
+    return a.v % b.v;
+  }
+  [[maybe_unused]] friend archetype_int operator<<(archetype_int a, unsigned s) { return a.v << s; }
+  [[maybe_unused]] friend archetype_int operator>>(archetype_int a, unsigned s) { return a.v >> s; }
+  [[maybe_unused]] friend auto operator<=>(const archetype_int&, const archetype_int&) = default;
 };
 }  // namespace
 
 template <>
 struct privet::number_traits<archetype_int> {
-  static constexpr bool is_real = false;
-  static constexpr bool is_integer = false;
+  [[maybe_unused]] static constexpr bool is_real = false;
+  [[maybe_unused]] static constexpr bool is_integer = false;
   static constexpr bool is_big_integer = true;
 };
 

@@ -13,13 +13,14 @@
 
 TEST_CASE("uniform_subset returns m distinct values below n") {
   privet::seeded_generator gen(1);
-  for (auto [n, m] : {std::pair<std::uint64_t, std::uint64_t>{1, 1},
-                      {10, 0},
-                      {10, 10},
-                      {10, 3},
-                      {1'000'000, 46},
-                      {1'000'000, 300'000},
-                      {UINT64_MAX - 1, 100}}) {
+  for (const auto& nm : {std::pair<std::uint64_t, std::uint64_t>{1, 1},
+                         {10, 0},
+                         {10, 10},
+                         {10, 3},
+                         {1'000'000, 46},
+                         {1'000'000, 300'000},
+                         {UINT64_MAX - 1, 100}}) {
+    const std::uint64_t n = nm.first, m = nm.second;
     const auto out = privet::uniform_subset(gen, n, m);
     CAPTURE(n);
     CAPTURE(m);
@@ -63,13 +64,14 @@ TEST_CASE("uniform_subset reuses its table across calls of any size") {
   // kept, and m = n must give every value once (Floyd's j path, taken on
   // every collision, under batched draws).
   privet::seeded_generator gen(6);
-  for (auto [n, m] : {std::pair<std::uint64_t, std::uint64_t>{1'000'000, 300'000},
-                      {1'000'000, 45},
-                      {980'100, 45},
-                      {1000, 1000},
-                      {1'000'000, 100'000},
-                      {3, 2},
-                      {1000, 1000}}) {
+  for (const auto& nm : {std::pair<std::uint64_t, std::uint64_t>{1'000'000, 300'000},
+                         {1'000'000, 45},
+                         {980'100, 45},
+                         {1000, 1000},
+                         {1'000'000, 100'000},
+                         {3, 2},
+                         {1000, 1000}}) {
+    const std::uint64_t n = nm.first, m = nm.second;
     const auto out = privet::uniform_subset(gen, n, m);
     CAPTURE(n);
     CAPTURE(m);

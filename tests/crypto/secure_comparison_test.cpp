@@ -219,7 +219,8 @@ TEST_CASE_TEMPLATE("random 32- and 64-bit pairs, equal values and the boundaries
     for (auto output :
          {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
       const cmp::parameters params{l, output, 9};
-      for (const auto& [x, y] : pairs) {
+      for (const auto& pair : pairs) {
+        const std::uint64_t x = pair.first, y = pair.second;
         CAPTURE(x);
         CAPTURE(y);
         CHECK(run_core(keys, params, Int(x), Int(y), cg, sg).output == (x > y));

@@ -182,7 +182,9 @@ TEST_CASE(
   CHECK(half.lo == half.hi);
   CHECK(half.lo == boost::multiprecision::cpp_int(1) << 127);
   for (double x : {1e-9, 0.1, 1.0, 10.0, 40.0}) {
-    for (auto [a, b] : {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {46, 999'954}, {1, max64}}) {
+    for (const auto& ab :
+         {std::pair<std::uint64_t, std::uint64_t>{1, 1}, {46, 999'954}, {1, max64}}) {
+      const std::uint64_t a = ab.first, b = ab.second;
       const double a_d = static_cast<double>(a), b_d = static_cast<double>(b);
       const double expected = a_d / (a_d + b_d * std::exp(-x));
       CAPTURE(x);

@@ -44,10 +44,11 @@ TEST_CASE("discrete Gaussian reduces sigma^2 and proposes with t = floor(sigma) 
   struct expected {
     std::uint64_t num, den, a, b, t;
   };
-  for (auto [num, den, a, b, t] : {expected{18, 2, 9, 1, 4}, expected{1, 4, 1, 4, 1},
-                                   expected{10, 1, 10, 1, 4}, expected{8, 2, 4, 1, 3},
-                                   expected{std::uint64_t{1} << 48, 1, std::uint64_t{1} << 48, 1,
-                                            (std::uint64_t{1} << 24) + 1}}) {
+  for (const expected& e : {expected{18, 2, 9, 1, 4}, expected{1, 4, 1, 4, 1},
+                            expected{10, 1, 10, 1, 4}, expected{8, 2, 4, 1, 3},
+                            expected{std::uint64_t{1} << 48, 1, std::uint64_t{1} << 48, 1,
+                                     (std::uint64_t{1} << 24) + 1}}) {
+    const std::uint64_t num = e.num, den = e.den, a = e.a, b = e.b, t = e.t;
     const discrete_gaussian_distribution d(num, den);
     CAPTURE(num);
     CHECK(d.sigma2_num() == a);
@@ -102,10 +103,12 @@ TEST_CASE("a double sigma with a short binary fraction gives its exact square") 
     double sigma;
     std::uint64_t a, b;
   };
-  for (auto [sigma, a, b] :
+  for (const expected& e :
        {expected{3.0, 9, 1}, expected{0.75, 9, 16}, expected{2.5, 25, 4},
         expected{65535.5, 17179607041, 4}, expected{std::ldexp(1.0, 24), std::uint64_t{1} << 48, 1},
         expected{std::ldexp(1.0, -20), 1, std::uint64_t{1} << 40}}) {
+    const double sigma = e.sigma;
+    const std::uint64_t a = e.a, b = e.b;
     const discrete_gaussian_distribution d(sigma);
     CAPTURE(sigma);
     CHECK(d.sigma2_num() == a);

@@ -34,7 +34,7 @@ TEST_CASE("discrete Laplace takes the exact binary value of a double scale") {
     double scale;
     std::uint64_t num, den;
   };
-  for (auto [scale, num, den] : {
+  for (const expected& e : {
            expected{0.75, 3, 4},
            expected{std::ldexp(1.0, 40), std::uint64_t{1} << 40, 1},
            expected{0.1, 3602879701896397, std::uint64_t{1} << 55},  // 0.1 is not 1/10
@@ -43,6 +43,8 @@ TEST_CASE("discrete Laplace takes the exact binary value of a double scale") {
                     std::uint64_t{1} << 63},
            expected{std::nextafter(std::ldexp(1.0, 64), 0.0), 18446744073709549568u, 1},
        }) {
+    const double scale = e.scale;
+    const std::uint64_t num = e.num, den = e.den;
     const discrete_laplace_distribution d(scale);
     CAPTURE(scale);
     CHECK(d.scale_num() == num);
@@ -66,9 +68,10 @@ TEST_CASE("discrete Laplace rejects invalid scales with messages naming them") {
   CHECK_THROWS_WITH_AS(discrete_laplace_distribution(std::nan("")),
                        "privet: scale = nan is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(discrete_laplace_distribution(std::numeric_limits<double>::infinity()),
-                       "privet: scale = inf is invalid; allowed: finite and > 0",
-                       privet::invalid_parameter);
+  // static_cast: without it the statement would declare a variable.
+  CHECK_THROWS_WITH_AS(
+      static_cast<void>(discrete_laplace_distribution(std::numeric_limits<double>::infinity())),
+      "privet: scale = inf is invalid; allowed: finite and > 0", privet::invalid_parameter);
   const char* range =
       " is invalid; allowed: finite, > 0 and exactly num / 2^k with num < 2^64 and k <= 63 "
       "(every double in [2^-11, 2^64) is)";

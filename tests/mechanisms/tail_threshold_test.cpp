@@ -76,9 +76,11 @@ TEST_CASE("discrete Gaussian tail: series and Euler-Maclaurin agree with direct 
 }
 
 TEST_CASE("set_union_gaussian_threshold matches Gopi et al.'s formula, evaluated independently") {
-  for (const auto& [items, sigma, delta] :
+  for (const auto& point :
        {std::tuple{std::uint64_t{1}, 1.0, 1e-5}, std::tuple{std::uint64_t{100}, 4.2, 5e-8},
         std::tuple{std::uint64_t{900}, 1.4, 5e-8}, std::tuple{std::uint64_t{20}, 0.3, 0.1}}) {
+    const std::uint64_t items = std::get<0>(point);
+    const double sigma = std::get<1>(point), delta = std::get<2>(point);
     long double want = -1;
     for (std::uint64_t t = 1; t <= items; ++t) {
       // rho_t = 1 / sqrt(t) + sigma Phi^-1((1 - delta)^(1/t)).

@@ -2,6 +2,7 @@
 // (privet/sketches/contribution_bounding.hpp): a unit with 10^7 records,
 // read lazily, keeps exactly max_per_unit of them in memory that follows
 // units x max_per_unit; the stability's product stops exactly at 2^64 - 1.
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
@@ -26,10 +27,9 @@ constexpr std::uint64_t max64 = std::numeric_limits<std::uint64_t>::max();
 TEST_CASE("a unit with 10^7 records, read lazily, keeps max_per_unit of them") {
   constexpr std::uint64_t records = 10'000'000;
   // Unit 1 sends record i for every i; every 100 000th record is unit 2's.
-  const auto stream =
-      std::views::iota(std::uint64_t{0}, records) | std::views::transform([](std::uint64_t i) {
-        return i % 100'000 == 0 ? record{2, i} : record{1, i};
-      });
+  const auto stream = privet::detail::generated(records, [](std::uint64_t i) {
+    return i % 100'000 == 0 ? record{2, i} : record{1, i};
+  });
   const privet::bound_contributions<std::uint64_t, std::uint64_t> bound(50);
   privet::seeded_generator gen(21);
   const peak_rss_probe probe;

@@ -26,7 +26,7 @@ TEST_CASE("invalid UTF-8 is an error naming the offset, or U+FFFD per maximal su
     std::u32string replaced;
   };
   const std::u32string r{privet::replacement_character};
-  for (const auto& [bytes, offset, replaced] : std::vector<bad_case>{
+  for (const bad_case& c : std::vector<bad_case>{
            {"a\xC0\xAF", 1, U"a" + r + r},                  // overlong '/': C0 is never valid
            {"\xE0\x80\xAF", 0, r + r + r},                  // overlong 3-byte form
            {"x\xED\xA0\x80y", 1, U"x" + r + r + r + U"y"},  // a surrogate
@@ -34,6 +34,9 @@ TEST_CASE("invalid UTF-8 is an error naming the offset, or U+FFFD per maximal su
            {"ok\xE2\x82", 2, U"ok" + r},                    // truncated euro sign: one subpart
            {"\x80", 0, r},                                  // lone continuation byte
        }) {
+    const std::string& bytes = c.bytes;
+    const std::size_t offset = c.offset;
+    const std::u32string& replaced = c.replaced;
     CAPTURE(offset);
     CHECK_THROWS_WITH_AS(privet::utf8_decode(bytes),
                          ("privet: text is not valid UTF-8 at byte " + std::to_string(offset) +

@@ -731,7 +731,8 @@ extraction run_groups(const corpus& text, const ngram_index& index, std::size_t 
   auto& sets = access::sets(out);
   sets.assign(max_length, {});
   for (std::size_t j = 0; j < groups.size(); ++j) {
-    const auto [lo, hi] = groups[j];
+    // Not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::size_t lo = groups[j].first, hi = groups[j].second;
     const auto& su = runs[j];
     std::atomic<std::uint64_t> seen{0};
     const auto rel = su.template run<gram_id>(

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/keyed_streams.hpp>
@@ -119,9 +120,9 @@ class bound_per_actor {
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_reference_t<R>,
   const view& > tuple_counts operator()(const R& views, G& gen) const {
-    auto records = views | std::views::transform([](const view& v) {
-                     return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
-                   });
+    auto records = privet::detail::transformed(views, [](const view& v) {
+      return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
+    });
     return bound_(records, gen);
   }
 

@@ -24,6 +24,7 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/sketches/detail/histogram_ops.hpp>
@@ -267,10 +268,12 @@ class dense_histogram {
     throw overflow_error("privet: a histogram count would overflow");  // not reached
   }
 
-  auto entries() const {
-    return std::views::iota(std::size_t{0}, counts_.size()) |
-           std::views::transform(
-               [this](std::size_t i) { return value_type(static_cast<key_type>(i), counts_[i]); });
+  // Every (key, count) in key order, lazily (detail::generated, which
+  // clang 14 builds, unlike std::views::iota | transform).
+  [[nodiscard]] auto entries() const {
+    return detail::generated(counts_.size(), [this](std::size_t i) {
+      return value_type(static_cast<key_type>(i), counts_[i]);
+    });
   }
 
   std::vector<Count> counts_;

@@ -22,6 +22,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/hash.hpp>
 #include <privet/core/detail/int128.hpp>
+#include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/uniform.hpp>
@@ -401,9 +402,9 @@ class bound_keys_per_window {
       sparse_histogram<Key, std::int64_t>
   operator()(const R& records, G& gen) const {
     // Pass 1: which windows each unit keeps.
-    auto as_unit_window = records | std::views::transform([](const record_type& r) {
-                            return unit_record<Unit, Window>{r.unit, r.window};
-                          });
+    auto as_unit_window = detail::transformed(records, [](const record_type& r) {
+      return unit_record<Unit, Window>{r.unit, r.window};
+    });
     tsl::robin_set<unit_window<Unit, Window>, detail::histogram_hash<unit_window<Unit, Window>>>
         kept;
     windows_.select(as_unit_window, random_u64(gen), [&](const Unit& u, const auto& ws) {
