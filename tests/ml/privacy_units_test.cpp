@@ -16,7 +16,6 @@ TEST_CASE("the default partition is example-level") {
   CHECK(u.example_level());
   CHECK(u.unit_count() == 0);
   CHECK(u.example_count() == 0);
-  CHECK(u.largest_unit() == 0);
   CHECK_THROWS_AS((void)u.examples_of(0), privet::invalid_parameter);
 }
 
@@ -26,7 +25,6 @@ TEST_CASE("each unit lists its examples in increasing order") {
   CHECK_FALSE(u.example_level());
   CHECK(u.unit_count() == 3);
   CHECK(u.example_count() == 7);
-  CHECK(u.largest_unit() == 4);
   auto as_vector = [](std::span<const std::size_t> s) {
     return std::vector<std::size_t>(s.begin(), s.end());
   };

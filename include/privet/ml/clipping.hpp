@@ -136,6 +136,19 @@ struct clipped_sum {
   std::size_t clipped = 0;  ///< examples whose gradient was scaled down
 };
 
+/// Clips every row of g (B x P) to L2 norm clip_norm, then sums the rows
+/// in double: sum_i clip(g_i), with the count of rows clipped.
+template <real_number Real>
+clipped_sum clip_and_sum_rows(xt::xtensor<Real, 2>& g, double clip_norm) {
+  const std::size_t p = g.shape(1);
+  clipped_sum out{std::vector<double>(p, 0.0), clip_each_row(g, clip_norm)};
+  for (std::size_t i = 0; i < g.shape(0); ++i) {
+    const Real* row = g.data() + i * p;
+    for (std::size_t j = 0; j < p; ++j) out.sum[j] += static_cast<double>(row[j]);
+  }
+  return out;
+}
+
 /// A model that computes sum_i clip(g_i, C) directly, equal (up to rounding)
 /// to clipping the rows of per_example_gradients and summing them.
 template <class M, class Batch>
@@ -167,12 +180,7 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
       throw_invalid("per-example gradients' columns", g.shape(1),
                     "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
     }
-    out.clipped = clip_each_row(g, clip_norm);
-    for (std::size_t i = 0; i < g.shape(0); ++i) {
-      const auto* row = g.data() + i * p;
-      for (std::size_t j = 0; j < p; ++j) out.sum[j] += static_cast<double>(row[j]);
-    }
-    return out;
+    return clip_and_sum_rows(g, clip_norm);
   }
 }
 

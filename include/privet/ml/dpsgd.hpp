@@ -570,13 +570,7 @@ class dpsgd {
       }
       std::copy(g.begin(), g.end(), rows.data() + k * parameter_count_);
     }
-    clipped_sum out{std::vector<double>(parameter_count_, 0.0), 0};
-    out.clipped = clip_each_row(rows, options_.clip_norm);
-    for (std::size_t k = 0; k < sampled.size(); ++k) {
-      const real_type* row = rows.data() + k * parameter_count_;
-      for (std::size_t j = 0; j < parameter_count_; ++j) out.sum[j] += static_cast<double>(row[j]);
-    }
-    return out;
+    return clip_and_sum_rows(rows, options_.clip_norm);
   }
 
   template <class G>

@@ -85,15 +85,6 @@ class privacy_units {
                                                           offsets_[u + 1] - offsets_[u]);
   }
 
-  /// The largest number of examples in one unit (0 for example-level units).
-  [[nodiscard]] std::size_t largest_unit() const noexcept {
-    std::size_t m = 0;
-    for (std::size_t u = 0; u + 1 < offsets_.size(); ++u) {
-      m = std::max(m, offsets_[u + 1] - offsets_[u]);
-    }
-    return m;
-  }
-
   friend bool operator==(const privacy_units&, const privacy_units&) = default;
 
  private:
