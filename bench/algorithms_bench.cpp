@@ -5,6 +5,7 @@
 #include <privet/core/csprng.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -19,7 +20,7 @@ namespace pv = privet::pageview;
 // A synthetic day: 10^5 actors, 10^4 pages (squared-uniform popularity, a
 // cheap skew), 50 countries; 30 % of the rows come from 100 heavy actors.
 std::vector<pv::view> synthetic_day(std::size_t rows) {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   std::vector<pv::view> out;
   out.reserve(rows);
   for (std::size_t i = 0; i < rows; ++i) {
@@ -37,7 +38,7 @@ std::vector<pv::view> synthetic_day(std::size_t rows) {
 void pageview_bounding(benchmark::State& state) {
   const auto rows = synthetic_day(static_cast<std::size_t>(state.range(0)));
   const pv::histogram<> h(pv::parameters<>{}, 50);
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   for (auto _ : state) {
     auto counts = h.bounded_counts(rows, gen);
     benchmark::DoNotOptimize(counts.size());
@@ -54,7 +55,7 @@ void pageview_release(benchmark::State& state) {
   for (std::uint64_t p = 0; p < pages; ++p) pub.add({p, 0}, 1000);
   pv::tuple_counts counts;
   for (std::uint64_t p = 0; p < pages; ++p) counts.add({p, 0, 3}, 500);
-  const auto streams = privet::keyed_streams::from_seed(3);
+  const auto streams = privet::testing::seeded_keyed_streams(3);
   for (auto _ : state) {
     auto released = h.release(counts, pub, streams);
     benchmark::DoNotOptimize(released.data());
@@ -84,7 +85,7 @@ struct triehh_setup {
     }
     p.contributions = 60;
     p.users_per_layer = 1'000'000;
-    privet::seeded_generator gen(8);
+    privet::testing::seeded_release_generator gen(8);
     users.resize(1000);
     for (auto& u : users) {
       for (int w = 0; w < 60; ++w) {
@@ -160,7 +161,7 @@ void triehh_reports(benchmark::State& state) {
 void triehh_aggregate(benchmark::State& state) {
   const auto& data = triehh_data();
   const th::prepared_layer layer(data.broadcast, data.p);
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   std::vector<th::vote> votes(256);
   for (std::size_t i = 0; i < votes.size(); ++i) {
     votes[i] = th::client<th::random_sampling>(data.users[i], nullptr).respond(layer, gen);
@@ -192,7 +193,7 @@ void triehh_layer(benchmark::State& state) {
   for (int r = 0; r < 20; ++r) users.insert(users.end(), data.users.begin(), data.users.end());
   std::vector<std::uint64_t> group(users.size());
   for (std::size_t i = 0; i < group.size(); ++i) group[i] = i;
-  const auto streams = privet::keyed_streams::from_seed(12);
+  const auto streams = privet::testing::seeded_keyed_streams(12);
   std::uint64_t stream = 0;
   for (auto _ : state) {
     th::vote_sum sum(2, layer.broadcast().candidates(),
@@ -213,11 +214,12 @@ BENCHMARK(pageview_release)
     ->Name("pageview/release/pages_x250")
     ->Arg(10'000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(triehh_user<privet::seeded_generator>)
+BENCHMARK(triehh_user<privet::testing::seeded_release_generator>)
     ->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/seeded");
 BENCHMARK(triehh_user<privet::csprng>)->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/csprng");
 BENCHMARK(triehh_valid_prefixes)->Name("triehh/stage/valid_prefixes");
-BENCHMARK(triehh_reports<privet::seeded_generator>)->Name("triehh/stage/60_reports/seeded");
+BENCHMARK(triehh_reports<privet::testing::seeded_release_generator>)
+    ->Name("triehh/stage/60_reports/seeded");
 BENCHMARK(triehh_reports<privet::csprng>)->Name("triehh/stage/60_reports/csprng");
 BENCHMARK(triehh_aggregate)->Name("triehh/stage/aggregate_vote");
 BENCHMARK(triehh_randomiser_setup)->Name("triehh/randomiser_setup")->Unit(benchmark::kMicrosecond);

@@ -5,6 +5,7 @@
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/binomial.hpp>
 #include <privet/mechanisms/tail_threshold.hpp>
 
@@ -23,7 +24,7 @@ namespace dpne = privet::dpne;
 // keys, Zipf-distributed (rank r with weight 1 / r) over 10^6 grams, with
 // repeats inside a user, `per_user` occurrences each.
 std::vector<std::vector<std::uint64_t>> zipf_users(std::size_t users, std::size_t per_user) {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   const double h = std::log(1e6) + 0.5772;  // the harmonic number H_(10^6)
   std::vector<std::vector<std::uint64_t>> out(users);
   for (auto& u : out) {
@@ -76,7 +77,7 @@ struct synthetic {
 
 synthetic make_corpus(std::size_t users) {
   synthetic s;
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   std::vector<privet::ngram_table::id> words;
   for (int w = 0; w < 20'000; ++w) words.push_back(s.vocabulary.word("w" + std::to_string(w)));
   std::vector<std::vector<privet::ngram_table::id>> phrases(2000);

@@ -13,6 +13,7 @@
 // of 8 sequences as its privacy unit.
 #include <privet/algorithms/federated_dpsgd.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/ml/lstm.hpp>
 
@@ -49,7 +50,7 @@ struct frame_lstm {
 };
 
 ml::frame_sequence_batch<float> speech_like(std::size_t n, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   ml::frame_sequence_batch<float> b;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t frames = 30 + privet::uniform_below(gen, 21);
@@ -80,10 +81,10 @@ void federated_round(benchmark::State& state) {
   const auto hidden = static_cast<std::size_t>(state.range(0));
   const auto workers = static_cast<std::size_t>(state.range(1));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
-  privet::seeded_generator init(1);
+  privet::testing::seeded_release_generator init(1);
   const frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
   std::vector<typename fed::federation<frame_lstm, Noise>::member> members;
-  std::vector<privet::seeded_generator> gens;
+  std::vector<privet::testing::seeded_release_generator> gens;
   for (std::size_t w = 0; w < workers; ++w) {
     members.push_back({private_worker(w), speech_like(per_worker, 10 + w)});
     gens.emplace_back(100 + w);
@@ -92,7 +93,7 @@ void federated_round(benchmark::State& state) {
                                        {.learning_rate = 0.01,
                                         .rounds = std::numeric_limits<std::uint64_t>::max(),
                                         .rule = fed::aggregation::batch_weighted});
-  for (auto _ : state) f.run_round(std::span<privet::seeded_generator>(gens));
+  for (auto _ : state) f.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   state.SetItemsProcessed(
       static_cast<std::int64_t>(state.iterations() * workers * rate * per_worker));
   state.counters["parameters"] = static_cast<double>(model.parameter_count());
@@ -105,7 +106,7 @@ void federated_round(benchmark::State& state) {
 void user_level_round(benchmark::State& state) {
   const auto hidden = static_cast<std::size_t>(state.range(0));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
-  privet::seeded_generator init(1);
+  privet::testing::seeded_release_generator init(1);
   const frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
   auto o = private_worker(0);
   o.batch_size = 0;
@@ -115,13 +116,13 @@ void user_level_round(benchmark::State& state) {
   o.units = ml::privacy_units(unit_of);
   std::vector<fed::federation<frame_lstm>::member> members;
   members.push_back({o, speech_like(per_worker, 10)});
-  std::vector<privet::seeded_generator> gens;
+  std::vector<privet::testing::seeded_release_generator> gens;
   gens.emplace_back(100);
   fed::federation<frame_lstm> f(model, std::move(members),
                                 {.learning_rate = 0.01,
                                  .rounds = std::numeric_limits<std::uint64_t>::max(),
                                  .rule = fed::aggregation::batch_weighted});
-  for (auto _ : state) f.run_round(std::span<privet::seeded_generator>(gens));
+  for (auto _ : state) f.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rate * per_worker));
   state.counters["parameters"] = static_cast<double>(model.parameter_count());
 }
@@ -132,7 +133,7 @@ void pooled_sgd_step(benchmark::State& state) {
   const auto hidden = static_cast<std::size_t>(state.range(0));
   const auto workers = static_cast<std::size_t>(state.range(1));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
-  privet::seeded_generator init(1);
+  privet::testing::seeded_release_generator init(1);
   frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
   ml::frame_sequence_batch<float> all;
   for (std::size_t w = 0; w < workers; ++w) {
@@ -145,7 +146,7 @@ void pooled_sgd_step(benchmark::State& state) {
       {.learning_rate = 0.01,
        .clip_norm = std::numeric_limits<double>::infinity(),
        .batch_size = static_cast<std::size_t>(rate * per_worker) * workers});
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   for (auto _ : state) (void)opt.step(model, all, gen);
   state.SetItemsProcessed(
       static_cast<std::int64_t>(state.iterations() * workers * rate * per_worker));

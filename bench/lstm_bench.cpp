@@ -9,6 +9,7 @@
 // Parallelism is over blocks of examples (TBB); OpenBLAS is held at one
 // thread per call so the two do not oversubscribe the cores.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/ml/lstm.hpp>
 
@@ -28,7 +29,7 @@ constexpr std::size_t input_dim = 13, hidden = 200, classes = 10;
 
 template <class Real>
 privet::ml::sequence_batch<Real> speech_like_batch(std::size_t size) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   privet::ml::sequence_batch<Real> b;
   for (std::size_t i = 0; i < size; ++i) {
     const std::size_t frames = 90 + privet::uniform_below(gen, 21);
@@ -48,7 +49,7 @@ void lstm_gradients(benchmark::State& state) {
   const auto threads = static_cast<std::size_t>(state.range(1));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   const privet::ml::lstm_classifier<Real> model(
       {.input_dim = input_dim, .hidden = hidden, .classes = classes}, gen);
   const auto batch = speech_like_batch<Real>(size);

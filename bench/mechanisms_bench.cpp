@@ -4,6 +4,7 @@
 // simulations), so their cost can be told apart from the generator's.
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -23,8 +24,8 @@ namespace {
 
 template <privet::random_bit_source G>
 G make_generator() {
-  if constexpr (std::same_as<G, privet::seeded_generator>) {
-    return privet::seeded_generator(2026);
+  if constexpr (std::same_as<G, privet::testing::seeded_release_generator>) {
+    return privet::testing::seeded_release_generator(2026);
   } else {
     return G{};
   }
@@ -113,7 +114,7 @@ BENCHMARK(discrete_laplace<privet::csprng>)
     ->Arg(1)
     ->Arg(100)
     ->Arg(std::int64_t{1} << 40);
-BENCHMARK(discrete_laplace<privet::seeded_generator>)
+BENCHMARK(discrete_laplace<privet::testing::seeded_release_generator>)
     ->Name("discrete_laplace/seeded")
     ->ArgName("scale")
     ->Arg(1)
@@ -125,7 +126,7 @@ BENCHMARK(discrete_gaussian<privet::csprng>)
     ->Arg(1)
     ->Arg(100)
     ->Arg(1 << 20);
-BENCHMARK(discrete_gaussian<privet::seeded_generator>)
+BENCHMARK(discrete_gaussian<privet::testing::seeded_release_generator>)
     ->Name("discrete_gaussian/seeded")
     ->ArgName("sigma")
     ->Arg(1)
@@ -153,7 +154,7 @@ BENCHMARK(subset_selection<privet::csprng>)
     ->Args({1'000'000, 10})
     ->Args({1'000'000, 5})
     ->Args({1000, 1});
-BENCHMARK(subset_selection<privet::seeded_generator>)
+BENCHMARK(subset_selection<privet::testing::seeded_release_generator>)
     ->Name("subset_selection/seeded")
     ->ArgNames({"s", "eps"})
     ->Args({1'000'000, 10})

@@ -7,6 +7,7 @@
 // time (UseRealTime): the MLP spreads examples over TBB threads and BLAS may
 // use both cores.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/ml/dpsgd.hpp>
 #include <privet/ml/logistic_regression.hpp>
@@ -29,7 +30,7 @@ constexpr std::size_t lr_active = 500;  // active 4-grams per email after hashin
 const std::vector<std::size_t> mlp_layers{64, 256, 256, 10};
 
 sparse_binary_batch sparse_data(std::size_t n, unsigned seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   sparse_binary_batch b;
   b.dimension = lr_dimension;
   for (std::size_t i = 0; i < n; ++i) {
@@ -61,7 +62,7 @@ sparse_lr trained_lr() {
 }
 
 mlp make_mlp() {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   return mlp({mlp_layers, privet::ml::activation::tanh}, gen);
 }
 
@@ -117,7 +118,7 @@ constexpr std::size_t batch_size = 256;
 // the update.
 template <class Model, class Batch>
 void sgd_step(benchmark::State& state, Model model, const Batch& data) {
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   for (auto _ : state) {
     const auto chosen = privet::uniform_subset(gen, dataset_size, batch_size);
     const std::vector<std::size_t> idx(chosen.begin(), chosen.end());
@@ -136,7 +137,7 @@ void dpsgd_step(benchmark::State& state, Model model, const Batch& data) {
   privet::ml::dpsgd<Model, Noise> opt(
       model.parameter_count(), dataset_size,
       {.learning_rate = 0.1, .clip_norm = 1, .batch_size = batch_size}, 1.1);
-  privet::seeded_generator gen(6);
+  privet::testing::seeded_release_generator gen(6);
   std::int64_t examples = 0;
   for (auto _ : state) {
     const auto r = opt.step(model, data, gen);

@@ -12,6 +12,7 @@
 // plaintext time per block.
 #include <privet/algorithms/private_logistic_regression.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 
 #include <benchmark/benchmark.h>
@@ -63,7 +64,7 @@ const party_keys& keys(std::size_t bits, std::size_t l) {
   const auto key = std::make_pair(bits, l);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    privet::seeded_generator gen(bits + l);
+    privet::testing::seeded_release_generator gen(bits + l);
     auto pk = paillier::generate_keypair<Int>(paillier::insecure_key_size{bits}, gen);
     auto dk =
         bits >= dgk::min_key_bits
@@ -77,7 +78,7 @@ const party_keys& keys(std::size_t bits, std::size_t l) {
 
 privet::ml::sparse_binary_batch emails(std::uint32_t d, std::size_t count, std::size_t active,
                                        std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   privet::ml::sparse_binary_batch b;
   b.dimension = d;
   for (std::size_t i = 0; i < count; ++i) {
@@ -110,7 +111,7 @@ void block(benchmark::State& state) {
   lr::alice<Int> alice(ks.paillier_keys.public_key, ks.comparison_keys.public_key, p, 0);
   lr::reference_model<Int> ref(p);
   const auto data = emails(d, k, active, 3);
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   double plain_seconds = 0;
   for (auto _ : state) {
     const auto w = bob.publish(gen);
@@ -140,7 +141,7 @@ void evaluation(benchmark::State& state) {
   const auto p = params(d, 2, 1);
   const auto& ks = keys(bits, lr::comparison_bits<Int>(p));
   lr::bob<Int> bob(ks.paillier_keys.private_key, ks.comparison_keys.private_key, p);
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const auto w = bob.publish(gen);
   const auto data = emails(d, 1, active, 6);
   std::uint64_t session = 0;

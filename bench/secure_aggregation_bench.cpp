@@ -10,6 +10,7 @@
 // pairwise masks: its costly case); `drop=2` — 10 clients send their masked
 // input and then no unmasking response.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/secure_aggregation.hpp>
 
@@ -53,7 +54,7 @@ void full_run(benchmark::State& state) {
   params.modulus = secagg::ring::power_of_two(32);
   params.session = 1;
 
-  privet::seeded_generator input_gen(2017);
+  privet::testing::seeded_release_generator input_gen(2017);
   std::vector<std::vector<std::uint64_t>> inputs(clients, std::vector<std::uint64_t>(length));
   for (auto& x : inputs) {
     for (auto& v : x) v = input_gen() >> 32;

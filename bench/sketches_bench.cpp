@@ -4,6 +4,7 @@
 // and batched, dense_histogram over ids, std::unordered_map as the
 // reference point) and contribution bounding.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/sketches/char_ngrams.hpp>
 #include <privet/sketches/dense_histogram.hpp>
@@ -25,7 +26,7 @@ namespace {
 
 // 10^5 words from a vocabulary of 5000 with Zipf(1) frequencies.
 std::vector<privet::ngram_table::id> zipf_text(privet::ngram_table& table) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   std::vector<double> cdf;
   double total = 0;
   for (int r = 1; r <= 5000; ++r) cdf.push_back(total += 1.0 / r);
@@ -67,7 +68,7 @@ void ngrams_up_to_9(benchmark::State& state) {
 // The spam filter's features of one 35 KB email of random printable bytes,
 // into a space of d = range(0).
 void char4grams(benchmark::State& state) {
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   std::string email(privet::spam_filter_prefix_bytes, ' ');
   for (auto& c : email) c = static_cast<char>(32 + privet::uniform_below(gen, 95));
   const auto d = static_cast<std::uint32_t>(state.range(0));
@@ -77,7 +78,7 @@ void char4grams(benchmark::State& state) {
 
 // 10^6 updates with integer keys drawn uniformly from range(0) distinct keys.
 std::vector<std::uint64_t> histogram_keys(std::uint64_t distinct) {
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   std::vector<std::uint64_t> keys(1'000'000);
   for (auto& k : keys) k = privet::uniform_below(gen, distinct) * 2654435761u;
   return keys;
@@ -109,7 +110,7 @@ void histogram_add_all(benchmark::State& state) {
 // interned ids, into a dense histogram (a fresh one each pass, like the
 // sparse ones above; the domain is allocated and zeroed inside the timing).
 std::vector<std::uint32_t> histogram_ids(std::uint64_t distinct) {
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   std::vector<std::uint32_t> ids(1'000'000);
   for (auto& k : ids) k = static_cast<std::uint32_t>(privet::uniform_below(gen, distinct));
   return ids;
@@ -151,7 +152,7 @@ void unordered_map_updates(benchmark::State& state) {
 // Pageview-like bounding: 10^6 (unit, key) rows, 10^5 units with 10 rows
 // each on average, keys over 10^4 pages; k = range(0) keys per unit, 1 each.
 void key_bounding(benchmark::State& state) {
-  privet::seeded_generator gen(17);
+  privet::testing::seeded_release_generator gen(17);
   std::vector<privet::unit_record<std::uint64_t, std::uint64_t>> rows(1'000'000);
   for (auto& r : rows)
     r = {privet::uniform_below(gen, 100'000), privet::uniform_below(gen, 10'000)};

@@ -6,6 +6,7 @@
 // of string hash for hash tables: XXH3, libstdc++'s std::hash and SipHash-2-4
 // on words and n-grams, alone, in tsl::robin_map and in std::unordered_map.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
@@ -32,7 +33,7 @@
 namespace {
 
 std::vector<std::uint64_t> random_keys(std::size_t n) {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   std::vector<std::uint64_t> keys(n);
   for (auto& k : keys) k = privet::random_u64(gen);
   return keys;
@@ -40,7 +41,7 @@ std::vector<std::uint64_t> random_keys(std::size_t n) {
 
 // 64 sparse binary vectors of 500 nonzeros in [0, 2^20), like a hashed email.
 std::vector<std::vector<std::uint32_t>> sparse_vectors() {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   std::vector<std::vector<std::uint32_t>> out;
   for (int i = 0; i < 64; ++i) {
     const auto s = privet::uniform_subset(gen, std::uint64_t{1} << 20, 500);
@@ -80,7 +81,7 @@ void count_min_noisy_release(benchmark::State& state) {
   privet::count_min_sketch<std::uint64_t> s(std::uint64_t{1} << 16, 5, 3);
   for (auto k : random_keys(1 << 16)) s.add(k);
   const auto mech = privet::discrete_gaussian_mechanism<>::from_sigma2(100, 1);
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   for (auto _ : state) benchmark::DoNotOptimize(s.noisy(mech, gen));
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.counters().size()));
 }
@@ -141,7 +142,7 @@ struct siphash_string_hash {
 // range(0) = 0: `distinct` words of 3 to 12 letters; 1: n-grams of 1 to 5
 // such words joined by spaces (4 to 64 bytes, 21 on average).
 std::vector<std::string> string_keys(std::int64_t kind, std::size_t distinct) {
-  privet::seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   std::vector<std::string> out;
   out.reserve(distinct);
   for (std::size_t i = 0; i < distinct; ++i) {
@@ -161,7 +162,7 @@ std::vector<std::string> string_keys(std::int64_t kind, std::size_t distinct) {
 
 // 10^6 updates drawn uniformly from the keys.
 std::vector<std::string_view> string_updates(const std::vector<std::string>& keys) {
-  privet::seeded_generator gen(22);
+  privet::testing::seeded_release_generator gen(22);
   std::vector<std::string_view> out(1'000'000);
   for (auto& u : out) u = keys[privet::uniform_below(gen, keys.size())];
   return out;
@@ -274,7 +275,7 @@ namespace {
 // with a Zipf-like frequency (feature f drawn with weight 1 / (f + 1)), the
 // top range(1) components with the default 7 rounds of subspace iteration.
 std::vector<std::vector<std::uint32_t>> email_features(std::size_t n) {
-  privet::seeded_generator gen(23);
+  privet::testing::seeded_release_generator gen(23);
   std::vector<double> cdf;
   double total = 0;
   for (int f = 0; f < 10'000; ++f) cdf.push_back(total += 1.0 / (f + 1));

@@ -85,9 +85,11 @@
 // 22.0 %). (With --aggregation mean every organisation weighs 1 / 4, and
 // the outlier's noise, sigma over q U = 0.1, would swamp the update.)
 //
-// Noise and sampling come from seeded ChaCha20 streams (privet's
-// seeded_generator) so that a run can be repeated; a deployment calls
-// federation::run_round() without generators and draws from the OS CSPRNG.
+// Noise and sampling come from seeded ChaCha20 streams
+// (privet::testing::seeded_release_generator, the explicit test-only marker
+// that release paths accept) so that this experiment can be repeated; a
+// deployment calls federation::run_round() without generators and draws from
+// the OS CSPRNG.
 // The organisations run in one process here; with one organisation per MPI
 // rank, privet::dist::mpi_federation (privet/dist/federated_dpsgd.hpp, the
 // optional privet::mpi target) takes each rank's members and runs the same
@@ -97,6 +99,7 @@
 #include <privet/algorithms/federated_dpsgd.hpp>
 #include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/ml/lstm.hpp>
 #include <privet/ml/metrics.hpp>
 
@@ -510,7 +513,7 @@ struct experiment {
   }
 
   template <class Fed>
-  Model run(Fed& f, std::vector<privet::seeded_generator>& gens, curve& c,
+  Model run(Fed& f, std::vector<privet::testing::seeded_release_generator>& gens, curve& c,
             privet::examples::progress& bar, std::uint64_t& done) {
     const std::uint64_t every = std::max<std::uint64_t>(1, cfg.rounds / 10);
     const std::uint64_t from = cfg.rounds / 2 + 1;  // first round averaged
@@ -523,7 +526,7 @@ struct experiment {
     };
     record(0);
     for (std::uint64_t r = 1; r <= cfg.rounds; ++r) {
-      f.run_round(std::span<privet::seeded_generator>(gens));
+      f.run_round(std::span<privet::testing::seeded_release_generator>(gens));
       bar.update(++done);
       if (r % every == 0 || r == cfg.rounds) record(r);
       if (cfg.tail_average && r >= from) {
@@ -555,7 +558,7 @@ struct experiment {
         .learning_rate = cfg.learning_rate, .rounds = cfg.rounds, .rule = cfg.rule};
     using federation = fed::federation<Model>;
     std::vector<typename federation::member> m;
-    std::vector<privet::seeded_generator> gens;
+    std::vector<privet::testing::seeded_release_generator> gens;
     const std::uint64_t stream = 10 * (static_cast<std::uint64_t>(st) + 1) + (with_outlier ? 0 : 5);
     if (st == setting::public_only) {
       m.push_back({worker(public_index, false), train[public_index]});
@@ -612,7 +615,7 @@ struct experiment {
                                                 .clip_norm = cfg.public_clip_norm,
                                                 .batch_size = b,
                                                 .sampling = ml::batch_sampling::fixed_size});
-      privet::seeded_generator gen(seed, 1);
+      privet::testing::seeded_release_generator gen(seed, 1);
       const std::size_t steps = cfg.warm_epochs * ((data.size() + b - 1) / b);
       for (std::size_t s = 0; s < steps; ++s) (void)opt.step(model, data, gen);
     }

@@ -28,6 +28,7 @@
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/tokenizer.hpp>
 
 #include "support/progress.hpp"
@@ -571,8 +572,9 @@ int main(int argc, char** argv) try {
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   const text_data text = load(o);
   if (o.seed != 0) {
-    privet::seeded_generator gen(o.seed);
-    std::printf("randomness: seeded generator (seed %llu), for reproducible runs\n",
+    // --seed asks for a repeatable experiment, not a release.
+    privet::testing::seeded_release_generator gen(o.seed);
+    std::printf("randomness: seeded generator (seed %llu), for reproducible runs, not a release\n",
                 static_cast<unsigned long long>(o.seed));
     return o.simulation ? run<privet::simulation_only_noise>(o, text, gen)
                         : run<privet::secure_noise>(o, text, gen);

@@ -24,6 +24,7 @@
 // approximate k-anonymity), and an SVG plot of coverage against epsilon.
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/tokenizer.hpp>
 #include <privet/sketches/utf8.hpp>
 
@@ -240,7 +241,9 @@ int main(int argc, char** argv) try {
           p.users_per_layer /= 2;
           passes = 2;
         }
-        privet::seeded_generator gen(seed * 7919 + e * 31 + static_cast<std::uint64_t>(m));
+        // A repeatable experiment, not a release: the test-only marker.
+        privet::testing::seeded_release_generator gen(seed * 7919 + e * 31 +
+                                                      static_cast<std::uint64_t>(m));
         const auto run_start = std::chrono::steady_clock::now();
         std::vector<th::pass_result> r =
             m == greedy_one

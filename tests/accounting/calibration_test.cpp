@@ -139,3 +139,57 @@ TEST_CASE("calibration messages name the parameter, value and range") {
       "privet: target_epsilon = 1 is invalid; allowed: reachable with sigma <= 1e6",
       invalid_parameter);
 }
+
+TEST_CASE("calibration at a target past ln(DBL_MAX) returns the smallest sigma") {
+  // Issue 22, finding 7: dpsgd_noise_multiplier(0.5, 10, (800, 1e-5)) did not
+  // return in 200 s (PLD epsilon past 709.78 scanned its grid quadratically).
+  // A coarser grid keeps the test short; the path is the same. Second method:
+  // the PLD evaluated directly, and RDP (looser, so a larger sigma).
+  auto c = by(accountant_kind::pld);
+  c.pld.value_discretization_interval = 1e-2;
+  c.relative_tolerance = 1e-4;
+  const approx_dp target(800, 1e-5);
+  const double sigma = privet::dpsgd_noise_multiplier(0.5, 10, target, c);
+  auto eps_at = [&](double s) {
+    return privet::privacy_loss_distribution::subsampled_gaussian(0.5, s, c.pld)
+        .self_compose(10)
+        .epsilon(1e-5)
+        .epsilon();
+  };
+  CAPTURE(sigma);
+  CHECK(eps_at(sigma) <= 800);
+  CHECK(eps_at(sigma * (1 - 2e-4)) > 800);
+  const double by_rdp = privet::dpsgd_noise_multiplier(0.5, 10, target, by(accountant_kind::rdp));
+  CHECK(sigma < by_rdp);
+  CHECK(by_rdp < 1.2 * sigma);
+}
+
+TEST_CASE("calibration's search is bounded for any tolerance and any epsilon function") {
+  // relative_tolerance = 1e-300 cannot be met by a double bracket: the
+  // bisection stops when its midpoint rounds to an end. The answer is the
+  // certified end.
+  const double s =
+      privet::smallest_noise_multiplier([](double sigma) { return 1 / sigma; }, 3.0, 1e-300);
+  CHECK(1 / s <= 3.0);
+  CHECK(s == doctest::Approx(1.0 / 3).epsilon(1e-15));
+  // An epsilon that is NaN below some sigma, or that throws there (an
+  // accountant that cannot represent so little noise), counts as not meeting
+  // the target: the search returns a certified sigma.
+  const double nan_below = privet::smallest_noise_multiplier(
+      [](double sigma) { return sigma < 0.4 ? std::nan("") : 0.1 / sigma; }, 1.0, 1e-9);
+  CHECK(nan_below >= 0.4);
+  CHECK(nan_below <= 0.4 * (1 + 1e-8));
+  const double throws_below = privet::smallest_noise_multiplier(
+      [](double sigma) {
+        if (sigma < 0.3) privet::throw_invalid("sigma", sigma, ">= 0.3");
+        return 0.01 / sigma;
+      },
+      1.0, 1e-9);
+  CHECK(throws_below >= 0.3);
+  CHECK(throws_below <= 0.3 * (1 + 1e-8));
+  // Unreachable targets name target_epsilon.
+  CHECK_THROWS_WITH_AS(
+      privet::smallest_noise_multiplier([](double) { return 1.0; }, 0.5),
+      "privet: target_epsilon = 0.5 is invalid; allowed: reachable with sigma <= 1e6",
+      privet::invalid_parameter);
+}

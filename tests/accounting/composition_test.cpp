@@ -6,9 +6,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 namespace {
@@ -25,6 +28,37 @@ double brute_force_rr_delta(double eps, int k, double eps_prime) {
     delta += std::max(0.0, px - std::exp(eps_prime) * qx);
   }
   return delta;
+}
+
+// The exact sum of Kairouz, Oh & Viswanath's Theorem 3.3 over every l, in
+// long double log space (O(k) lgamma calls): the reference for the windowed,
+// rounded-up evaluation.
+double full_sum_rr_delta(double eps, std::uint64_t k, double eps_prime) {
+  const long double e = eps, kd = static_cast<long double>(k);
+  const long double log_p = -std::log1p(std::exp(-e)), log_q = -e + log_p;
+  long double sum = 0;
+  for (std::uint64_t l = 0; l <= k; ++l) {
+    const long double ld = static_cast<long double>(l);
+    const long double x = eps_prime - (kd - 2 * ld) * e;
+    if (!(x < 0)) break;
+    const long double log_b = std::lgamma(kd + 1) - std::lgamma(ld + 1) - std::lgamma(kd - ld + 1) +
+                              (kd - ld) * log_p + ld * log_q;
+    sum += std::exp(log_b) * -std::expm1(x);
+  }
+  return static_cast<double>(sum);
+}
+
+// The closed-form relaxation of Theorem 3.3 given by Kairouz, Oh & Viswanath
+// (2015) right after it: k runs of (eps, 0)-DP are (eps~, delta~)-DP for
+// eps~ = min(k eps, k eps (e^eps - 1) / (e^eps + 1) + eps sqrt(2 k log(e +
+// sqrt(k eps^2) / delta~)), k eps (e^eps - 1) / (e^eps + 1) + eps sqrt(2 k
+// log(1 / delta~))). The optimal composition can never exceed it.
+double kov_closed_form(double eps, double k, double delta) {
+  const double drift = k * eps * std::tanh(eps / 2);  // (e^eps - 1) / (e^eps + 1)
+  const double a =
+      drift + eps * std::sqrt(2 * k * std::log(std::exp(1.0) + std::sqrt(k * eps * eps) / delta));
+  const double b = drift + eps * std::sqrt(2 * k * std::log(1 / delta));
+  return std::min({k * eps, a, b});
 }
 
 }  // namespace
@@ -114,7 +148,10 @@ TEST_CASE("composition messages name the parameter, value and range") {
   CHECK_THROWS_WITH_AS(privet::compose_advanced(approx_dp(0.1, 0.2), 5, 0.5),
                        "privet: total delta = 1.5 is invalid; allowed: < 1", invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), 0, 1),
-                       "privet: k = 0 is invalid; allowed: >= 1", invalid_parameter);
+                       "privet: k = 0 is invalid; allowed: [1, 2^24 = 16777216] (optimal "
+                       "composition's cost and rounding grow with k; for more runs use "
+                       "compose_advanced)",
+                       invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), 2, -1),
                        "privet: eps_prime = -1 is invalid; allowed: finite and >= 0",
                        invalid_parameter);
@@ -125,4 +162,101 @@ TEST_CASE("composition messages name the parameter, value and range") {
                        doctest::Contains("privet: delta = 0.001 is invalid; allowed: > 1 - (1 - "
                                          "each.delta)^k = 0.00995"),
                        invalid_parameter);
+}
+
+TEST_CASE("optimal composition refuses k beyond its cap instead of wrapping or running for ever") {
+  using privet::approx_dp;
+  // Issue 22, finding 3: k = 2^64 - 1 returned eps = 0 and delta = 0 (a loop
+  // bound wrapped); k = 2^40 at eps = 0.01 never returned.
+  const std::string message =
+      "is invalid; allowed: [1, 2^24 = 16777216] (optimal composition's cost and rounding grow "
+      "with k; for more runs use compose_advanced)";
+  const std::uint64_t huge = std::numeric_limits<std::uint64_t>::max();
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(1, 0), huge, 1e-5),
+                       ("privet: k = 18446744073709551615 " + message).c_str(),
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), huge, 1),
+                       ("privet: k = 18446744073709551615 " + message).c_str(),
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(0.01, 0), std::uint64_t{1} << 40, 1e-5),
+                       ("privet: k = 1099511627776 " + message).c_str(), privet::invalid_parameter);
+  CHECK_THROWS_AS(
+      privet::compose_optimal(approx_dp(0.01, 0), privet::compose_optimal_max_k + 1, 1e-5),
+      privet::invalid_parameter);
+}
+
+TEST_CASE(
+    "optimal composition at the largest k stays below advanced composition and KOV's "
+    "closed form") {
+  using privet::approx_dp;
+  const std::uint64_t k = privet::compose_optimal_max_k;
+  const double kd = static_cast<double>(k);
+  for (double eps : {1e-4, 0.01, 1.0}) {
+    for (double delta : {1e-5, 1e-10}) {
+      CAPTURE(eps);
+      CAPTURE(delta);
+      const double optimal = privet::compose_optimal(approx_dp(eps, 0), k, delta).epsilon();
+      CHECK(optimal > 0);
+      CHECK(std::isfinite(optimal));
+      // Both theorems hold for every (eps, 0)-DP mechanism, so the optimal
+      // epsilon is at most theirs, and the optimal delta at their epsilon is
+      // at most their delta.
+      const auto advanced = privet::compose_advanced(approx_dp(eps, 0), k, delta);
+      CHECK(optimal <= advanced.epsilon());
+      CHECK(privet::compose_optimal_delta(approx_dp(eps, 0), k, advanced.epsilon()) <= delta);
+      const double closed = kov_closed_form(eps, kd, delta);
+      CHECK(optimal <= closed);
+      CHECK(privet::compose_optimal_delta(approx_dp(eps, 0), k, closed) <= delta);
+    }
+  }
+}
+
+TEST_CASE("the windowed optimal composition is never below the full sum and within 1e-7 of it") {
+  using privet::approx_dp;
+  // k = 2 10^5 runs well past the window (15 standard deviations plus 16
+  // terms on each side), so the tail bounds and the rounding allowance are
+  // both exercised; the full O(k) sum in long double is the second method.
+  // eps' runs from the mean loss k eps tanh(eps / 2) to 5 standard
+  // deviations (eps sqrt(k)) above it: delta from about 1/2 to about 1e-8.
+  for (double eps : {0.002, 0.05, 1.0}) {
+    for (double c : {0.0, 1.0, 3.0, 5.0}) {
+      const std::uint64_t k = 200'000;
+      const double kd = static_cast<double>(k);
+      const double eps_prime = kd * eps * std::tanh(eps / 2) + c * eps * std::sqrt(kd);
+      const double got = privet::compose_optimal_delta(approx_dp(eps, 0), k, eps_prime);
+      const double exact = full_sum_rr_delta(eps, k, eps_prime);
+      CAPTURE(eps);
+      CAPTURE(eps_prime);
+      CAPTURE(exact);
+      CHECK(exact > 1e-10);
+      CHECK(exact < 0.9);
+      CHECK(got >= exact);
+      CHECK(got <= exact * (1 + 1e-7));
+    }
+  }
+}
+
+TEST_CASE(
+    "optimal composition at extreme epsilons returns finite, sound answers or names "
+    "each.epsilon") {
+  using privet::approx_dp;
+  const std::uint64_t k = privet::compose_optimal_max_k;
+  // The smallest subnormal epsilon: the divergence is below 1e-300, never
+  // negative, never NaN.
+  const double tiny = privet::compose_optimal_delta(approx_dp(5e-324, 0), k, 0);
+  CHECK(tiny >= 0);
+  CHECK(tiny < 1e-300);
+  CHECK(privet::compose_optimal(approx_dp(5e-324, 0), k, 1e-5).epsilon() == 0);
+  // eps = 800 (e^eps overflows): three runs reveal the input unless eps' is
+  // within log 2 of 3 eps, since delta(eps') = 1 - e^{eps' - 3 eps} up to
+  // e^-800.
+  CHECK(privet::compose_optimal(approx_dp(800, 0), 3, 0.5).epsilon() ==
+        doctest::Approx(2400 - std::log(2.0)).epsilon(1e-12));
+  CHECK(privet::compose_optimal_delta(approx_dp(1e300, 0), k, 1e300) == 1);
+  // k eps overflows: no finite eps' is certified, and the message says why.
+  CHECK_THROWS_WITH_AS(
+      privet::compose_optimal(approx_dp(1e305, 0), k, 0.5),
+      "privet: each.epsilon = 1e+305 is invalid; allowed: <= DBL_MAX / k with k = 16777216 (the "
+      "composed epsilon must be finite)",
+      privet::invalid_parameter);
 }

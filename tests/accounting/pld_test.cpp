@@ -491,3 +491,93 @@ TEST_CASE("privet's own pmfs pass the checks of a pmf given by its parts") {
     CHECK(a.infinity_mass() == p.add().infinity_mass());
   }
 }
+
+namespace {
+
+// The subsampled Gaussian's remove-order delta in closed form, in long double
+// (whose exponent reaches e^11356, so e^eps does not overflow at eps ~ 700):
+// L > eps iff x > x* = s^2 log(1 + (e^eps - 1) / q) + 1/2, and delta =
+// P(X > x*) - e^eps Q(X > x*) with P = (1 - q) N(0, s^2) + q N(1, s^2),
+// Q = N(0, s^2). q = 1 is the Gaussian.
+long double sg_remove_delta(long double q, long double s, long double eps) {
+  auto sf = [](long double z) { return 0.5L * std::erfc(z / std::sqrt(2.0L)); };
+  const long double x = s * s * std::log1p(std::expm1(eps) / q) + 0.5L;
+  return (1 - q) * sf(x / s) + q * sf((x - 1) / s) - std::exp(eps) * sf(x / s);
+}
+
+// The eps where sg_remove_delta crosses `delta`, by 200 bisection steps.
+double sg_remove_epsilon(double q, double s, double delta, double lo, double hi) {
+  long double a = lo, b = hi;
+  for (int i = 0; i < 200; ++i) {
+    const long double m = (a + b) / 2;
+    (sg_remove_delta(q, s, m) <= delta ? b : a) = m;
+  }
+  return static_cast<double>(b);
+}
+
+}  // namespace
+
+TEST_CASE("PLD epsilon past ln(DBL_MAX) = 709.78 needs no quadratic scan and stays sound") {
+  // Issue 22, finding 7: 1150 Gaussian steps at sigma = 1 took 27.6 s (1200:
+  // over 120 s) because e^eps overflowed in the closed-form solve and a
+  // linear scan of delta over the grid followed. The composition is the
+  // Gaussian with mu = sqrt(k), whose epsilon is known in closed form (Balle
+  // & Wang 2018), computed here in long double; 718.687757154037 and
+  // 746.797285523662 also agree with mpmath at 60 digits.
+  privet::pld_options o;
+  o.value_discretization_interval = 1e-3;
+  const auto step = privet::privacy_loss_distribution::gaussian(1, 1, o);
+  for (std::uint64_t k : {1000u, 1150u, 1200u}) {
+    const double got = step.self_compose(k).epsilon(1e-5).epsilon();
+    const double mu = std::sqrt(static_cast<double>(k));
+    // The Gaussian is sg_remove_delta at q = 1 with s = 1 / mu.
+    const double exact = sg_remove_epsilon(1, 1 / mu, 1e-5, 300, 900);
+    CAPTURE(k);
+    CAPTURE(exact);
+    CHECK(got >= exact);
+    CHECK(got <= exact + 0.01);
+  }
+  CHECK(sg_remove_epsilon(1, 1 / std::sqrt(1150.0), 1e-5, 300, 900) ==
+        doctest::Approx(718.687757154037).epsilon(1e-12));
+}
+
+TEST_CASE("PLDs whose losses pass 709.78 discretise without overflow and stay sound") {
+  // One Gaussian at mu = sqrt(1150) and mu = 50, the Laplace mechanism at
+  // eps0 = 800 and the subsampled Gaussian at q = 0.5, sigma = 0.03: e^l
+  // overflowed in the connect-the-dots split (NaN masses) and the subsampled
+  // Gaussian's loss range reached +inf (a hang in the grid index search).
+  privet::pld_options o;
+  o.value_discretization_interval = 1e-3;
+  using privet::privacy_loss_distribution;
+  for (double mu : {std::sqrt(1150.0), 50.0}) {
+    const double got = privacy_loss_distribution::gaussian(1 / mu, 1, o).epsilon(1e-5).epsilon();
+    const double exact = sg_remove_epsilon(1, 1 / mu, 1e-5, 300, 2000);
+    CAPTURE(mu);
+    CHECK(got >= exact);
+    CHECK(got <= exact + 0.01);
+  }
+  // Laplace: delta(eps) = 1 - e^{(eps - eps0) / 2} for eps <= eps0.
+  const auto lap = privacy_loss_distribution::laplace(1.0 / 800, 1, o);
+  CHECK(lap.delta(799) >= 1 - std::exp(-0.5));
+  CHECK(lap.delta(799) <= 1 - std::exp(-0.5) + 1e-3);
+  const double lap_exact = 800 + 2 * std::log1p(-1e-5);
+  CHECK(lap.epsilon(1e-5).epsilon() >= lap_exact);
+  CHECK(lap.epsilon(1e-5).epsilon() <= lap_exact + 0.01);
+  // Subsampled Gaussian (the add order is at most -log(1 - q) = 0.69 here).
+  const double sg =
+      privacy_loss_distribution::subsampled_gaussian(0.5, 0.03, o).epsilon(1e-5).epsilon();
+  const double sg_exact = sg_remove_epsilon(0.5, 0.03, 1e-5, 1, 2000);
+  CHECK(sg_exact == doctest::Approx(690.8356).epsilon(1e-6));
+  CHECK(sg >= sg_exact);
+  CHECK(sg <= sg_exact + 0.01);
+}
+
+TEST_CASE("a loss past 2^62 grid points names the discretisation, never overflows an index") {
+  // sensitivity / scale = 1e300: the grid index of the top loss does not fit
+  // 64 bits (converting it was undefined behaviour).
+  CHECK_THROWS_WITH_AS(
+      privet::privacy_loss_distribution::laplace(1e-300, 1),
+      doctest::Contains("privet: value_discretization_interval = 1e-04 is invalid; allowed: "
+                        "coarse enough for the loss range"),
+      privet::invalid_parameter);
+}

@@ -266,3 +266,52 @@ TEST_CASE("RDP messages name the parameter, value and range") {
                        "privet: noise_multiplier = 0 is invalid; allowed: finite and > 0",
                        invalid_parameter);
 }
+
+TEST_CASE("subsampled Gaussian RDP at q = 5e-324 and sigma = 1e300 is finite, tiny and bounded") {
+  // Issue 22, finding 8: both threw "series did not converge" (z0 = sigma^2
+  // log(1/q - 1) was infinite). Second method: integer orders in closed form
+  // at order 2, A_2 = 1 + q^2 (e^{1 / sigma^2} - 1), and the Gaussian's
+  // alpha / (2 sigma^2), which subsampling never exceeds.
+  const std::vector<double> orders{1.25, 1.5, 2, 2.5, 3, 10.5, 64};
+  for (auto [q, sigma] : std::vector<std::pair<double, double>>{
+           {5e-324, 1.0}, {0.5, 1e300}, {1e-300, 1.0}, {0.01, 1e3}, {0.01, 1e5}}) {
+    const auto r = privet::rdp_subsampled_gaussian(q, sigma, orders);
+    CAPTURE(q);
+    CAPTURE(sigma);
+    for (std::size_t i = 0; i < orders.size(); ++i) {
+      CAPTURE(orders[i]);
+      CHECK(std::isfinite(r.epsilons()[i]));
+      CHECK(r.epsilons()[i] >= 0);
+      CHECK(r.epsilons()[i] <= 2 * orders[i] / (2 * sigma * sigma) + 1e-15);
+    }
+    CHECK(r.epsilons()[2] ==
+          doctest::Approx(std::log1p(q * q * std::expm1(1 / (sigma * sigma)))).epsilon(1e-9));
+    // A fractional order is never above the next integer order (Renyi
+    // divergence grows with its order), up to the series' rounding of a few
+    // ulps of q (1e-300 at q = 1e-300, where the true values are ~q^2).
+    CHECK(r.epsilons()[0] <= r.epsilons()[2] * (1 + 1e-9) + 1e-290);
+    CHECK(r.epsilons()[3] <= r.epsilons()[4] * (1 + 1e-9) + 1e-290);
+  }
+  // sigma = 1e3 at q = 0.01: where the series did not converge, the value
+  // rounded up to order 3 must match order 3's and stay above the series
+  // value at a sigma where the series converges.
+  const auto big = privet::rdp_subsampled_gaussian(0.01, 1e3, {2.5, 3});
+  CHECK(big.epsilons()[0] == doctest::Approx(big.epsilons()[1]).epsilon(1e-12));
+  const auto mid = privet::rdp_subsampled_gaussian(0.01, 10, {2.5, 3});
+  CHECK(mid.epsilons()[0] > 0);
+  CHECK(mid.epsilons()[0] <= mid.epsilons()[1]);
+}
+
+TEST_CASE("subsampled Gaussian RDP at huge orders and subnormal sigma is bounded, never NaN") {
+  // Order 2 10^6 is past the series' 10^6 terms: the joint-convexity bound
+  // log(1 - q + q e^{alpha (alpha - 1) / (2 sigma^2)}) / (alpha - 1), which
+  // for sigma = 10 is about alpha / (2 sigma^2) = 10^4.
+  const auto r = privet::rdp_subsampled_gaussian(0.01, 10, {2e6, 2e6 + 0.5});
+  CHECK(r.epsilons()[0] == doctest::Approx(1e4).epsilon(1e-3));
+  CHECK(r.epsilons()[1] >= r.epsilons()[0]);
+  // sigma = 5e-324: 2 sigma^2 underflows; every order is +inf (no finite
+  // guarantee), not NaN read as 0.
+  const auto tiny = privet::rdp_subsampled_gaussian(0.5, 5e-324, {1.5, 2});
+  CHECK(tiny.epsilons()[0] == std::numeric_limits<double>::infinity());
+  CHECK(tiny.epsilons()[1] == std::numeric_limits<double>::infinity());
+}

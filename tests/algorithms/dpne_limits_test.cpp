@@ -5,6 +5,7 @@
 // words and k-grams are streamed into the bounding, never copied whole.
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/ngrams.hpp>
 
 #include <doctest/doctest.h>
@@ -49,7 +50,7 @@ TEST_CASE("a user with a sequence of 4 x 10^6 words keeps Delta_0 grams per leng
   p.delta = 1e-6;
   p.max_length = 3;
   p.max_ngrams = 20;  // Delta_0
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   const peak_rss_probe probe;
   const dpne::extraction out = dpne::extract(corpus, vocabulary, p, gen);
   const std::size_t growth = probe.growth();

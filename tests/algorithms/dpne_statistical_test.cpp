@@ -15,6 +15,7 @@
 // an error in it cannot make the scalable check pass.
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/statistics.hpp>
@@ -215,7 +216,7 @@ std::size_t explicit_run(const setup& s, const std::vector<double>& sigmas, cons
 void compare(dpne::pruning prune, std::uint64_t seed) {
   const setup s = make_setup();
   const auto p = params(prune);
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   const dpne::extractor<> extract(p);
   const std::vector<double>& sigmas = extract.privacy().sigmas;
   std::vector<std::uint64_t> scalable(512 * 28, 0), direct(512 * 28, 0);
@@ -236,7 +237,7 @@ void compare(dpne::pruning prune, std::uint64_t seed) {
   CHECK(l.p2[5] > 0.5);                     // b c
   CHECK((l.p2[6] > 0.2 && l.p2[6] < 0.8));  // c a
   CHECK((l.p2[0] > 0.1 && l.p2[0] < 0.3));  // a a: a zero entry, about eta / 3
-  privet::seeded_generator gen2(seed + 1000);
+  privet::testing::seeded_release_generator gen2(seed + 1000);
   for (int r = 0; r < runs; ++r) ++direct[explicit_run(s, sigmas, l, prune, gen2)];
   const auto a = privet::test::chi_square_cells(scalable, l.cells, alpha);
   const auto b = privet::test::chi_square_cells(direct, l.cells, alpha);

@@ -5,6 +5,7 @@
 // the documented errors.
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/errors.hpp>
@@ -110,7 +111,7 @@ TEST_CASE("sigma_k: equal and geometric schedules match an independent computati
     p.delta = 1e-7;
     p.max_length = 5;
     p.decay = c;
-    privet::seeded_generator gen(1);
+    privet::testing::seeded_release_generator gen(1);
     const auto secure = dpne::extract(t.corpus, t.vocabulary, p, gen);
     const auto sim = dpne::extract<privet::simulation_only_noise>(t.corpus, t.vocabulary, p, gen);
     for (const auto& [r, star, tol] : {std::tuple{&secure, zcdp_sigma(4, 5e-8), 1e-5L},
@@ -144,7 +145,7 @@ TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") 
   p.max_length = 6;
   p.max_ngrams = 20;
   p.eta = 0.05;
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   const auto& levels = r.levels();
   REQUIRE(levels.size() == 6);
@@ -211,7 +212,7 @@ TEST_CASE("spurious grams: drawn from V_k outside the support, and only those ar
   p.max_length = 5;
   p.max_ngrams = 1000;  // no user is cut, so the support is every valid gram written
   p.eta = 0.3;          // many spurious draws
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   ngram_table truth = t.vocabulary;
   dpne::ngram_index index(t.corpus, truth, 5);
@@ -239,7 +240,7 @@ TEST_CASE("single-side pruning: V_k = S_{k-1} x S_1") {
   dpne::parameters p;
   p.max_length = 4;
   p.prune = dpne::pruning::single_side;
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   const auto singles = r.released(1);
   const std::set<ngram_table::id> words_1(singles.begin(), singles.end());
@@ -260,7 +261,7 @@ TEST_CASE("sampled |V_k|: the paper's estimate agrees with the count") {
   p.max_length = 4;
   p.count = dpne::candidate_count::sampled;
   p.sample_fraction = 1;
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   for (std::size_t k = 2; k <= 4; ++k) {
     const auto& l = r.levels()[k - 1];
@@ -282,7 +283,7 @@ TEST_CASE("a seeded extraction repeats, whatever the number of threads") {
   p.max_length = 5;
   auto run = [&](unsigned threads) {
     p.threads = threads;
-    privet::seeded_generator gen(6);
+    privet::testing::seeded_release_generator gen(6);
     return released_text(dpne::extract(t.corpus, t.vocabulary, p, gen));
   };
   const auto one = run(1);
@@ -298,7 +299,7 @@ TEST_CASE("one user alone releases nothing: its contribution is bounded") {
   t.user(lots);
   dpne::parameters p;
   p.max_length = 3;
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   CHECK(r.total() == 0);
   // 504 distinct words, of which the user keeps Delta_0 = 100.
@@ -312,7 +313,7 @@ TEST_CASE("baselines: DPSU-all, DPSU-even and DPSU-single spend the target") {
   const dpne::ngram_index index(t.corpus, table, 5);
   dpne::parameters p;
   p.max_length = 5;
-  privet::seeded_generator gen(8);
+  privet::testing::seeded_release_generator gen(8);
   const auto all = dpne::dpsu_all(t.corpus, index, p, gen);
   const auto even = dpne::dpsu_even(t.corpus, index, p, gen);
   const auto single = dpne::dpsu_single(t.corpus, index, p, 3, gen);
@@ -341,7 +342,7 @@ TEST_CASE("baselines: DPSU-all, DPSU-even and DPSU-single spend the target") {
 TEST_CASE("errors name the parameter") {
   text t = sample_text();
   auto run = [&](dpne::parameters p) {
-    privet::seeded_generator gen(9);
+    privet::testing::seeded_release_generator gen(9);
     (void)dpne::extract(t.corpus, t.vocabulary, p, gen);
   };
   auto with = [](auto set) {
@@ -368,14 +369,14 @@ TEST_CASE("errors name the parameter") {
   ngram_table other;
   other.word("only");
   CHECK(rejected_parameter([&] {
-          privet::seeded_generator gen(1);
+          privet::testing::seeded_release_generator gen(1);
           (void)dpne::extract(t.corpus, other, dpne::parameters{}, gen);
         }) == "corpus");
   ngram_table table = t.vocabulary;
   const dpne::ngram_index short_index(t.corpus, table, 3);
   dpne::parameters p;
   p.max_length = 4;
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   CHECK(rejected_parameter([&] { (void)dpne::dpsu_all(t.corpus, short_index, p, gen); }) ==
         "max_length");
   text small;
@@ -446,7 +447,7 @@ TEST_CASE("DPNE messages name the parameter, its value and the allowed range") {
                        "privet: i = 3 is invalid; allowed: < 3 (the corpus's tokens)",
                        invalid_parameter);
 
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   dpne::parameters p;
   p.max_length = 2;
   text longer;
@@ -482,7 +483,7 @@ TEST_CASE("an index of another corpus with as many tokens is refused, naming wha
   const dpne::ngram_index index(small.corpus, table, 2);
   dpne::parameters p;
   p.max_length = 2;
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   // The same three tokens count, another word at token 1.
   dpne::corpus swapped;
   swapped.add_user();

@@ -8,6 +8,7 @@
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/key_bounding.hpp>
 
 #include <doctest/doctest.h>
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <ranges>
 #include <set>
@@ -118,7 +120,7 @@ TEST_CASE("set_union reads a lazy user of 10^7 items once, in bounded memory") {
   p.delta = 1e-6;
   p.max_items = 10;
   const dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise> su(p);
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const peak_rss_probe probe;
   const auto rel = su(users, gen);
   const std::size_t growth = probe.growth();
@@ -186,4 +188,33 @@ TEST_CASE("a threshold in fixed point: the largest below 2^63 units fits, 2^63 t
                        "allowed: |x| 2^b < 2^63",
                        privet::overflow_error);
   CHECK_THROWS_AS((void)noise.to_units(-std::ldexp(0x1p63, -bits)), privet::overflow_error);
+}
+
+// Issue 22: a weight sum is data. At b = 40 bits a user adds 2^40 units to
+// each of its items, so 2^23 users holding one item reach 2^63: the sum
+// saturates at 2^63 - 1 (a 1-Lipschitz clamp) and both neighbours, 2^23 and
+// 2^23 + 1 users, release the item instead of one of them throwing.
+TEST_CASE("weight sums saturate at 2^63 - 1: 2^23 users at 2^40 units, and one more") {
+  const auto su =
+      dpsu::set_union<dpsu::weighted_gaussian>::with_noise(std::ldexp(1.0, -21), 1e-6, 1, 2);
+  REQUIRE(su.noise().scale_bits() == 40);
+  const auto emit = [](std::size_t, std::vector<std::uint64_t>& out) { out.push_back(7); };
+  for (const std::size_t users : {std::size_t{1} << 23, (std::size_t{1} << 23) + 1}) {
+    privet::testing::seeded_release_generator gen(5);
+    const auto h =
+        dpsu::accumulate<std::uint64_t>(dpsu::weighted_gaussian{}, users, emit, 1,
+                                        dpsu::update_context{su.noise().scale_bits(), 0}, 99, 2);
+    CHECK(h[std::uint64_t{7}] == std::numeric_limits<std::int64_t>::max());
+    const auto out = su.run<std::uint64_t>(users, emit, gen);
+    CHECK(out.items == std::vector<std::uint64_t>{7});
+  }
+  // Below the limit the sums are exact, threaded or not.
+  const auto small = dpsu::accumulate<std::uint64_t>(dpsu::weighted_gaussian{}, 3000, emit, 1,
+                                                     dpsu::update_context{40, 0}, 99, 2);
+  CHECK(small[std::uint64_t{7}] == std::int64_t{3000} << 40);
+  dpsu::update_context forced{40, 0};
+  forced.saturate = true;
+  const auto same =
+      dpsu::accumulate<std::uint64_t>(dpsu::weighted_gaussian{}, 3000, emit, 1, forced, 99, 2);
+  CHECK(same.sorted_by_key() == small.sorted_by_key());
 }

@@ -4,6 +4,7 @@
 // accounting; determinism across threads; the documented errors.
 #include <privet/algorithms/dpsu.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/errors.hpp>
@@ -189,7 +190,7 @@ TEST_CASE("releases: shared items pass, items of one user do not") {
   // 3000 users share item 0; user u also holds a private item 1000 + u.
   std::vector<std::vector<int>> users(3000);
   for (int u = 0; u < 3000; ++u) users[static_cast<std::size_t>(u)] = {0, 1000 + u};
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const dpsu::parameters p{4, 1e-7, 10, 2};
   const auto check = [&](const auto& su) {
     const auto r = su(users, gen);
@@ -213,7 +214,7 @@ TEST_CASE("a seeded run repeats, whatever the number of threads") {
   for (std::uint32_t u = 0; u < 5000; ++u)
     for (std::uint32_t j = 0; j < 30; ++j) users[u].push_back((u * 7 + j * j) % 400);
   auto run = [&](unsigned threads) {
-    privet::seeded_generator gen(11);
+    privet::testing::seeded_release_generator gen(11);
     const dpsu::set_union<> su(dpsu::parameters{2, 1e-6, 20, threads});
     return su(users, gen).items;
   };

@@ -4,6 +4,7 @@
 // rate is stated beside it.
 #include <privet/algorithms/federated_dpsgd.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/ml/logistic_regression.hpp>
 
 #include <doctest/doctest.h>
@@ -35,7 +36,7 @@ TEST_CASE("a private worker's message carries noise of the reported standard dev
   o.accounting.use_prv = false;
   o.accounting.use_pld = false;
   privet::federated::worker<model> w(0, o, data, initial, {.learning_rate = 0.1, .rounds = 3});
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   const auto m = w.contribute(0, gen);
 
   auto g = initial.per_example_gradients(data);

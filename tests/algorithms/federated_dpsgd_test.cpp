@@ -8,6 +8,7 @@
 // federated training learns; every documented error is raised.
 #include <privet/algorithms/federated_dpsgd.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/ml/logistic_regression.hpp>
 #include <privet/ml/mlp.hpp>
 
@@ -26,7 +27,6 @@
 
 namespace {
 using privet::approx_dp;
-using privet::seeded_generator;
 using privet::simulation_only_noise;
 using privet::federated::aggregation;
 using privet::federated::aggregator;
@@ -40,6 +40,7 @@ using privet::federated::worker;
 using privet::federated::worker_options;
 using privet::ml::batch_sampling;
 using privet::ml::dense_batch;
+using privet::testing::seeded_release_generator;
 
 using privet::test::blobs;
 using privet::test::integer_orders;
@@ -101,7 +102,7 @@ double mtz_epsilon(double q, double z, std::uint64_t steps, double delta,
 TEST_CASE("replicas stay bitwise identical over many rounds and the model moves") {
   // Three organisations with different budgets, clip norms, batch sizes and
   // sampling, one of them public, on an MLP; 60 rounds of secure noise.
-  seeded_generator init(1);
+  privet::testing::seeded_release_generator init(1);
   const mlp initial({.layers = {6, 12, 3}}, init);
   std::vector<federation<mlp>::member> members;
   members.push_back({private_options("a", 1.0, 20, approx_dp(3, 1e-5)), blobs(200, 6, 1.5, 2, 3)});
@@ -117,9 +118,11 @@ TEST_CASE("replicas stay bitwise identical over many rounds and the model moves"
   members.push_back({c, blobs(120, 6, 1.5, 4, 3)});
   federation<mlp> fed(initial, std::move(members),
                       {.learning_rate = 0.2, .weight_decay = 1e-3, .rounds = 60});
-  std::vector<seeded_generator> gens{seeded_generator(10), seeded_generator(11),
-                                     seeded_generator(12)};
-  for (int r = 0; r < 60; ++r) fed.run_round(std::span<seeded_generator>(gens));
+  std::vector<privet::testing::seeded_release_generator> gens{
+      privet::testing::seeded_release_generator(10), privet::testing::seeded_release_generator(11),
+      privet::testing::seeded_release_generator(12)};
+  for (int r = 0; r < 60; ++r)
+    fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   CHECK(fed.rounds_done() == 60);
   const auto& w = fed.workers();
   REQUIRE(w.size() == 3);
@@ -129,7 +132,7 @@ TEST_CASE("replicas stay bitwise identical over many rounds and the model moves"
   CHECK_FALSE(same_bits(w[0].replica().parameters(), initial.parameters()));
   // The schedule is enforced.
   try {
-    fed.run_round(std::span<seeded_generator>(gens));
+    fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
     FAIL("no throw");
   } catch (const privet::budget_exhausted& e) {
     CHECK(std::string(e.what()) ==
@@ -161,9 +164,10 @@ TEST_CASE("the same seeds give the same federation, in any thread schedule") {
     }
     federation<dense_lr, simulation_only_noise> fed(initial, std::move(members),
                                                     {.learning_rate = 0.5, .rounds = 25});
-    std::vector<seeded_generator> gens;
+    std::vector<privet::testing::seeded_release_generator> gens;
     for (unsigned i = 0; i < 4; ++i) gens.emplace_back(100 + i);
-    for (int r = 0; r < 25; ++r) fed.run_round(std::span<seeded_generator>(gens));
+    for (int r = 0; r < 25; ++r)
+      fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
     const auto p = fed.model().parameters();
     return std::vector<double>(p.begin(), p.end());
   };
@@ -266,8 +270,10 @@ TEST_CASE("a user-level worker is weighted by its expected number of users") {
     federation<dense_lr> fed(
         model, std::move(members),
         {.learning_rate = 1.0, .rounds = 1, .rule = aggregation::batch_weighted});
-    std::vector<seeded_generator> gens{seeded_generator(seed, 1), seeded_generator(seed, 2)};
-    fed.run_round(std::span<seeded_generator>(gens));
+    std::vector<privet::testing::seeded_release_generator> gens{
+        privet::testing::seeded_release_generator(seed, 1),
+        privet::testing::seeded_release_generator(seed, 2)};
+    fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
     // Was the user sampled? The update tells: compare both hypotheses.
     bool sampled_fits = true, skipped_fits = true;
     for (std::size_t j = 0; j < 4; ++j) {
@@ -327,7 +333,7 @@ TEST_CASE("a worker that declares its data public adds no noise and spends nothi
     worker<dense_lr> w(0, o, data, model, f);
     CHECK(w.is_public());
     CHECK(w.noise_stddev() == 0);
-    seeded_generator gen(6);
+    privet::testing::seeded_release_generator gen(6);
     const gradient_message m = w.contribute(0, gen);
     CHECK(m.worker == 0);
     CHECK(m.round == 0);
@@ -348,7 +354,7 @@ TEST_CASE("a worker that declares its data public adds no noise and spends nothi
   // A private worker with the same batch sends something else: noise.
   worker<dense_lr> p(0, private_options("p", 0.2, 40, approx_dp(1, 1e-5)), data, model, f);
   CHECK(p.noise_stddev() > 0);
-  seeded_generator gen(6);
+  privet::testing::seeded_release_generator gen(6);
   const auto noisy = p.contribute(0, gen);
   auto g = model.per_example_gradients(data);
   privet::ml::clip_each_row(g, 0.2);
@@ -369,7 +375,7 @@ TEST_CASE("each private worker's epsilon equals an independent computation") {
   const std::uint64_t rounds = 40;
   worker<dense_lr, simulation_only_noise> w(0, o, data, initial,
                                             {.learning_rate = 0.1, .rounds = rounds});
-  seeded_generator gen(8);
+  privet::testing::seeded_release_generator gen(8);
   for (std::uint64_t r = 0; r < rounds; ++r) {
     const auto m = w.contribute(r, gen);
     w.apply({r, m.gradient});
@@ -414,7 +420,7 @@ TEST_CASE("a per-step budget calibrates one step and composes over the run") {
   const double needed = privet::dpsgd_noise_multiplier(0.1, 1, approx_dp(1.0, 1e-6));
   CHECK(w.optimiser().accounted_noise_multiplier() >= needed);
   CHECK(w.optimiser().accounted_noise_multiplier() == doctest::Approx(needed).epsilon(1e-6));
-  seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   auto step = [&](std::uint64_t r) { w.apply({r, w.contribute(r, gen).gradient}); };
   step(0);
   CHECK(w.privacy_spent()->accountants.pld->epsilon() <= 1.0);
@@ -438,9 +444,11 @@ TEST_CASE("federated DP-SGD learns a separable task") {
   }
   federation<dense_lr, simulation_only_noise> fed(initial, std::move(members),
                                                   {.learning_rate = 0.5, .rounds = 100});
-  std::vector<seeded_generator> gens{seeded_generator(31), seeded_generator(32),
-                                     seeded_generator(33)};
-  for (int r = 0; r < 100; ++r) fed.run_round(std::span<seeded_generator>(gens));
+  std::vector<privet::testing::seeded_release_generator> gens{
+      privet::testing::seeded_release_generator(31), privet::testing::seeded_release_generator(32),
+      privet::testing::seeded_release_generator(33)};
+  for (int r = 0; r < 100; ++r)
+    fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   const auto test = blobs(1000, 2, 1.5, 40, 2);
   const auto p = fed.model().probabilities(test);
   std::size_t right = 0;
@@ -491,15 +499,16 @@ TEST_CASE("federated DP-SGD rejects bad options and messages with clear errors")
           F(initial, good(), {.learning_rate = 0.1, .weight_decay = -1, .rounds = 1});
         }) == "weight_decay");
   F fed(initial, good(), f);
-  std::vector<seeded_generator> two{seeded_generator(1), seeded_generator(2)};
-  CHECK_THROWS_WITH_AS(fed.run_round(std::span<seeded_generator>(two)),
+  std::vector<privet::testing::seeded_release_generator> two{
+      privet::testing::seeded_release_generator(1), privet::testing::seeded_release_generator(2)};
+  CHECK_THROWS_WITH_AS(fed.run_round(std::span<privet::testing::seeded_release_generator>(two)),
                        "privet: generators.size() = 2 is invalid; allowed: one per worker (1)",
                        privet::invalid_parameter);
 
   // A worker contributes once per round, to its own round, and applies only
   // its round's update.
   W w(3, private_options("x", 1, 5, approx_dp(1, 1e-5)), data, initial, f);
-  seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   CHECK_THROWS_WITH_AS((void)w.contribute(1, gen),
                        "privet: federated DP-SGD: worker 3 asked for round 1 while in round 0",
                        privet::protocol_error);
@@ -612,7 +621,7 @@ TEST_CASE("federated DP-SGD messages name the option, its value and the allowed 
   // A total budget for one round: a worker's second contribution is refused
   // by its optimiser, naming the budget.
   W w(0, private_options("x", 1, 5, target), data, initial, f);
-  seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   const auto m = w.contribute(0, gen);
   w.apply({0, m.gradient});
   CHECK_THROWS_WITH_AS((void)w.contribute(1, gen),

@@ -8,6 +8,7 @@
 // fixed, so a build always passes or always fails.
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/statistics.hpp>
@@ -36,7 +37,7 @@ TEST_CASE("a vote includes each candidate with the subset selection's probabilit
   REQUIRE(user.valid_prefixes(layer.broadcast()) == std::vector<th::prefix_count>{{z, 1}});
 
   constexpr int votes = 20'000;
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   std::vector<std::uint64_t> hits(s, 0);
   double total = 0;
   th::vote v{};

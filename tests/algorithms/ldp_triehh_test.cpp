@@ -7,6 +7,7 @@
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/secure_aggregation.hpp>
 
 #include <doctest/doctest.h>
@@ -38,7 +39,7 @@ constexpr char32_t eow = U'$';
 std::vector<th::user_data> make_users(std::size_t n, std::uint64_t seed) {
   const std::vector<th::word> common{U"abc",  U"bad",  U"cab",  U"dead", U"bead", U"ace",
                                      U"deed", U"cede", U"babe", U"dab",  U"bed",  U"ebb"};
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   std::vector<th::user_data> users(n);
   for (auto& u : users) {
     const std::uint64_t words = 1 + privet::uniform_below(gen, 4);
@@ -111,7 +112,7 @@ TEST_CASE("without noise, discovery is the exact heavy-hitter trie") {
   p.users_per_layer = 500;
   p.max_prefixes = 6;
   p.max_depth = 6;
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   const std::unordered_set<th::word> vocabulary{U"abc"};
   const auto passes = th::run(users, vocabulary, alphabet, eow, p, 1, gen, th::greedy_sampling{});
   REQUIRE(passes.size() == 1);
@@ -132,7 +133,7 @@ TEST_CASE("no user joins two layers or two passes") {
   p.users_per_layer = 300;
   p.max_prefixes = 8;
   p.max_depth = 5;
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   const auto passes = th::run(users, {}, alphabet, eow, p, 2, gen);
   std::set<std::uint64_t> seen;
   std::size_t total = 0;
@@ -149,11 +150,16 @@ TEST_CASE("no user joins two layers or two passes") {
     CHECK(std::find(passes[0].discovered.begin(), passes[0].discovered.end(), w) ==
           passes[0].discovered.end());
   }
-  CHECK_THROWS_AS(th::run(users, {}, alphabet, eow, p, 3, gen), privet::invalid_parameter);
+  // Too few users for 3 passes is data (issue 22): the last layers are padded
+  // with users who typed nothing, each layer still hears N clients.
+  const auto three = th::run(users, {}, alphabet, eow, p, 3, gen);
+  for (const auto& pass : three) {
+    for (const auto& g : pass.groups) CHECK(g.size() == 300);
+  }
 }
 
 TEST_CASE("the samplers keep B prefixes: the most frequent, or uniformly") {
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> counts{
       {10, 1}, {11, 7}, {12, 3}, {13, 7}, {14, 2}};
   CHECK(th::greedy_sampling{}(counts, 3, gen) == std::vector<std::uint64_t>{11, 13, 12});
@@ -282,7 +288,7 @@ TEST_CASE("a layer aggregated by secure aggregation equals the ephemeral sum") {
   th::server plain(alphabet, eow, p), secure(alphabet, eow, p);
   const th::prepared_broadcast b(plain.broadcast());
   const std::uint64_t s = b.candidates();
-  privet::seeded_generator gen(10);
+  privet::testing::seeded_release_generator gen(10);
   std::vector<th::vote> votes;
   for (const auto& u : users) votes.push_back(th::client<>(u, nullptr).respond(b, p, gen));
 
@@ -294,7 +300,7 @@ TEST_CASE("a layer aggregated by secure aggregation equals the ephemeral sum") {
   sp.session = 5;
   privet::secagg::server agg(sp);
   std::vector<privet::secagg::client> clients;
-  std::vector<privet::seeded_generator> gens;
+  std::vector<privet::testing::seeded_release_generator> gens;
   for (std::uint32_t id = 1; id <= 12; ++id) {
     clients.emplace_back(sp, id);
     gens.emplace_back(77, id);
@@ -436,7 +442,7 @@ TEST_CASE("a prepared layer votes as the per-call randomiser does, and never for
   REQUIRE(layer.randomiser() != nullptr);
   const std::uint64_t d = layer.randomiser()->d();
   CHECK(d == privet::subset_selection(2, s + 1).d());
-  privet::seeded_generator a(12), b(12);
+  privet::testing::seeded_release_generator a(12), b(12);
   th::vote v{};
   for (const auto& u : users) {
     const th::client<> c(u, nullptr);
@@ -476,7 +482,7 @@ TEST_CASE("a simulated layer is the clients' votes, whatever the number of threa
   std::vector<std::uint64_t> group;
   for (std::uint64_t u = 0; u < 600; ++u) group.push_back((u * 7) % 700);
   const std::unordered_set<th::word> vocabulary{U"bad", U"cab"};
-  const auto streams = privet::keyed_streams::from_seed(14);
+  const auto streams = privet::testing::seeded_keyed_streams(14);
 
   th::vote_sum many = srv.make_sum(), one = srv.make_sum(), by_hand = srv.make_sum();
   th::simulate_layer(layer, users, group, &vocabulary, streams, 9, many);
@@ -519,7 +525,7 @@ TEST_CASE("a run depends on the seed only, not on the number of threads") {
   p.max_prefixes = 6;
   p.max_depth = 5;
   auto once = [&] {
-    privet::seeded_generator gen(16);
+    privet::testing::seeded_release_generator gen(16);
     return th::run(users, {U"abc"}, alphabet, eow, p, 1, gen);
   };
   const auto many = once();
@@ -573,7 +579,7 @@ TEST_CASE("TrieHH messages name the parameter or the message and what is allowed
   p.max_depth = 2;  // one layer
   th::server srv(alphabet, eow, p);
   const th::prepared_layer layer(srv.broadcast(), p);
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const th::user_data typed{{U"ab", 1}};
   CHECK_THROWS_WITH_AS((void)th::respond(typed, nullptr, layer, gen, greedy_sampling{}),
                        "privet: a TrieHH sampling policy kept 3 prefixes; allowed: at most B = 2",
@@ -634,10 +640,11 @@ TEST_CASE("TrieHH messages name the parameter or the message and what is allowed
                        invalid_parameter);
   CHECK_THROWS_WITH_AS((void)th::run(users, {}, alphabet, eow, p, 0, gen),
                        "privet: passes = 0 is invalid; allowed: >= 1", invalid_parameter);
-  CHECK_THROWS_WITH_AS((void)th::run(users, {}, alphabet, eow, p, 1, gen),
-                       "privet: users.size() = 3 is invalid; allowed: >= passes * max_depth * "
-                       "users_per_layer = 4",
-                       invalid_parameter);
+  // Fewer users than passes * max_depth * N is data, not an error (issue
+  // 22): the last layers are padded with users who typed nothing.
+  std::vector<th::pass_result> short_run;
+  CHECK_NOTHROW(short_run = th::run(users, {}, alphabet, eow, p, 1, gen));
+  for (const auto& g : short_run.front().groups) CHECK(g.size() == p.users_per_layer);
 
   // The privacy and anonymity figures.
   CHECK_THROWS_WITH_AS((void)th::report(p, 0), "privet: delta = 0 is invalid; allowed: (0, 1)",
@@ -682,4 +689,44 @@ TEST_CASE("k-anonymity and the typical threshold refuse sizes that wrap 64 bits"
   CHECK_THROWS_WITH_AS((void)th::approximate_k_anonymity(many, 4, 10, 0.9), candidates,
                        invalid_parameter);
   CHECK_THROWS_WITH_AS((void)th::typical_threshold(many, 4), candidates, invalid_parameter);
+}
+
+// Issue 22: the number of users is data. Neighbouring datasets of N D - 1
+// and N D users (one short of filling every layer, and exactly filling
+// them), and a dataset of no users at all, all run: every layer hears N
+// clients (padding users send B dummy reports), so the central guarantee
+// computed for N B reports per layer holds for each.
+TEST_CASE("run pads short layers with users who typed nothing, never throws") {
+  th::parameters p;
+  p.epsilon = 4;
+  p.contributions = 2;
+  p.users_per_layer = 50;
+  p.max_prefixes = 5;
+  p.max_depth = 3;
+  const th::word alphabet = U"abc";
+  const th::user_data typed{{U"ab", 3}, {U"cab", 1}};
+  for (const std::size_t n : {std::size_t{0}, std::size_t{149}, std::size_t{150}}) {
+    const std::vector<th::user_data> users(n, typed);
+    privet::testing::seeded_release_generator gen(17);
+    std::vector<th::pass_result> out;
+    CHECK_NOTHROW(out = th::run(users, {}, alphabet, U'$', p, 1, gen));
+    REQUIRE(out.size() == 1);
+    std::set<std::uint64_t> seen;
+    std::size_t padding = 0;
+    for (std::size_t i = 0; i < out[0].layers.size(); ++i) {
+      CHECK(out[0].layers[i].votes == p.users_per_layer);
+      CHECK(out[0].groups[i].size() == p.users_per_layer);
+      for (const auto u : out[0].groups[i]) {
+        if (u == n) {
+          ++padding;
+        } else {
+          CHECK(u < n);
+          CHECK(seen.insert(u).second);  // no user joins two layers
+        }
+      }
+    }
+    // Users are used before any padding: a layer is padded only once they ran out.
+    CHECK(seen.size() == std::min<std::size_t>(n, out[0].layers.size() * p.users_per_layer));
+    CHECK(padding == out[0].layers.size() * p.users_per_layer - seen.size());
+  }
 }

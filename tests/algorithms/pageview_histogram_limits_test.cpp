@@ -5,6 +5,7 @@
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/memory.hpp>
@@ -27,7 +28,7 @@ TEST_CASE("an actor with 10^7 views, read lazily, contributes k tuples once each
     return pageview::view{1, {(i * 7) % 5000, 0, 0}};
   });
   const pageview::histogram<> h(pageview::parameters<privet::zcdp>{}, 2);  // k = 10
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   const peak_rss_probe probe;
   const pageview::tuple_counts counts = h.bounded_counts(day, gen);
   const std::size_t growth = probe.growth();

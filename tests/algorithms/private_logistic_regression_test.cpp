@@ -4,6 +4,7 @@
 // Carol learns the label; every misuse is refused by name.
 #include <privet/algorithms/private_logistic_regression.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <support/errors.hpp>
@@ -55,7 +56,7 @@ struct keys {
 template <class Int>
 const keys<Int>& test_keys() {
   static const keys<Int> k = [] {
-    privet::seeded_generator gen(2024);
+    privet::testing::seeded_release_generator gen(2024);
     const std::size_t l = lr::comparison_bits<Int, S, R>(small_parameters());
     return keys<Int>{
         privet::test::small_keys<Int>(256, 7),
@@ -67,7 +68,7 @@ const keys<Int>& test_keys() {
 
 // Emails labelled by a hidden linear rule: 3 to 8 distinct features each.
 privet::ml::sparse_binary_batch make_emails(std::size_t count, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   std::vector<double> truth(40);
   for (std::size_t j = 0; j < truth.size(); ++j) truth[j] = (j % 3 == 0 ? 1.0 : -0.6) * (1 + j % 4);
   privet::ml::sparse_binary_batch b;
@@ -112,7 +113,7 @@ template <class Int, class Bob>
 block_transcript<Int> run_block(Bob& bob, lr::alice<Int, S, R>& alice,
                                 const lr::weights_message<Int>& w,
                                 const privet::ml::sparse_binary_batch& block,
-                                privet::seeded_generator& gen) {
+                                privet::testing::seeded_release_generator& gen) {
   auto server = bob.serve(alice.user());
   block_transcript<Int> t;
   t.margins = alice.margins(w, block, gen);
@@ -137,7 +138,7 @@ TEST_CASE_TEMPLATE(
   lr::alice<Int, S, R> alice1(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 1);
   lr::reference_model<Int, S, R> ref(p);
   const auto emails = make_emails(40, 5);
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   std::size_t clamped_low = 0, clamped_high = 0, linear = 0;
   const Int c(256);
   for (std::size_t it = 0; it < 5; ++it) {
@@ -180,7 +181,7 @@ TEST_CASE_TEMPLATE("batch training: two users' gradients summed by Bob equal the
   lr::alice<Int, S, R> b(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 9);
   lr::reference_model<Int, S, R> ref(p);
   const auto emails = make_emails(34, 6);
-  privet::seeded_generator gen(12);
+  privet::testing::seeded_release_generator gen(12);
   for (int it = 0; it < 2; ++it) {
     // Blocks of 6 and 11 emails: the second counts as two terms of 4C K.
     const auto ba = slice(emails, 17 * it, 17 * it + 6);
@@ -207,7 +208,7 @@ TEST_CASE_TEMPLATE("views: Bob sees masked values only, Alice ciphertexts only, 
   lr::alice<Int, S, R> alice(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 3);
   lr::reference_model<Int, S, R> ref(p);
   const auto emails = make_emails(16, 8);
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   // A first iteration so that w is not zero.
   (void)run_block(bob, alice, bob.publish(gen), slice(emails, 0, 8), gen);
   bob.update();
@@ -270,7 +271,7 @@ TEST_CASE_TEMPLATE("Carol learns [w^T x > 0], as the reference model scores it",
   lr::alice<Int, S, R> alice(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 1);
   lr::reference_model<Int, S, R> ref(p);
   const auto emails = make_emails(40, 9);
-  privet::seeded_generator gen(14);
+  privet::testing::seeded_release_generator gen(14);
   for (std::size_t it = 0; it < 2; ++it) {
     const auto block = slice(emails, 8 * it, 8 * it + 8);
     (void)run_block(bob, alice, bob.publish(gen), block, gen);
@@ -304,7 +305,7 @@ TEST_CASE_TEMPLATE(
   const auto p = small_parameters();
   lr::bob<Int, S, R> bob(k.paillier_keys.private_key, k.comparison_keys.private_key, p);
   lr::alice<Int, S, R> alice(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 1);
-  privet::seeded_generator gen(15);
+  privet::testing::seeded_release_generator gen(15);
   const auto block = make_emails(8, 10);
   const auto t = run_block(bob, alice, bob.publish(gen), block, gen);
   bob.update();
@@ -351,7 +352,7 @@ TEST_CASE_TEMPLATE("misuse: parameters, blocks, emails and messages out of place
   }
   lr::bob<Int, S, R> bob(k.paillier_keys.private_key, k.comparison_keys.private_key, p);
   lr::alice<Int, S, R> alice(pk, dk, p, 4);
-  privet::seeded_generator gen(16);
+  privet::testing::seeded_release_generator gen(16);
   const auto emails = make_emails(16, 11);
   const auto w = bob.publish(gen);
   SUBCASE("blocks and emails") {
@@ -432,7 +433,7 @@ TEST_CASE_TEMPLATE("a weight past max_weight is an overflow_error and leaves w u
   p.l2 = 0;
   lr::bob<Int, S, R> bob(k.paillier_keys.private_key, k.comparison_keys.private_key, p);
   lr::alice<Int, S, R> alice(k.paillier_keys.public_key, k.comparison_keys.public_key, p, 0);
-  privet::seeded_generator gen(17);
+  privet::testing::seeded_release_generator gen(17);
   auto block = make_emails(8, 12);
   for (auto& x : block.features) x = {3, 5};  // every email votes on features 3 and 5
   for (auto& y : block.y) y = 1;
@@ -553,7 +554,7 @@ TEST_CASE_TEMPLATE("every refusal of the spam filter's parties is named by its f
 
   lr::bob<Int, S, R> bob(k.paillier_keys.private_key, k.comparison_keys.private_key, p);
   lr::alice<Int, S, R> alice(pk, dk, p, 4);
-  privet::seeded_generator gen(40);
+  privet::testing::seeded_release_generator gen(40);
   const auto other = privet::test::small_keys<Int>(256, 8);
   const auto foreign = [&] { return other.public_key.encrypt(Int(1), gen); };
   const auto emails = make_emails(80, 13);

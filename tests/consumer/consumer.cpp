@@ -6,7 +6,7 @@
 #include <vector>
 
 int main() {
-  privet::seeded_generator gen(7);
+  privet::csprng& gen = privet::secure_generator();  // release noise: the OS-seeded CSPRNG
   const std::vector<double> data{0.5, 1.5, 2.5};
   auto pipeline = privet::clamp(0.0, 2.0) | privet::bounded_sum(0.0, 2.0) |
                   privet::laplace_mechanism<double>::from_scale(4.0);

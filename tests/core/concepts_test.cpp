@@ -1,4 +1,8 @@
 #include <privet/core/concepts.hpp>
+#include <privet/core/csprng.hpp>
+#include <privet/core/keyed_streams.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
@@ -67,4 +71,25 @@ TEST_CASE("random_bit_source requires a power-of-two range") {
   static_assert(privet::random_bit_source<std::mt19937_64>);
   static_assert(!privet::random_bit_source<std::minstd_rand>);  // range [1, 2^31 - 2]
   CHECK(privet::detail::generator_bits<std::mt19937>() == 32);
+}
+
+TEST_CASE("only generators marked cryptographically secure are release grade") {
+  // The OS-seeded CSPRNG and keyed streams (whose secret comes from it) are;
+  // a seed, the standard engines and the test-only marker's base are not.
+  static_assert(privet::secure_bit_source<privet::csprng>);
+  static_assert(privet::secure_bit_source<privet::keyed_stream>);
+  static_assert(privet::secure_bit_source<privet::testing::seeded_release_generator>);
+  static_assert(!privet::secure_bit_source<privet::seeded_generator>);
+  static_assert(!privet::secure_bit_source<std::mt19937_64>);
+  static_assert(!privet::secure_bit_source<std::mt19937>);
+  // Every one of them is still a random_bit_source for simulations.
+  static_assert(privet::random_bit_source<privet::seeded_generator>);
+  static_assert(privet::random_bit_source<std::mt19937>);
+  // A keyed stream is a ChaCha20 stream like the seeded generator: the type
+  // carries the secret's provenance, not a different cipher.
+  const privet::keyed_streams streams = privet::testing::seeded_keyed_streams(9);
+  auto a = streams.stream(1, 2);
+  auto b = streams.stream(1, 2);
+  CHECK(a() == b());
+  CHECK(a() != streams.stream(1, 3)());
 }

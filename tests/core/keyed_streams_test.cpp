@@ -1,5 +1,6 @@
 // Keyed streams: determinism, independence of addresses, and the secret.
 #include <privet/core/keyed_streams.hpp>
+#include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
 
@@ -8,7 +9,7 @@
 #include <set>
 
 TEST_CASE("keyed streams are reproducible per address and distinct across addresses") {
-  const auto s = privet::keyed_streams::from_seed(7);
+  const auto s = privet::testing::seeded_keyed_streams(7);
   auto a = s.stream(1, 2), a2 = s.stream(1, 2), b = s.stream(2, 1), c = s.stream(1, 3);
   std::set<std::uint64_t> firsts;
   for (int i = 0; i < 100; ++i) {
@@ -23,7 +24,7 @@ TEST_CASE("keyed streams are reproducible per address and distinct across addres
   const privet::keyed_streams copy(s.secret());
   CHECK(copy.stream(5)() == s.stream(5)());
   // Other seeds and fresh secrets differ.
-  CHECK(privet::keyed_streams::from_seed(8).stream(5)() != s.stream(5)());
+  CHECK(privet::testing::seeded_keyed_streams(8).stream(5)() != s.stream(5)());
   const privet::keyed_streams fresh1, fresh2;
   CHECK(fresh1.secret() != fresh2.secret());
 }
@@ -31,7 +32,7 @@ TEST_CASE("keyed streams are reproducible per address and distinct across addres
 TEST_CASE("a keyed stream's bits are balanced") {
   // 64 * 10^4 bits of stream (3, 4): the count of ones is within 4.9
   // standard deviations of half (two-sided false-alarm rate 1e-6).
-  auto g = privet::keyed_streams::from_seed(1).stream(3, 4);
+  auto g = privet::testing::seeded_keyed_streams(1).stream(3, 4);
   long ones = 0;
   for (int i = 0; i < 10'000; ++i) ones += __builtin_popcountll(g());
   const double n = 64.0 * 10'000, sd = std::sqrt(n / 4);

@@ -3,6 +3,7 @@
 // a function of the caller's generator alone.
 #include <privet/core/parallel.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <support/errors.hpp>
 
@@ -27,7 +28,7 @@ TEST_CASE("parallel_for_index runs every index once, on any thread count") {
 
 TEST_CASE("per-index streams from one generator do not depend on the thread count") {
   auto draw = [](std::size_t threads) {
-    privet::seeded_generator gen(42);
+    privet::testing::seeded_release_generator gen(42);
     const auto streams = privet::streams_from(gen);
     std::vector<std::uint64_t> out(300);
     privet::parallel_for_index(out.size(), privet::parallel_options{threads}, [&](std::size_t i) {
@@ -41,7 +42,7 @@ TEST_CASE("per-index streams from one generator do not depend on the thread coun
   CHECK(draw(0) == one);
   // Indices get distinct streams, and another seed gives other streams.
   CHECK(one[0] != one[1]);
-  privet::seeded_generator other(43);
+  privet::testing::seeded_release_generator other(43);
   CHECK(privet::streams_from(other).stream(0)() != one[0]);
 }
 

@@ -1,5 +1,6 @@
 #include <privet/core/pipeline.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/transformations/bounded_sum.hpp>
 #include <privet/core/transformations/clamp.hpp>
 #include <privet/core/transformations/count.hpp>
@@ -7,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 namespace {
@@ -33,7 +36,7 @@ static_assert(!privet::measurement<privet::count>);
 static_assert(privet::measurement<l1_archetype>);
 
 TEST_CASE("clamp | bounded_sum | L1 measurement: guarantee computed from stabilities") {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   auto p = privet::clamp(0.0, 10.0) | privet::bounded_sum(0.0, 10.0, 100) | l1_archetype{20.0};
   static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::pure_dp>);
   CHECK(p(std::vector<double>{-5, 3, 50}, gen) == 13.0);
@@ -43,8 +46,32 @@ TEST_CASE("clamp | bounded_sum | L1 measurement: guarantee computed from stabili
   CHECK(p.guarantee(2).epsilon() == doctest::Approx(1.0).epsilon(1e-12));
 }
 
+TEST_CASE("clamp | bounded_sum(0, 1, 100): neighbours at the data boundaries both release") {
+  // Issue 22, finding 2: 100 records released and 101 threw. Every pair
+  // below runs without an exception, and the outputs (the archetype adds no
+  // noise) differ by at most the stability the guarantee is computed from.
+  privet::seeded_generator gen(3);
+  const auto t = privet::clamp(0.0, 1.0) | privet::bounded_sum(0.0, 1.0, 100);
+  const auto p = t | l1_archetype{1.0};
+  const auto check_pair = [&](std::vector<double> d, double extra) {
+    const double without = p(d, gen);
+    d.push_back(extra);
+    const double with = p(d, gen);
+    CHECK(std::fabs(with - without) <= t.stability(1));
+  };
+  check_pair(std::vector<double>(100, 1.0), 1.0);  // max_records vs max_records + 1
+  check_pair(std::vector<double>(100, 0.5), 1.0);  // more records, sum below the cap
+  check_pair(std::vector<double>(5, 0.5), std::numeric_limits<double>::quiet_NaN());
+  check_pair(std::vector<double>(5, 0.5), std::numeric_limits<double>::infinity());
+  check_pair(std::vector<double>(5, 0.5), -1e300);
+  check_pair({}, 2.0);
+  CHECK(p(std::vector<double>(101, 1.0), gen) == 100.0);
+  CHECK(p.guarantee(1).epsilon() >= 1.0);
+  CHECK(p.guarantee(1).epsilon() < 1.0 + 1e-12);
+}
+
 TEST_CASE("bound_contributions | count | L2 measurement: per-unit guarantee") {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   using record = privet::unit_record<int, int>;
   std::vector<record> records;
   for (int u = 0; u < 5; ++u)

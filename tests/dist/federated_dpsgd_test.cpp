@@ -7,6 +7,7 @@
 // mpiexec with 1, 2 and 3 ranks (tests/CMakeLists.txt); every collective is
 // reached by every rank (no REQUIRE before one).
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/dist/federated_dpsgd.hpp>
 #include <privet/ml/logistic_regression.hpp>
 #include <privet/ml/mlp.hpp>
@@ -27,7 +28,6 @@
 
 namespace {
 using privet::approx_dp;
-using privet::seeded_generator;
 using privet::dist::communicator;
 using privet::dist::decode_gradient_message;
 using privet::dist::encode_gradient_message;
@@ -39,6 +39,7 @@ using privet::federated::gradient_message;
 using privet::federated::worker_options;
 using privet::ml::batch_sampling;
 using privet::ml::dense_batch;
+using privet::testing::seeded_release_generator;
 
 using privet::test::integer_orders;
 using privet::test::same_bits;
@@ -109,19 +110,20 @@ void compare_with_in_process(const communicator& comm, const Model& initial, std
   CHECK(fed.total_workers() == total);
   CHECK(fed.first_worker() == first);
   CHECK(fed.workers().size() == last - first);
-  std::vector<seeded_generator> gens;
+  std::vector<privet::testing::seeded_release_generator> gens;
   for (std::size_t w = first; w < last; ++w) gens.emplace_back(100 + w);
-  for (std::uint64_t r = 0; r < fo.rounds; ++r) fed.run_round(std::span<seeded_generator>(gens));
+  for (std::uint64_t r = 0; r < fo.rounds; ++r)
+    fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   CHECK(fed.rounds_done() == fo.rounds);
 
   std::vector<typename federation<Model, Noise>::member> everyone;
   for (std::size_t w = 0; w < total; ++w)
     everyone.push_back(member_of<Model, Noise>(w, features, classes));
   federation<Model, Noise> single(initial, std::move(everyone), fo);
-  std::vector<seeded_generator> all_gens;
+  std::vector<privet::testing::seeded_release_generator> all_gens;
   for (std::size_t w = 0; w < total; ++w) all_gens.emplace_back(100 + w);
   for (std::uint64_t r = 0; r < fo.rounds; ++r) {
-    single.run_round(std::span<seeded_generator>(all_gens));
+    single.run_round(std::span<privet::testing::seeded_release_generator>(all_gens));
   }
 
   const auto p = fed.model().parameters();
@@ -152,7 +154,7 @@ void compare_with_in_process(const communicator& comm, const Model& initial, std
 
   // The schedule ends on every rank alike, with the in-process message.
   CHECK_THROWS_WITH_AS(
-      fed.run_round(std::span<seeded_generator>(gens)),
+      fed.run_round(std::span<privet::testing::seeded_release_generator>(gens)),
       ("privet: federated DP-SGD was scheduled for " + std::to_string(fo.rounds) +
        " rounds; round " + std::to_string(fo.rounds + 1) + " would exceed the schedule")
           .c_str(),
@@ -217,7 +219,7 @@ TEST_CASE("all_gather gives every rank every rank's records, in rank order") {
 TEST_CASE("the MPI federation's replicas equal each other and the in-process federation's") {
   const communicator comm;
   SUBCASE("an MLP, batch-weighted, simulation noise") {
-    seeded_generator init(1);
+    privet::testing::seeded_release_generator init(1);
     const mlp initial({.layers = {5, 8, 3}}, init);
     compare_with_in_process<mlp, privet::simulation_only_noise>(
         comm, initial, 5, 3,
@@ -379,25 +381,26 @@ TEST_CASE("a round that fails on one rank fails on every rank, and the federatio
   std::vector<mpi_federation<dense_lr>::member> m;
   m.push_back({options_of(static_cast<std::size_t>(comm.rank())), blobs(30, 3, 9, 2)});
   mpi_federation<dense_lr> fed(comm, initial, std::move(m), {.learning_rate = 0.5, .rounds = 3});
-  std::vector<seeded_generator> gens{seeded_generator(5 + static_cast<unsigned>(comm.rank()))};
-  fed.run_round(std::span<seeded_generator>(gens));
+  std::vector<privet::testing::seeded_release_generator> gens{
+      privet::testing::seeded_release_generator(5 + static_cast<unsigned>(comm.rank()))};
+  fed.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   CHECK(fed.rounds_done() == 1);
   // The last rank passes no generator for its worker in round 1.
   const std::string local =
       "privet: generators.size() = 0 is invalid; allowed: one per worker "
       "on this rank (1)";
   if (last) {
-    CHECK_THROWS_WITH_AS(fed.run_round(std::span<seeded_generator>()), local.c_str(),
-                         privet::invalid_parameter);
+    CHECK_THROWS_WITH_AS(fed.run_round(std::span<privet::testing::seeded_release_generator>()),
+                         local.c_str(), privet::invalid_parameter);
   } else {
-    CHECK_THROWS_WITH_AS(fed.run_round(std::span<seeded_generator>(gens)),
+    CHECK_THROWS_WITH_AS(fed.run_round(std::span<privet::testing::seeded_release_generator>(gens)),
                          ("privet: federated DP-SGD over MPI: rank " +
                           std::to_string(comm.size() - 1) + " failed in round 1: " + local)
                              .c_str(),
                          privet::protocol_error);
   }
   CHECK(fed.rounds_done() == 1);
-  CHECK_THROWS_WITH_AS(fed.run_round(std::span<seeded_generator>(gens)),
+  CHECK_THROWS_WITH_AS(fed.run_round(std::span<privet::testing::seeded_release_generator>(gens)),
                        "privet: federated DP-SGD over MPI: round 1 failed; the replicas may "
                        "differ and the federation cannot continue",
                        privet::protocol_error);

@@ -4,6 +4,7 @@
 // runs the doctest cases and the failures are summed over the ranks.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/dist/pageview_histogram.hpp>
 
 #include <doctest/doctest.h>
@@ -20,7 +21,7 @@ privet::dist::communicator* world = nullptr;
 // 30000 views: 3000 actors (the first 20 heavy, viewing 300 distinct
 // tuples each), 400 pages over 3 projects, 12 countries.
 std::vector<pv::view> day() {
-  privet::seeded_generator gen(2026);
+  privet::testing::seeded_release_generator gen(2026);
   std::vector<pv::view> out;
   for (int i = 0; i < 30'000; ++i) {
     const std::uint64_t r = gen();

@@ -3,6 +3,7 @@
 // passes() fails a correct coin with probability 1e-6. Seeds are fixed, so a
 // given build either always passes or always fails.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 
@@ -34,7 +35,7 @@ struct fraction {
 }  // namespace
 
 TEST_CASE("Bernoulli(num / den) has probability num / den") {
-  privet::seeded_generator gen(101);
+  privet::testing::seeded_release_generator gen(101);
   const std::uint64_t big = UINT64_MAX;
   for (auto [num, den] : {fraction{1, 2}, fraction{1, 3}, fraction{2, 7}, fraction{999, 1000},
                           fraction{big / 3, big}, fraction{(big >> 1) + 1, big}}) {
@@ -50,7 +51,7 @@ TEST_CASE("Bernoulli(num / den) has probability num / den") {
 TEST_CASE("Bernoulli(exp(-num / den)) has probability exp(-num / den)") {
   // Exponents below 1 (Algorithm 1 alone), exactly 1, above 1 (exp(-1)
   // coins and a fraction), and 64-bit fractions near 2^63.
-  privet::seeded_generator gen(102);
+  privet::testing::seeded_release_generator gen(102);
   const std::uint64_t top = std::uint64_t{1} << 63;
   for (auto [num, den] :
        {fraction{1, 1000}, fraction{1, 3}, fraction{1, 1}, fraction{5, 2}, fraction{15, 2},
@@ -66,7 +67,7 @@ TEST_CASE("Bernoulli(exp(-num / den)) has probability exp(-num / den)") {
 
 TEST_CASE("big-integer Bernoulli(exp(-x)) matches exp(-x) for exponents beyond 64 bits") {
   using boost::multiprecision::cpp_int;
-  privet::seeded_generator gen(103);
+  privet::testing::seeded_release_generator gen(103);
   const cpp_int scale = cpp_int(1) << 150;
   for (auto [num, den] : {fraction{3, 7}, fraction{13, 4}}) {
     const cpp_int n = scale * num + 1, d = scale * den;
@@ -82,7 +83,7 @@ TEST_CASE("Bernoulli(exp(-k^2 / d)) is exact when k^2 needs 256 bits") {
   // The discrete Gaussian's acceptance coin: k >= 2^64, so k^2 spans both
   // 128-bit halves and the exp(-1) rounds subtract d across them.
   using privet::detail::uint128;
-  privet::seeded_generator gen(104);
+  privet::testing::seeded_release_generator gen(104);
   const uint128 one = 1;
   struct square_case {
     uint128 k, d;
@@ -105,14 +106,14 @@ TEST_CASE("Bernoulli(exp(-k^2 / d)) is exact when k^2 needs 256 bits") {
 TEST_CASE("the two-cell chi-square test notices a 3.5% error in a probability") {
   // A correct Bernoulli(1/3) judged against p = 0.345: the expected statistic
   // is about 120, far above the 1e-6 critical value of 23.9.
-  privet::seeded_generator gen(105);
+  privet::testing::seeded_release_generator gen(105);
   const auto r = coin_fit([&] { return privet::bernoulli_rational(gen, 1, 3); }, 0.345);
   CAPTURE(r.statistic);
   CHECK_FALSE(r.passes());
 }
 
 TEST_CASE("logistic_bernoulli has probability a / (a + b e^-x)") {
-  privet::seeded_generator gen(107);
+  privet::testing::seeded_release_generator gen(107);
   struct odds {
     std::uint64_t a, b;
     double x;

@@ -1,6 +1,7 @@
 // Unit tests of the exact coins: parameter validation with its messages,
 // certain outcomes, determinism, and the 128-bit uniform draw they rely on.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
 
 #include <doctest/doctest.h>
@@ -18,7 +19,7 @@ constexpr std::uint64_t max64 = UINT64_MAX;
 }  // namespace
 
 TEST_CASE("bernoulli_rational rejects den = 0 and num > den, naming the parameter") {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   CHECK_THROWS_WITH_AS(privet::bernoulli_rational(gen, 0, 0),
                        "privet: den = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::bernoulli_rational(gen, 4, 3),
@@ -33,7 +34,7 @@ TEST_CASE("bernoulli_rational rejects den = 0 and num > den, naming the paramete
 }
 
 TEST_CASE("bernoulli_exp rejects den = 0 and accepts every 64-bit numerator") {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   CHECK_THROWS_WITH_AS(privet::bernoulli_exp(gen, 1, 0),
                        "privet: den = 0 is invalid; allowed: >= 1", privet::invalid_parameter);
   CHECK_NOTHROW((void)privet::bernoulli_exp(gen, max64, 1));
@@ -43,7 +44,7 @@ TEST_CASE("bernoulli_exp rejects den = 0 and accepts every 64-bit numerator") {
 
 TEST_CASE("big-integer coins validate sign and denominator") {
   using boost::multiprecision::cpp_int;
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   CHECK_THROWS_WITH_AS(privet::bernoulli_exp(gen, cpp_int(-1), cpp_int(2)),
                        "privet: num = -1 is invalid; allowed: >= 0", privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::bernoulli_exp(gen, cpp_int(1), cpp_int(0)),
@@ -53,8 +54,8 @@ TEST_CASE("big-integer coins validate sign and denominator") {
 }
 
 TEST_CASE("certain outcomes are certain and draw no randomness") {
-  privet::seeded_generator gen(4);
-  const privet::seeded_generator before = gen;
+  privet::testing::seeded_release_generator gen(4);
+  const privet::testing::seeded_release_generator before = gen;
   for (std::uint64_t den : {std::uint64_t{1}, std::uint64_t{7}, max64}) {
     CHECK_FALSE(privet::bernoulli_rational(gen, 0, den));
     CHECK(privet::bernoulli_rational(gen, den, den));
@@ -66,7 +67,7 @@ TEST_CASE("certain outcomes are certain and draw no randomness") {
 TEST_CASE("a huge exponent gives false at once, not after floor(gamma) coins") {
   // exp(-(2^64 - 1)) is zero to any precision; each call ends at the first
   // failing exp(-1) coin, so 1000 calls finish instantly.
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   int hits = 0;
   for (int i = 0; i < 1000; ++i) hits += privet::bernoulli_exp(gen, max64, 1);
   CHECK(hits == 0);
@@ -77,7 +78,7 @@ TEST_CASE("a huge exponent gives false at once, not after floor(gamma) coins") {
 
 TEST_CASE("coins are a deterministic function of the seed and stream") {
   auto run = [](std::uint64_t seed, std::uint64_t stream) {
-    privet::seeded_generator gen(seed, stream);
+    privet::testing::seeded_release_generator gen(seed, stream);
     std::vector<bool> out;
     for (int i = 0; i < 200; ++i) {
       out.push_back(privet::bernoulli_rational(gen, 2, 7));
@@ -107,7 +108,7 @@ TEST_CASE("coins accept any random bit source, including 32-bit generators") {
 
 TEST_CASE("the 128-bit uniform draw stays below its bound and reaches the top bits") {
   using privet::detail::uint128;
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   const uint128 one = 1;
   for (uint128 n : {one, uint128{max64}, (one << 64) + 1, (one << 100) + 12345, ~uint128{0}}) {
     bool high_half = false;
@@ -169,7 +170,7 @@ TEST_CASE("logistic_bernoulli validates a, b and x") {
 
 TEST_CASE(
     "logistic_bernoulli: certain coins are certain, and the probability is a / (a + b e^-x)") {
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   const privet::logistic_bernoulli never(0, 5, 1.0), always(5, 0, 1.0);
   for (int i = 0; i < 1000; ++i) {
     CHECK_FALSE(never(gen));
@@ -241,7 +242,7 @@ TEST_CASE("bernoulli_double is exact at the double's binary value, down to 2^-10
 }
 
 TEST_CASE("bernoulli_double refuses a p outside [0, 1], NaN included, instead of clamping it") {
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, -1.0),
                        "privet: p = -1 is invalid; allowed: [0, 1]", privet::invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::bernoulli_double(gen, -0x1p-1074),

@@ -5,6 +5,7 @@
 // with probability below 2e-5. Seeds are fixed: a build always passes or
 // always fails.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/binomial.hpp>
 
 #include <doctest/doctest.h>
@@ -20,7 +21,7 @@ constexpr double alpha = 1e-6;
 
 template <class D>
 std::vector<std::int64_t> draw(const D& d, std::uint64_t seed, int n) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   std::vector<std::int64_t> xs(static_cast<std::size_t>(n));
   for (auto& x : xs) x = static_cast<std::int64_t>(d(gen));
   return xs;

@@ -1,6 +1,7 @@
 // Unit tests of the exact geometric and binomial samplers: parameters,
 // saturation, the big-integer paths, determinism and the documented errors.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/binomial.hpp>
 
 #include <doctest/doctest.h>
@@ -33,7 +34,7 @@ TEST_CASE("geometric: invalid rates name `rate`") {
 }
 
 TEST_CASE("geometric: tiny and huge rates take the big-integer path and stay exact") {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   // rate 2^-200: P[G < 2^64] = 1 - exp(-2^-136), so every sample saturates.
   const geometric_distribution tiny(std::ldexp(1.0, -200));
   for (int i = 0; i < 20; ++i) CHECK(tiny(gen) == geometric_distribution::result_max);
@@ -52,7 +53,7 @@ TEST_CASE("geometric: tiny and huge rates take the big-integer path and stay exa
 }
 
 TEST_CASE("geometric and binomial: a seeded generator repeats the samples") {
-  privet::seeded_generator a(9), b(9);
+  privet::testing::seeded_release_generator a(9), b(9);
   const binomial_distribution d(1'000'000, 1e-4);
   for (int i = 0; i < 50; ++i) CHECK(d(a) == d(b));
 }
@@ -68,7 +69,7 @@ TEST_CASE("binomial: parameters, bounds and the documented limits") {
   CHECK(total == doctest::Approx(1).epsilon(1e-10));
   CHECK(d.pmf(101) == 0);
 
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   const binomial_distribution none(0, 1.0);
   for (int i = 0; i < 10; ++i) CHECK(none(gen) == 0u);
   // rate 40: p = 1 - 4e-18, so all 1000 trials succeed (P[a failure] < 5e-15).

@@ -2,6 +2,7 @@
 // sigma from a double (exact square or rounded up), the series behind pmf()
 // and variance(), the 256-bit square it accepts with, and determinism.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 
 #include <doctest/doctest.h>
@@ -169,7 +170,7 @@ TEST_CASE("pmf is symmetric and normalised; variance matches the direct sums") {
 
 TEST_CASE("the 256-bit square used by the acceptance test is exact") {
   using boost::multiprecision::cpp_int;
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   const uint128 one = 1;
   std::vector<uint128> ks{0, 1, UINT64_MAX, one << 64, (one << 64) + 1, ~uint128{0}, one << 127};
   for (int i = 0; i < 1000; ++i) ks.push_back((static_cast<uint128>(gen()) << 64) | gen());
@@ -182,8 +183,8 @@ TEST_CASE("the 256-bit square used by the acceptance test is exact") {
 }
 
 TEST_CASE("the acceptance coin handles certain and hopeless exponents") {
-  privet::seeded_generator gen(12);
-  const privet::seeded_generator before = gen;
+  privet::testing::seeded_release_generator gen(12);
+  const privet::testing::seeded_release_generator before = gen;
   CHECK(privet::detail::bernoulli_exp_square(gen, 0, 1));  // exp(0): no randomness used
   CHECK(gen == before);
   int hits = 0;

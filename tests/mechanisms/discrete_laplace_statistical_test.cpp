@@ -6,6 +6,7 @@
 // passes or always fails; about 20 checks in all, so a correct build fails
 // for an unlucky seed with probability below 1e-5.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 
 #include <doctest/doctest.h>

@@ -3,6 +3,7 @@
 // probability < 4e-8). Permute-and-flip's distribution is computed by
 // enumerating all orders of the candidates.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/exponential.hpp>
 
 #include <doctest/doctest.h>
@@ -30,7 +31,7 @@ TEST_CASE("exponential mechanism outputs the softmax of eps q / (2 D)") {
   for (double v : q) w.push_back(std::exp(eps * v / (2 * sens)));
   const double z = std::accumulate(w.begin(), w.end(), 0.0);
   for (auto& x : w) x /= z;
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   const int n = 100'000;
   std::vector<int> counts(q.size());
   for (int i = 0; i < n; ++i) ++counts[em(q, gen)];
@@ -56,7 +57,7 @@ TEST_CASE("permute-and-flip matches its exact distribution") {
     }
   } while (std::next_permutation(order.begin(), order.end()));
   for (auto& p : probs) p /= perms;
-  privet::seeded_generator gen(32);
+  privet::testing::seeded_release_generator gen(32);
   const int n = 100'000;
   std::vector<int> counts(q.size());
   for (int i = 0; i < n; ++i) ++counts[pf(q, gen)];

@@ -24,6 +24,7 @@
 // floating-point noise would fail it. simulation_only_noise is attackable,
 // which is why its name says it is not for release.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -53,7 +54,7 @@ double textbook_noise(std::uint64_t i, double b) {
   return -b * sign * std::log(1 - 2 * std::fabs(u));
 }
 
-double textbook_laplace(double x, double b, privet::seeded_generator& gen) {
+double textbook_laplace(double x, double b, privet::testing::seeded_release_generator& gen) {
   std::uint64_t i = 0;
   while (i == 0) i = privet::random_u64(gen) >> 11;
   return x + textbook_noise(i, b);
@@ -96,22 +97,23 @@ bool is_power_of_two(double g) {
 
 // Whether y is in the support of a secure mechanism on input x_prime with
 // grid g, checked on y itself: y = (round(x_prime / g) + k) g for an
-// integer k, rebuilt with the mechanism's own grid arithmetic, and the
-// noise distribution gives k positive mass (`mass`).
+// integer k, rebuilt with the mechanism's own release function, and the
+// noise distribution gives k positive mass (`mass`). The values here are
+// far below 2^53 grid steps, so the differences are exact.
 bool secure_reachable(double y, double x_prime, double g,
                       const std::function<bool(std::int64_t)>& mass) {
   const double units = y / g;  // exact: g is a power of two
-  if (units != std::trunc(units) || !(std::fabs(units) < 0x1p62)) return false;
-  const std::int64_t base = privet::detail::to_grid(x_prime, g, "x_prime");
-  const std::int64_t k = static_cast<std::int64_t>(units) - base;  // the noise M(x') would need
-  return privet::detail::from_grid(base, k, g) == y && mass(k);
+  if (units != std::trunc(units) || !(std::fabs(units) < 0x1p53)) return false;
+  const double base = std::nearbyint(x_prime / g);
+  const auto k = static_cast<std::int64_t>(units - base);  // the noise M(x') would need
+  return privet::detail::release_on_grid(x_prime, g, k) == y && mass(k);
 }
 
 }  // namespace
 
 TEST_CASE("floating-point attack: textbook Laplace outputs reveal the input") {
   const double b = 1;
-  privet::seeded_generator gen(101);
+  privet::testing::seeded_release_generator gen(101);
   constexpr int n = 20'000;
   int self = 0, exact = 0, by_lemma = 0, lemma_agrees = 0;
   for (int t = 0; t < n; ++t) {
@@ -148,7 +150,7 @@ TEST_CASE("floating-point attack: secure Laplace and Gaussian leave nothing to f
     return std::exp(-kd * kd / (2 * sigma_units * sigma_units)) > 0;
   };
 
-  privet::seeded_generator gen(102);
+  privet::testing::seeded_release_generator gen(102);
   constexpr int n = 20'000;
   auto check_supports = [&](auto& mechanism, double g,
                             const std::function<bool(std::int64_t)>& mass) {
@@ -181,7 +183,7 @@ TEST_CASE("floating-point attack: simulation_only_noise is attackable") {
       privet::gaussian_mechanism<double, privet::simulation_only_noise>::from_scale(1.0);
   const auto secure = privet::laplace_mechanism<double, privet::secure_noise>::from_scale(1.0);
   const auto any_mass = [](std::int64_t) { return true; };
-  privet::seeded_generator gen(103);
+  privet::testing::seeded_release_generator gen(103);
   constexpr int n = 20'000;
   int lap_hits = 0, gau_hits = 0, off_grid = 0;
   for (int t = 0; t < n; ++t) {

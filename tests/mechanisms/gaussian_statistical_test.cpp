@@ -3,6 +3,7 @@
 // mechanism's mean and variance over many blocks, and neighbouring blocks
 // are uncorrelated (a repeated or shifted stream would correlate them).
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 
 #include <doctest/doctest.h>
@@ -21,7 +22,7 @@ TEST_CASE("parallel Gaussian noise: mean, variance and independence of blocks") 
   const double sigma = 2.0;
   const auto m = gaussian_mechanism<>::from_scale(sigma, dim);
   const std::vector<double> zero(dim, 0.0);
-  privet::seeded_generator gen(2026);
+  privet::testing::seeded_release_generator gen(2026);
   const auto z = m(std::span<const double>(zero), gen, privet::parallel_options{2});
   double sum = 0, sum2 = 0;
   for (const double v : z) {

@@ -1,5 +1,6 @@
 #include <privet/core/pipeline.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/transformations/clipped_sum.hpp>
 #include <privet/core/transformations/count.hpp>
 #include <privet/core/transformations/metric_cast.hpp>
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,7 +53,7 @@ TEST_CASE("Gaussian calibration near a power-of-two sigma stays in the sampler's
 TEST_CASE("Gaussian noise variance matches sigma^2 (coarse check)") {
   // Sample variance of 20000 normals has relative sd sqrt(2/20000) = 1%; a
   // 6% band fails with probability < 1e-8.
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const auto m = gaussian_mechanism<>::from_scale(2.5);
   double sum = 0, sum2 = 0;
   const int n = 20000;
@@ -69,7 +71,7 @@ TEST_CASE("parallel vector noise depends on the generator, not on the thread cou
   std::vector<double> x(dim);
   for (std::size_t i = 0; i < dim; ++i) x[i] = 0.25 * static_cast<double>(i % 7);
   auto run = [&](std::size_t threads, std::uint64_t seed) {
-    privet::seeded_generator gen(seed);
+    privet::testing::seeded_release_generator gen(seed);
     return m(std::span<const double>(x), gen, privet::parallel_options{threads});
   };
   const auto one = run(1, 9);
@@ -84,23 +86,24 @@ TEST_CASE("parallel vector noise depends on the generator, not on the thread cou
       same = same && (one[k * gaussian_mechanism<>::noise_block + i] - x[i] == one[i] - x[i]);
     CHECK_FALSE(same);
   }
-  // Inputs are all checked before any noise is drawn, and the size must match.
-  std::vector<double> bad = x;
-  bad[dim - 1] = std::nan("");
-  privet::seeded_generator gen(1);
-  CHECK_THROWS_WITH_AS(m(std::span<const double>(bad), gen, privet::parallel_options{}),
-                       "privet: x = nan is invalid; allowed: a finite number",
-                       privet::invalid_parameter);
+  // Non-finite inputs are data: NaN reads as 0 and inf as the largest
+  // double, with noise (they used to throw); only the size must match.
+  std::vector<double> odd = x;
+  odd[dim - 2] = std::numeric_limits<double>::infinity();
+  odd[dim - 1] = std::nan("");
+  privet::testing::seeded_release_generator gen(1);
+  const auto released = m(std::span<const double>(odd), gen, privet::parallel_options{2});
+  CHECK(released[dim - 2] == std::numeric_limits<double>::max());
+  CHECK(std::fabs(released[dim - 1]) < 1.5 * 12);
   std::vector<double> short_x(dim - 1, 0.0);
-  CHECK_THROWS_WITH_AS(m(std::span<const double>(short_x), gen, privet::parallel_options{}),
-                       ("privet: input size = " + std::to_string(dim - 1) +
-                        " is invalid; allowed: == dimension = " + std::to_string(dim))
-                           .c_str(),
-                       privet::invalid_parameter);
+  // The length is data: a short vector is zero-padded to the dimension.
+  const auto padded = m(std::span<const double>(short_x), gen, privet::parallel_options{});
+  REQUIRE(padded.size() == dim);
+  CHECK(std::fabs(padded[dim - 1]) < 1.5 * 12);
 }
 
 TEST_CASE("pipeline bound_contributions | count | Gaussian: per-user guarantee") {
-  privet::seeded_generator gen(6);
+  privet::testing::seeded_release_generator gen(6);
   std::vector<privet::unit_record<int, int>> records;
   for (int u = 0; u < 100; ++u)
     for (int i = 0; i < 5; ++i) records.push_back({u, i});
@@ -113,7 +116,7 @@ TEST_CASE("pipeline bound_contributions | count | Gaussian: per-user guarantee")
 }
 
 TEST_CASE("vector pipeline: clipped_sum<l2> | Gaussian, and L1 only via a named cast") {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   auto p =
       privet::clipped_sum<privet::l2_distance>(3, 1.0) | gaussian_mechanism<>::from_scale(2.0, 3);
   CHECK(p(std::vector<std::vector<double>>{{1, 0, 0}, {0, 5, 0}}, gen).size() == 3);
@@ -239,7 +242,7 @@ TEST_CASE("Gaussian (epsilon, delta) calibration rejects bad parameters with cle
 }
 
 TEST_CASE("Gaussian names the rest of its refused parameters and inputs") {
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(0), 1),
                        "privet: target.rho = 0 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
@@ -255,19 +258,138 @@ TEST_CASE("Gaussian names the rest of its refused parameters and inputs") {
   CHECK_THROWS_WITH_AS((void)m.guarantee(-1),
                        "privet: l2_sensitivity = -1 is invalid; allowed: finite and >= 0",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(m(INFINITY, gen), "privet: x = inf is invalid; allowed: a finite number",
-                       privet::invalid_parameter);
-  // sigma = 1: the grid is 2^-20 = 9.5367431640625e-07.
-  CHECK_THROWS_WITH_AS(m(1e300, gen),
-                       "privet: x = 1e+300 does not fit the noise grid (granularity "
-                       "9.5367431640625e-07); allowed: |value| < 2^62 * granularity",
-                       privet::overflow_error);
+  // Data never throws: inf reads as the largest double (it used to throw).
+  CHECK(m(std::numeric_limits<double>::infinity(), gen) == std::numeric_limits<double>::max());
+  // sigma = 1: the grid is 2^-30, and 1e300 >= 2^117 g comes back exactly
+  // (it used to throw overflow_error).
+  CHECK(m(1e300, gen) == 1e300);
   const auto v = gaussian_mechanism<>::from_scale(1.0, 2);
   CHECK_THROWS_WITH_AS(v(1.0, gen),
                        "privet: dimension = 2 is invalid; allowed: 1 for a scalar input (pass a "
                        "vector of that size)",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(v(std::vector<double>{1, 2, 3}, gen),
-                       "privet: input size = 3 is invalid; allowed: == dimension = 2",
+  const auto cut = v(std::vector<double>{1e6, 2e6, 3e6}, gen);  // cut to the dimension
+  REQUIRE(cut.size() == 2);
+  CHECK(std::fabs(cut[1] - 2e6) < 12);  // sigma 1: |noise| >= 12 w.p. < 1e-32
+}
+
+TEST_CASE("secure Gaussian releases every finite input: both neighbours at each boundary") {
+  // Issue 22, findings 1 and 2: the grid used to end at 2^62 steps.
+  privet::testing::seeded_release_generator gen(21);
+  const auto m = gaussian_mechanism<>::from_guarantee(privet::zcdp(0.5), 1);  // sigma 1
+  const double two53 = 0x1p53;
+  const double max = std::numeric_limits<double>::max();
+  const double pairs[][2] = {{4194303, 4194304},
+                             {two53 - 1, two53},
+                             {two53, two53 + 2},
+                             {std::nextafter(max, 0.0), max},
+                             {-max, std::nextafter(-max, 0.0)},
+                             {0x1p86, 0x1p87}};
+  for (const auto& pair : pairs)
+    for (double x : pair) {
+      INFO("x = " << x);
+      double y = 0;
+      CHECK_NOTHROW(y = m(x, gen));
+      CHECK(std::isfinite(y));
+      // |noise| < 12 sigma but with probability below 1e-30.
+      CHECK(std::fabs(y - x) <= std::max(14.0, std::fabs(x) * 0x1p-52));
+    }
+  for (double x : {0x1p87, 1e300, max, -max}) CHECK(m(x, gen) == x);  // >= 2^117 g
+  const auto v = gaussian_mechanism<>::from_scale(1.0, 2);
+  const std::vector<double> xs{max, -max};
+  CHECK(v(xs, gen) == xs);
+  CHECK(v(std::span<const double>(xs), gen, privet::parallel_options{2}) == xs);
+  const auto f = gaussian_mechanism<float>::from_scale(1.0);
+  const float fmax = std::numeric_limits<float>::max();
+  for (float x : {4194304.0f, 0x1p53f, fmax, -fmax}) CHECK(std::isfinite(f(x, gen)));
+  CHECK(f(fmax, gen) == fmax);
+  if constexpr (privet::detail::wide_release_type<long double>) {
+    const auto l = gaussian_mechanism<long double>::from_scale(1.0);
+    const long double lmax = std::numeric_limits<long double>::max();
+    CHECK(l(lmax, gen) == lmax);
+    CHECK(l(-lmax, gen) == -lmax);
+    CHECK(std::fabs(l(0x1p64L, gen) - 0x1p64L) < 14);
+  }
+  // A sigma near the top of the double range: outputs saturate, never inf.
+  const auto wide = gaussian_mechanism<>::from_scale(1e307);
+  for (int i = 0; i < 50; ++i) CHECK(wide(max, gen) <= max);
+}
+
+TEST_CASE("secure Gaussian calibration terminates near the ideal sigma in high dimension") {
+  // Issue 22, finding 7: these never returned (the grid loop could not end
+  // once sqrt(dimension) / sqrt(2 rho) exceeded 2^21 steps), and at
+  // dimension 10^6 sigma was 1397 against the ideal 707.
+  const double ideal = 1 / std::sqrt(2e-6);  // 707.1
+  for (std::size_t dim : {std::size_t{1'000'000}, std::size_t{10'000'000}}) {
+    INFO("dim = " << dim);
+    const auto m = gaussian_mechanism<>::from_guarantee(privet::zcdp(1e-6), 1, dim);
+    CHECK(m.guarantee(1).rho() <= 1e-6);
+    CHECK(m.sigma() >= ideal);
+    // Slack sqrt(dim) g with g <= 2 sigma 2^-30: below 0.4 % at 10^7.
+    CHECK(m.sigma() <= ideal * 1.004);
+  }
+  const privet::approx_dp target(0.001, 1e-6);
+  const auto a = gaussian_mechanism<>::from_guarantee(target, 1, 100'000'000);
+  CHECK(a.approx_guarantee(1, 1e-6).epsilon() <= 0.001);
+  // Through the zCDP conversion (dimension > 1): within 30 % of the analytic
+  // sigma, as for small dimensions, plus the grid slack.
+  CHECK(a.sigma() <= privet::analytic_gaussian_sigma(target, 1) * 1.3);
+}
+
+TEST_CASE("Gaussian at extreme parameters: a working mechanism or the caller's parameter named") {
+  privet::testing::seeded_release_generator gen(22);
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const double max = std::numeric_limits<double>::max();
+  // Used to hang with a zero grid (and ilogb(0) - 20 overflowed).
+  const auto a = gaussian_mechanism<>::from_guarantee(privet::approx_dp(1, 1e-5), tiny);
+  CHECK(a.granularity() == tiny);
+  CHECK(a.approx_guarantee(tiny, 1e-5).epsilon() <= 1);
+  CHECK(std::isfinite(a(1.0, gen)));
+  // Used to give sigma = inf and NaN outputs: sigma below every double is
+  // rounded up to one step of the finest grid, which over-delivers.
+  const auto z = gaussian_mechanism<>::from_guarantee(privet::zcdp(1e300), 1e-300);
+  CHECK(z.sigma() == tiny);
+  CHECK(z.guarantee(1e-300).rho() <= 1e300);
+  CHECK(z(0.5, gen) == doctest::Approx(0.5));
+  const auto s = gaussian_mechanism<>::from_scale(tiny);
+  CHECK(s.sigma() == tiny);
+  CHECK(std::isfinite(s(1.0, gen)));
+  const auto big = gaussian_mechanism<>::from_scale(1e308);
+  CHECK(big.sigma() >= 1e308);
+  CHECK(std::isfinite(big(0.0, gen)));
+  CHECK_THROWS_WITH_AS(
+      gaussian_mechanism<>::from_scale(max),
+      "privet: sigma = 1.7976931348623157e+308 is invalid; allowed: finite, > 0 "
+      "and <= 1.7976931340251998e+308 with secure_noise (sigma is rounded up to whole "
+      "grid steps)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(1e-300), 1e300),
+                       "privet: the Gaussian sigma for rho = 1e-300 (zCDP) and l2_sensitivity = "
+                       "1e+300 exceeds the double range",
+                       privet::overflow_error);
+  CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(1e-20), 1),
+                       "privet: target.rho = 1e-20 is invalid; allowed: >= dimension * 2^-61 = "
+                       "4.336808689942018e-19 with secure_noise (rounding each coordinate to the "
+                       "grid costs one step, and sigma must stay within the exact sampler's "
+                       "2^31 steps)",
                        privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      gaussian_mechanism<>::from_guarantee(privet::approx_dp(0, 1e-13), 1),
+      "privet: target.epsilon = 0 is invalid; allowed: large enough for "
+      "the secure sampler at target.delta = 1e-13 and dimension = 1 (rounding each "
+      "coordinate to the grid costs one step, and sigma must stay within 2^30 "
+      "of the exact sampler's steps)",
+      privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)s.guarantee(1e300),
+                       "privet: the Gaussian guarantee for l2_sensitivity = 1e+300 at sigma = "
+                       "5e-324 exceeds the double range",
+                       privet::overflow_error);
+  // A huge rho with a unit sensitivity: a normal double sigma, no overflow in 2 rho.
+  const auto r = gaussian_mechanism<>::from_guarantee(privet::zcdp(1e308), 1);
+  CHECK(r.guarantee(1).rho() <= 1e308);
+  CHECK(r.sigma() > 0);
+  // simulation_only_noise: sigma below every double becomes the least one.
+  const auto sim = gaussian_mechanism<double, privet::simulation_only_noise>::from_guarantee(
+      privet::zcdp(1e300), 1e-300);
+  CHECK(sim.sigma() == tiny);
 }

@@ -4,6 +4,7 @@
 // the whole file). Seeds are fixed, so a given build always passes or always
 // fails. The last test shows the same statistic rejects a wrong probability.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/partition_selection.hpp>
 
 #include <doctest/doctest.h>
@@ -21,7 +22,7 @@ constexpr int draws = 20'000;
 
 template <class Policy>
 std::vector<std::uint64_t> keep_counts(const Policy& p, std::uint64_t n, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   std::vector<std::uint64_t> counts(2);
   for (int i = 0; i < draws; ++i) ++counts[p.keep(n, gen) ? 1 : 0];
   return counts;
@@ -65,7 +66,7 @@ TEST_CASE("a rare keep (probability 1e-3) has the right rate") {
   // eps = 2, delta = 1e-3, one partition: pi(1) = delta (1 - 2^-32) for the
   // optimal rule; 200,000 draws expect 200 keeps.
   const privet::optimal_partition_selection p(approx_dp(2.0, 1e-3), 1);
-  privet::seeded_generator gen(601);
+  privet::testing::seeded_release_generator gen(601);
   std::vector<std::uint64_t> counts(2);
   for (int i = 0; i < 200'000; ++i) ++counts[p.keep(1, gen) ? 1 : 0];
   const auto r = fit(counts, p.keep_probability(1));

@@ -16,6 +16,7 @@
 // about 1.3 s on one core.
 #include <privet/core/guarantee.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/exponential.hpp>
 #include <privet/mechanisms/gaussian.hpp>
@@ -160,7 +161,7 @@ TEST_CASE("audit: discrete Laplace noise added to integers") {
   const privet::discrete_laplace_distribution noise(1.0);
   const std::int64_t sensitivity = 1;
   const double claimed = static_cast<double>(sensitivity) / noise.scale();
-  const auto mechanism = [&](std::int64_t x, privet::seeded_generator& gen) {
+  const auto mechanism = [&](std::int64_t x, privet::testing::seeded_release_generator& gen) {
     return x + noise(gen);
   };
   const auto r = audit(mechanism, std::int64_t{0}, sensitivity, options(300'000, 100'000, 7));

@@ -2,6 +2,7 @@
 // unbiasedness of the estimators. Bands are 5.5 standard deviations: each
 // CHECK fails a correct implementation with probability < 4e-8.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
 
 #include <doctest/doctest.h>
@@ -12,7 +13,7 @@
 TEST_CASE("k-ary randomised response reports with the right probabilities") {
   for (double eps : {0.5, 2.0, 6.0}) {
     const privet::randomized_response rr(eps, 6);
-    privet::seeded_generator gen(21);
+    privet::testing::seeded_release_generator gen(21);
     const int n = 200'000;
     std::vector<std::uint64_t> counts(6);
     for (int i = 0; i < n; ++i) ++counts[rr(2, gen)];
@@ -27,7 +28,7 @@ TEST_CASE("k-ary randomised response reports with the right probabilities") {
 
 TEST_CASE("frequency estimates are unbiased, within their stated variance") {
   const privet::randomized_response rr(1.0, 4);
-  privet::seeded_generator gen(22);
+  privet::testing::seeded_release_generator gen(22);
   // 30000 users: 15000 hold 0, 10000 hold 1, 5000 hold 2, none hold 3.
   const std::vector<double> truth{15000, 10000, 5000, 0};
   std::vector<std::uint64_t> counts(4);
@@ -42,7 +43,7 @@ TEST_CASE("frequency estimates are unbiased, within their stated variance") {
 
 TEST_CASE("binary randomised response estimates a proportion") {
   const privet::binary_randomized_response rr(0.8);
-  privet::seeded_generator gen(23);
+  privet::testing::seeded_release_generator gen(23);
   std::uint64_t yes = 0;
   const std::uint64_t n = 100'000;
   for (std::uint64_t i = 0; i < n; ++i) yes += rr(i % 10 < 3, gen);  // 30% hold true

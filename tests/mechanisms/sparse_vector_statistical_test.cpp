@@ -1,4 +1,5 @@
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
 
 #include <doctest/doctest.h>
@@ -10,7 +11,7 @@ TEST_CASE("AboveThreshold: a query equal to the threshold clears it half the tim
   // Both noises are symmetric and continuous at this grid (ties have
   // probability ~2^-40), so P[halt] = 1/2; over 20000 fresh instances a
   // 5.5-sigma band fails a correct implementation with probability < 4e-8.
-  privet::seeded_generator gen(44);
+  privet::testing::seeded_release_generator gen(44);
   int halts = 0;
   const int n = 20000;
   for (int i = 0; i < n; ++i) {

@@ -1,12 +1,14 @@
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 
 TEST_CASE("AboveThreshold halts on a clearly high query and then refuses") {
-  privet::seeded_generator gen(41);
+  privet::testing::seeded_release_generator gen(41);
   privet::above_threshold svt(1.0, 1.0, 100.0, gen);
   // Noise scales 2 and 4: answers 60 below the threshold stay below with
   // overwhelming probability (exp(-60/4) ~ 3e-7 per query side).
@@ -22,7 +24,7 @@ TEST_CASE("AboveThreshold halts on a clearly high query and then refuses") {
 }
 
 TEST_CASE("AboveThreshold's guarantee is at most its epsilon and within a grid step of it") {
-  privet::seeded_generator gen(42);
+  privet::testing::seeded_release_generator gen(42);
   for (double eps : {0.1, 1.0, 4.0})
     for (double sens : {1.0, 0.37, 250.0}) {
       privet::above_threshold svt(eps, sens, 0.0, gen);
@@ -32,7 +34,7 @@ TEST_CASE("AboveThreshold's guarantee is at most its epsilon and within a grid s
 }
 
 TEST_CASE("AboveThreshold validates its parameters") {
-  privet::seeded_generator gen(43);
+  privet::testing::seeded_release_generator gen(43);
   CHECK_THROWS_WITH_AS(privet::above_threshold(-1, 1, 0, gen),
                        "privet: epsilon = -1 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
@@ -40,24 +42,77 @@ TEST_CASE("AboveThreshold validates its parameters") {
                        "privet: sensitivity = 0 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
   privet::above_threshold svt(1, 1, 0, gen);
-  CHECK_THROWS_WITH_AS(svt(INFINITY, gen),
-                       "privet: answer = inf is invalid; allowed: a finite number",
-                       privet::invalid_parameter);
+  CHECK(svt(INFINITY, gen));  // data: read as DBL_MAX (it used to throw)
 }
 
-TEST_CASE("AboveThreshold names a threshold or answer that is not finite or leaves the grid") {
-  privet::seeded_generator gen(43);
+TEST_CASE("AboveThreshold compares every finite answer and threshold exactly") {
+  // Issue 22, findings 1 and 2: answers of 5e6 used to throw (the grid ended
+  // at 2^62 steps), so neighbouring answers were told apart by an exception.
+  privet::testing::seeded_release_generator gen(43);
   CHECK_THROWS_WITH_AS(privet::above_threshold(1, 1, std::nan(""), gen),
                        "privet: threshold = nan is invalid; allowed: a finite number",
                        privet::invalid_parameter);
-  // Sensitivity 1: the grid is 2^-40 = 9.094947017729282e-13.
-  CHECK_THROWS_WITH_AS(privet::above_threshold(1, 1, 1e300, gen),
-                       "privet: threshold = 1e+300 does not fit the noise grid (granularity "
-                       "9.094947017729282e-13); allowed: |value| < 2^62 * granularity",
-                       privet::overflow_error);
-  privet::above_threshold svt(1, 1, 0, gen);
-  CHECK_THROWS_WITH_AS(svt(-1e300, gen),
-                       "privet: answer = -1e+300 does not fit the noise grid (granularity "
-                       "9.094947017729282e-13); allowed: |value| < 2^62 * granularity",
-                       privet::overflow_error);
+  const double max = std::numeric_limits<double>::max();
+  for (double answer : {4194303.0, 4194304.0, 5e6, 0x1p53, 0x1p53 + 2, max}) {
+    INFO("answer = " << answer);
+    privet::above_threshold svt(1, 1, 100, gen);
+    bool up = false;
+    CHECK_NOTHROW(up = svt(answer, gen));
+    CHECK(up);  // far above 100: noise scales 2 and 4
+  }
+  for (double answer : {-5e6, -0x1p53, -max, -std::numeric_limits<double>::infinity()}) {
+    privet::above_threshold svt(1, 1, 100, gen);
+    CHECK_FALSE(svt(answer, gen));
+  }
+  {
+    privet::above_threshold svt(1, 1, 100, gen);
+    CHECK_FALSE(svt(std::nan(""), gen));  // NaN reads as 0, far below 100
+    CHECK(svt(max, gen));
+  }
+  // Huge thresholds are parameters that used to throw; now exact too.
+  privet::above_threshold high(1, 1, 1e300, gen);
+  CHECK_FALSE(high(1e299, gen));
+  CHECK_FALSE(high(-max, gen));
+  CHECK(high(max, gen));
+  privet::above_threshold low(1, 1, -1e300, gen);
+  CHECK(low(-1e299, gen));
+  // answer == threshold beyond 2^117 g: the noise decides, both ways. Each
+  // run is P ~ 1/2 either way (symmetric noise up to ties); all 200 the same
+  // has probability below 2^-190.
+  int ups = 0;
+  for (int i = 0; i < 200; ++i) {
+    privet::above_threshold svt(1, 1, 1e300, gen);
+    ups += svt(1e300, gen) ? 1 : 0;
+  }
+  CHECK(ups > 0);
+  CHECK(ups < 200);
+  // The same at an ordinary value, on the int128 path, as a cross-check.
+  ups = 0;
+  for (int i = 0; i < 200; ++i) {
+    privet::above_threshold svt(1, 1, 3, gen);
+    ups += svt(3, gen) ? 1 : 0;
+  }
+  CHECK(ups > 0);
+  CHECK(ups < 200);
+}
+
+TEST_CASE("AboveThreshold at extreme parameters: works, or names epsilon") {
+  privet::testing::seeded_release_generator gen(44);
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  privet::above_threshold t(1, tiny, 0, gen);
+  CHECK(t.granularity() == tiny);
+  CHECK(t.guarantee().epsilon() <= 1);
+  CHECK(t(1.0, gen));
+  privet::above_threshold h(1, 1e300, 0, gen);
+  CHECK(h.guarantee().epsilon() <= 1);
+  CHECK_FALSE(h(-std::numeric_limits<double>::max(), gen));
+  privet::above_threshold small_eps(1e-9, 1, 0, gen);
+  CHECK(small_eps.guarantee().epsilon() <= 1e-9);
+  CHECK(small_eps.guarantee().epsilon() >= 1e-9 * (1 - 1e-9));
+  // Used to fail inside the sampler with "scale = inf".
+  CHECK_THROWS_WITH_AS(privet::above_threshold(1e-300, 1, 0, gen),
+                       "privet: epsilon = 1e-300 is invalid; allowed: >= about 2^-50 for "
+                       "sensitivity = 1 (the query noise 4 (floor(sensitivity / g) + 1) / "
+                       "epsilon must stay within 2^52 grid steps)",
+                       privet::invalid_parameter);
 }

@@ -7,6 +7,7 @@
 // false alarm about 4e-8); seeds are fixed, so a build passes or fails
 // deterministically.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
 
@@ -39,7 +40,7 @@ privet::test::chi_square_result inclusion_fit(Report report, std::uint64_t item,
 }  // namespace
 
 TEST_CASE("the true item is reported with probability p exactly") {
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   for (auto [eps, s] : {std::pair{10.0, std::uint64_t{1'000'000}},
                         std::pair{1.0, std::uint64_t{10}}, std::pair{0.25, std::uint64_t{7}}}) {
     const privet::subset_selection ss(eps, s);
@@ -54,7 +55,7 @@ TEST_CASE("the true item is reported with probability p exactly") {
 TEST_CASE("the same test rejects the re-drawing bug") {
   // The bug: the "otherwise" branch draws d of all s candidates, so the true
   // item comes back with probability d / s there too.
-  privet::seeded_generator gen(32);
+  privet::testing::seeded_release_generator gen(32);
   const privet::subset_selection ss(1.0, 10);
   const privet::logistic_bernoulli coin(ss.d(), ss.s() - ss.d(), ss.epsilon());
   const std::uint64_t item = 4;
@@ -66,7 +67,7 @@ TEST_CASE("the same test rejects the re-drawing bug") {
 }
 
 TEST_CASE("all 120 output sets of s = 10, d = 3 have their exact probabilities") {
-  privet::seeded_generator gen(33);
+  privet::testing::seeded_release_generator gen(33);
   const privet::subset_selection ss(1.0, 10);
   REQUIRE(ss.d() == 3);
   const std::uint64_t item = 6;
@@ -97,7 +98,7 @@ TEST_CASE("the frequency estimator is unbiased, with the stated variance") {
   // item 0, 100 hold item 1 and the rest are spread over 2..49. R = 300
   // independent rounds give the estimates' mean (z-test against the truth)
   // and variance (chi-square test of (R - 1) S^2 / sigma^2 with R - 1 df).
-  privet::seeded_generator gen(34);
+  privet::testing::seeded_release_generator gen(34);
   const privet::subset_selection ss(2.0, 50);
   constexpr std::uint64_t n = 2000;
   std::vector<std::uint64_t> holds(n);

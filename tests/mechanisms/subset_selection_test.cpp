@@ -2,6 +2,7 @@
 // shape, the exact eps-LDP ratio of its probabilities, the estimator's
 // identities, and determinism.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
 
 #include <doctest/doctest.h>
@@ -33,9 +34,7 @@ TEST_CASE("subset_selection rejects invalid parameters, naming them") {
                        "privet: d = 11 is invalid; allowed: [1, s - 1] = [1, 9]",
                        privet::invalid_parameter);
   const privet::subset_selection ss(1.0, 10);
-  privet::seeded_generator gen(1);
-  CHECK_THROWS_WITH_AS(ss(10, gen), "privet: item = 10 is invalid; allowed: [0, s) = [0, 10)",
-                       privet::invalid_parameter);
+  privet::testing::seeded_release_generator gen(1);
   CHECK_THROWS_WITH_AS((void)ss.estimate_counts({1, 2}, 5),
                        "privet: counts.size() = 2 is invalid; allowed: == s = 10",
                        privet::invalid_parameter);
@@ -56,7 +55,7 @@ TEST_CASE("d = ceil(s / (e^eps + 1)) as in the LDP TrieHH spec") {
 }
 
 TEST_CASE("a report is d distinct candidates, and the item is in it with probability p") {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   for (auto [eps, s, d] : {std::tuple{10.0, std::uint64_t{1'000'000}, std::uint64_t{0}},
                            std::tuple{1.0, std::uint64_t{10}, std::uint64_t{0}},
                            std::tuple{0.5, std::uint64_t{100}, std::uint64_t{99}},
@@ -109,7 +108,7 @@ TEST_CASE("the estimator inverts the expected counts") {
 
 TEST_CASE("reports are a deterministic function of the seed") {
   const privet::subset_selection ss(3.0, 1000);
-  privet::seeded_generator a(7), b(7), c(8);
+  privet::testing::seeded_release_generator a(7), b(7), c(8);
   const auto x = ss(17, a);
   CHECK(x == ss(17, b));
   CHECK(x != ss(17, c));
@@ -127,4 +126,29 @@ TEST_CASE("estimate_variance names n and holders") {
   CHECK_THROWS_WITH_AS((void)ss.estimate_variance(-1, 0),
                        "privet: n = -1 is invalid; allowed: finite and >= 0",
                        privet::invalid_parameter);
+}
+
+// Issue 22: a user's item is data, so an item outside [0, s) never throws;
+// it is reported as a uniformly random item would be, a uniform d-subset.
+TEST_CASE("an item outside the domain reports a uniform d-subset, never throws") {
+  const std::uint64_t s = 10;
+  const privet::subset_selection ss(1.0, s, 3);
+  privet::testing::seeded_release_generator gen(9);
+  std::vector<int> seen(s, 0);
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t item = i % 2 == 0 ? s : ~std::uint64_t{0};  // both neighbours release
+    const auto out = ss(item, gen);
+    REQUIRE(out.size() == 3);
+    const std::set<std::uint64_t> distinct(out.begin(), out.end());
+    CHECK(distinct.size() == 3);
+    for (auto c : out) {
+      REQUIRE(c < s);
+      ++seen[c];
+    }
+  }
+  // Each candidate is in a uniform 3-subset of 10 with probability 0.3; 6
+  // standard deviations per candidate (false alarm about 2e-8 over all 10).
+  const double sd = std::sqrt(n * 0.3 * 0.7);
+  for (std::uint64_t c = 0; c < s; ++c) CHECK(std::fabs(seen[c] - n * 0.3) < 6 * sd);
 }

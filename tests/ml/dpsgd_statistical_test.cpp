@@ -4,6 +4,7 @@
 // the update, for secure and simulation noise. Fixed seeds; each check's
 // false-alarm rate for a fresh seed is stated next to it.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/ml/dpsgd.hpp>
 #include <privet/ml/logistic_regression.hpp>
 
@@ -15,10 +16,10 @@
 #include <vector>
 
 namespace {
-using privet::seeded_generator;
 using privet::ml::batch_sampling;
 using privet::ml::dense_batch;
 using privet::ml::dpsgd;
+using privet::testing::seeded_release_generator;
 using dense_lr = privet::ml::logistic_regression<double, dense_batch<double>>;
 
 // Returns the words it is given, in order.
@@ -68,7 +69,7 @@ TEST_CASE("bernoulli_exact compares uniform bits with the binary expansion of q"
 TEST_CASE("bernoulli_exact's frequency matches q") {
   // 10^6 coins at q = 0.3: the count is within 5 standard deviations of
   // 3e5 (false alarm 5.7e-7).
-  seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   const double q = 0.3;
   const int n = 1'000'000;
   int hits = 0;
@@ -85,7 +86,7 @@ TEST_CASE("Poisson and fixed-size batches include each example at rate b / n") {
     dense_lr model(1);
     auto opt = dpsgd<dense_lr>::non_private(
         1, n, {.learning_rate = 1, .clip_norm = 1, .batch_size = b, .sampling = sampling});
-    seeded_generator gen(22 + static_cast<int>(sampling));
+    privet::testing::seeded_release_generator gen(22 + static_cast<int>(sampling));
     std::vector<int> included(n, 0);
     std::size_t total = 0;
     for (std::size_t s = 0; s < steps; ++s) {
@@ -126,7 +127,7 @@ TEST_CASE_TEMPLATE("the update's noise has standard deviation z C / b", Noise, p
       p, 8,
       {.learning_rate = 1, .clip_norm = c, .batch_size = b, .sampling = batch_sampling::fixed_size},
       z);
-  seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   (void)opt.step(model, data, gen);
   const double expected_sd = z * c / b;
   double sum = 0, sq = 0;

@@ -1,4 +1,5 @@
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/ml/lstm.hpp>
 #include <privet/ml/model.hpp>
@@ -31,8 +32,8 @@ static_assert(
 namespace {
 
 template <class Real>
-xt::xtensor<Real, 2> random_frames(privet::seeded_generator& gen, std::size_t frames,
-                                   std::size_t dim) {
+xt::xtensor<Real, 2> random_frames(privet::testing::seeded_release_generator& gen,
+                                   std::size_t frames, std::size_t dim) {
   xt::xtensor<Real, 2> x = xt::xtensor<Real, 2>::from_shape({frames, dim});
   for (auto& v : x) v = static_cast<Real>(2 * privet::uniform_real(gen) - 1);
   return x;
@@ -41,7 +42,7 @@ xt::xtensor<Real, 2> random_frames(privet::seeded_generator& gen, std::size_t fr
 template <class Real>
 sequence_batch<Real> random_batch(std::uint64_t seed, const std::vector<std::size_t>& lengths,
                                   std::size_t dim, int classes) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   sequence_batch<Real> b;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     b.x.push_back(random_frames<Real>(gen, lengths[i], dim));
@@ -55,7 +56,7 @@ template <class Real>
 frame_sequence_batch<Real> random_frame_batch(std::uint64_t seed,
                                               const std::vector<std::size_t>& lengths,
                                               std::size_t dim, int classes) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   frame_sequence_batch<Real> b;
   for (std::size_t len : lengths) {
     b.x.push_back(random_frames<Real>(gen, len, dim));
@@ -72,7 +73,7 @@ frame_sequence_batch<Real> random_frame_batch(std::uint64_t seed,
 // A tiny model whose parameters are all moved off their initial values
 // (biases included), so that no block's gradient is trivially zero.
 lstm_classifier<double> tiny_model(sequence_pooling pooling, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   lstm_classifier<double> m({.input_dim = 3, .hidden = 4, .classes = 3, .pooling = pooling}, gen);
   for (auto& p : m.parameters()) p += 0.3 * (2 * privet::uniform_real(gen) - 1);
   return m;
@@ -256,7 +257,7 @@ void check_mean_of_rows(const lstm_classifier<Real>& m, const Batch& batch) {
 // long double runs the plain-loop products even in a BLAS build.
 TEST_CASE_TEMPLATE("LSTM per-example gradients average to the mean gradient", Real, float, double,
                    long double) {
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   lstm_classifier<Real> m({.input_dim = 5, .hidden = 7, .classes = 4}, gen);
   // 37 sequences: three blocks of examples_per_task, the last one partial.
   std::vector<std::size_t> lengths;
@@ -269,7 +270,7 @@ TEST_CASE_TEMPLATE("LSTM per-example gradients average to the mean gradient", Re
 }
 
 TEST_CASE("LSTM padding changes nothing: each sequence's results as if alone") {
-  privet::seeded_generator gen(41);
+  privet::testing::seeded_release_generator gen(41);
   lstm_classifier<double> m({.input_dim = 4, .hidden = 6, .classes = 3}, gen);
   // 20 sequences, lengths 1..40, so each of the two blocks pads most of its
   // sequences to a much longer one.
@@ -301,7 +302,7 @@ TEST_CASE("LSTM padding changes nothing: each sequence's results as if alone") {
 }
 
 TEST_CASE("LSTM results do not depend on the number of threads") {
-  privet::seeded_generator gen(51);
+  privet::testing::seeded_release_generator gen(51);
   lstm_classifier<double> m({.input_dim = 3, .hidden = 5, .classes = 3}, gen);
   std::vector<std::size_t> lengths;
   for (std::size_t i = 0; i < 50; ++i) lengths.push_back(2 + i % 9);
@@ -314,7 +315,7 @@ TEST_CASE("LSTM results do not depend on the number of threads") {
 }
 
 TEST_CASE("LSTM initialisation: Glorot-uniform W and V, orthogonal U gates, forget bias") {
-  privet::seeded_generator gen(61);
+  privet::testing::seeded_release_generator gen(61);
   const std::size_t d = 13, h = 20, k = 10;
   lstm_classifier<double> m({.input_dim = d, .hidden = h, .classes = k, .forget_bias = 1.5}, gen);
   CHECK(m.parameter_count() == 4 * h * (d + h + 1) + k * (h + 1));
@@ -352,7 +353,7 @@ TEST_CASE("LSTM initialisation: Glorot-uniform W and V, orthogonal U gates, forg
   const double av = std::sqrt(6.0 / (h + k));
   for (std::size_t i = 0; i < blocks[3].size(); ++i) CHECK(std::abs(p[blocks[3].offset + i]) <= av);
   // Deterministic for a seed, different across seeds.
-  privet::seeded_generator same(61), other(62);
+  privet::testing::seeded_release_generator same(61), other(62);
   lstm_classifier<double> m2({.input_dim = d, .hidden = h, .classes = k, .forget_bias = 1.5}, same);
   lstm_classifier<double> m3({.input_dim = d, .hidden = h, .classes = k, .forget_bias = 1.5},
                              other);
@@ -368,7 +369,7 @@ TEST_CASE("LSTM learns which of three frequencies a noisy sequence carries") {
   // well above the 90 % required on 300 fresh sequences.
   const double omegas[] = {0.3, 0.8, 1.6};
   auto make = [&](std::uint64_t seed, std::size_t count) {
-    privet::seeded_generator gen(seed);
+    privet::testing::seeded_release_generator gen(seed);
     sequence_batch<float> b;
     for (std::size_t i = 0; i < count; ++i) {
       const auto label = static_cast<int>(privet::uniform_below(gen, 3));
@@ -389,7 +390,7 @@ TEST_CASE("LSTM learns which of three frequencies a noisy sequence carries") {
   };
   const auto train = make(71, 600);
   const auto test = make(72, 300);
-  privet::seeded_generator gen(73);
+  privet::testing::seeded_release_generator gen(73);
   lstm_classifier<float> m({.input_dim = 2, .hidden = 16, .classes = 3}, gen);
 
   // Adam (Kingma & Ba 2015) on the mean loss of batches of 30.
@@ -426,7 +427,7 @@ TEST_CASE("LSTM learns which of three frequencies a noisy sequence carries") {
 }
 
 TEST_CASE("LSTM rejects bad options and batches with clear messages") {
-  privet::seeded_generator gen(81);
+  privet::testing::seeded_release_generator gen(81);
   using model = lstm_classifier<double>;
   CHECK_THROWS_WITH_AS(model({.input_dim = 0, .classes = 3}, gen),
                        "privet: input_dim = 0 is invalid; allowed: [1, 1048576]",
@@ -458,7 +459,9 @@ TEST_CASE("LSTM rejects bad options and batches with clear messages") {
   {
     auto b = batch;
     b.y[1] = 3;
-    CHECK_THROWS_WITH_AS(static_cast<void>(m.per_example_gradients(b)),
+    // Evaluation refuses the label; DP-SGD's per_example_gradients zeroes
+    // its row instead (tested with the data rule below).
+    CHECK_THROWS_WITH_AS(static_cast<void>(m.losses(b)),
                          "privet: y[1] = 3 is invalid; allowed: a class index in [0, 3)",
                          privet::invalid_parameter);
     b.y[1] = -1;
@@ -486,15 +489,14 @@ TEST_CASE("LSTM rejects bad options and batches with clear messages") {
   {
     auto b = batch;
     b.x[1](1, 2) = INFINITY;
-    CHECK_THROWS_WITH_AS(static_cast<void>(m.per_example_gradients(b)),
+    CHECK_THROWS_WITH_AS(static_cast<void>(m.logits(b)),
                          "privet: x[1] = inf is invalid; allowed: finite features",
                          privet::invalid_parameter);
   }
   {
     auto f = random_frame_batch<double>(83, {3, 2}, 3, 3);
     f.y[0].pop_back();
-    CHECK(privet::test::rejected_parameter([&] { (void)m.per_example_gradients(f); }) ==
-          "y[i].size()");
+    CHECK(privet::test::rejected_parameter([&] { (void)m.losses(f); }) == "y[i].size()");
     f = random_frame_batch<double>(83, {3, 2}, 3, 3);
     f.y[1][1] = 7;
     CHECK_THROWS_WITH_AS(static_cast<void>(m.losses(f)),
@@ -504,7 +506,7 @@ TEST_CASE("LSTM rejects bad options and batches with clear messages") {
 }
 
 TEST_CASE("LSTM messages for the remaining refused options and labels") {
-  privet::seeded_generator gen(84);
+  privet::testing::seeded_release_generator gen(84);
   using model = lstm_classifier<double>;
   using privet::invalid_parameter;
   CHECK_THROWS_WITH_AS(model({.input_dim = (std::size_t{1} << 20) + 1, .classes = 3}, gen),
@@ -526,7 +528,74 @@ TEST_CASE("LSTM messages for the remaining refused options and labels") {
   auto f = random_frame_batch<double>(86, {3, 2}, 3, 3);
   f.y[0].pop_back();
   CHECK_THROWS_WITH_AS(
-      (void)m.per_example_gradients(f),
+      (void)m.losses(f),
       "privet: y[i].size() = 2 is invalid; allowed: one label per frame of x[i] (3)",
       invalid_parameter);
+}
+
+// The data rule (docs/data_rule.md) on DP-SGD's path: per_example_gradients
+// never throws because of one sequence. A sequence it cannot read gets the
+// zero row, a non-finite feature counts as 0, and every other row is the
+// one the sequence has alone (rows depend on their own sequence only).
+TEST_CASE("LSTM per-example gradients apply record-wise rules to unreadable sequences") {
+  privet::testing::seeded_release_generator gen(87);
+  using model = lstm_classifier<double>;
+  const model m({.input_dim = 3, .hidden = 4, .classes = 3}, gen);
+  const auto clean = random_batch<double>(88, {3, 2, 4, 2}, 3, 3);
+  const auto reference = m.per_example_gradients(clean);
+  const std::size_t p = m.parameter_count();
+  const auto row_is = [&](const xt::xtensor<double, 2>& g, std::size_t i, auto expected) {
+    bool same = true;
+    for (std::size_t j = 0; j < p; ++j) same = same && g(i, j) == expected(j);
+    return same;
+  };
+  const auto zero = [](std::size_t) { return 0.0; };
+  const auto others_unchanged = [&](const xt::xtensor<double, 2>& g, std::size_t bad) {
+    bool same = true;
+    for (std::size_t i = 0; i < clean.size(); ++i) {
+      if (i != bad) same = same && row_is(g, i, [&](std::size_t j) { return reference(i, j); });
+    }
+    return same;
+  };
+  // Each bad sequence: a label out of range (both sides), an empty
+  // sequence, frames of the wrong width.
+  for (int variant = 0; variant < 4; ++variant) {
+    auto b = clean;
+    if (variant == 0) b.y[1] = 3;
+    if (variant == 1) b.y[1] = -1;
+    if (variant == 2) b.x[1] = xt::xtensor<double, 2>::from_shape({0, 3});
+    if (variant == 3) b.x[1] = xt::zeros<double>({std::size_t{2}, std::size_t{5}});
+    CAPTURE(variant);
+    xt::xtensor<double, 2> g;
+    REQUIRE_NOTHROW(g = m.per_example_gradients(b));
+    CHECK(row_is(g, 1, zero));
+    CHECK(others_unchanged(g, 1));
+  }
+  // NaN and infinite features count as 0: the same row as the sequence
+  // with zeros there.
+  auto b = clean;
+  b.x[2](0, 1) = NAN;
+  b.x[2](1, 2) = -INFINITY;
+  auto zeros = clean;
+  zeros.x[2](0, 1) = 0;
+  zeros.x[2](1, 2) = 0;
+  const auto g = m.per_example_gradients(b);
+  const auto expected = m.per_example_gradients(zeros);
+  CHECK(row_is(g, 2, [&](std::size_t j) { return expected(2, j); }));
+  CHECK(others_unchanged(g, 2));
+  // Frame labels: a label out of range, or a label count other than the
+  // frame count, zeroes that sequence's row.
+  const auto frames = random_frame_batch<double>(89, {3, 2, 2}, 3, 3);
+  const auto frame_reference = m.per_example_gradients(frames);
+  for (int variant = 0; variant < 2; ++variant) {
+    auto f = frames;
+    if (variant == 0) f.y[1][1] = 7;
+    if (variant == 1) f.y[1].pop_back();
+    CAPTURE(variant);
+    xt::xtensor<double, 2> gf;
+    REQUIRE_NOTHROW(gf = m.per_example_gradients(f));
+    CHECK(row_is(gf, 1, zero));
+    CHECK(row_is(gf, 0, [&](std::size_t j) { return frame_reference(0, j); }));
+    CHECK(row_is(gf, 2, [&](std::size_t j) { return frame_reference(2, j); }));
+  }
 }

@@ -2,6 +2,7 @@
 // ReLU, several depths), against single-example passes and the batched mean
 // gradient; training on XOR; and every documented error.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/ml/metrics.hpp>
 #include <privet/ml/mlp.hpp>
 
@@ -34,7 +35,7 @@ static_assert(privet::ml::differentiable_model<mlp<float>>);
 static_assert(privet::ml::batch_gradient_model<mlp<double>, dense_batch<double>>);
 
 TEST_CASE("MLP per-example gradients match finite differences") {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   for (auto act : {activation::tanh, activation::relu}) {
     for (const auto& layers :
          std::vector<std::vector<std::size_t>>{{3, 4}, {3, 5, 4}, {4, 6, 5, 3}}) {
@@ -65,7 +66,7 @@ TEST_CASE("MLP per-example gradients match finite differences") {
 }
 
 TEST_CASE("MLP per-example rows equal single-example passes and average to the mean gradient") {
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   mlp<double> m({{6, 8, 8, 4}, activation::relu}, gen);
   const auto b = random_batch(37, 6, 4, 4);
   const auto g = m.per_example_gradients(b);
@@ -91,7 +92,7 @@ TEST_CASE("MLP per-example rows equal single-example passes and average to the m
 }
 
 TEST_CASE("an MLP without hidden layers is multinomial logistic regression") {
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   mlp<double> m({{2, 3}}, gen);
   REQUIRE(m.parameter_count() == 3 * 2 + 3);
   const auto b = random_batch(4, 2, 3, 6);
@@ -104,7 +105,7 @@ TEST_CASE("an MLP without hidden layers is multinomial logistic regression") {
 }
 
 TEST_CASE_TEMPLATE("an MLP learns XOR", Real, float, double) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   mlp<Real> m({{2, 8, 2}, activation::tanh}, gen);
   dense_batch<Real> b;
   b.x = xt::xtensor<Real, 2>{{0, 0}, {0, 1}, {1, 0}, {1, 1}};
@@ -123,7 +124,7 @@ TEST_CASE_TEMPLATE("an MLP learns XOR", Real, float, double) {
 
 TEST_CASE("MLP rejects bad shapes and labels with named parameters") {
   using privet::test::rejected_parameter;
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   CHECK(rejected_parameter([&] { mlp<double>({{3}}, gen); }) == "layers.size()");
   CHECK(rejected_parameter([&] { mlp<double>({{3, 0, 2}}, gen); }) == "layer width");
   try {
@@ -146,7 +147,7 @@ TEST_CASE("MLP rejects bad shapes and labels with named parameters") {
 
 TEST_CASE("MLP messages name the argument, its value and the allowed range") {
   using privet::invalid_parameter;
-  privet::seeded_generator gen(10);
+  privet::testing::seeded_release_generator gen(10);
   CHECK_THROWS_WITH_AS(mlp<double>({{3}}, gen),
                        "privet: layers.size() = 1 is invalid; allowed: >= 2 (inputs and classes)",
                        invalid_parameter);

@@ -5,6 +5,7 @@
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
 
 #include <doctest/doctest.h>
@@ -31,7 +32,7 @@ TEST_CASE("a unit with 10^7 records, read lazily, keeps max_per_unit of them") {
     return i % 100'000 == 0 ? record{2, i} : record{1, i};
   });
   const privet::bound_contributions<std::uint64_t, std::uint64_t> bound(50);
-  privet::seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   const peak_rss_probe probe;
   const auto kept = bound(stream, gen);
   const std::size_t growth = probe.growth();
@@ -61,7 +62,7 @@ TEST_CASE("a unit with 10^7 records, read lazily, keeps max_per_unit of them") {
 TEST_CASE("the largest bound keeps everything; the stability stops at 2^64 - 1") {
   // max_per_unit = 2^64 - 1: no record is ever dropped.
   const privet::bound_contributions<int, int> all(max64);
-  privet::seeded_generator gen(22);
+  privet::testing::seeded_release_generator gen(22);
   std::vector<privet::unit_record<int, int>> in;
   for (int i = 0; i < 1000; ++i) in.push_back({i % 3, i});
   CHECK(all(in, gen).size() == 1000);

@@ -1,4 +1,5 @@
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
 
 #include <doctest/doctest.h>
@@ -11,7 +12,7 @@ using record = privet::unit_record<int, int>;
 using bound_int = privet::bound_contributions<int, int>;
 
 TEST_CASE("bound_contributions keeps at most k records per unit and all of small units") {
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   std::vector<record> records;
   for (int i = 0; i < 20; ++i) records.push_back({1, i});
   records.push_back({2, 100});
@@ -26,7 +27,7 @@ TEST_CASE("bound_contributions keeps at most k records per unit and all of small
 TEST_CASE("bound_contributions is deterministic for a seeded generator") {
   std::vector<record> records;
   for (int i = 0; i < 50; ++i) records.push_back({i % 3, i});
-  privet::seeded_generator a(7), b(7);
+  privet::testing::seeded_release_generator a(7), b(7);
   const privet::bound_contributions<int, int> bound(2);
   CHECK(bound(records, a) == bound(records, b));
 }
@@ -36,7 +37,7 @@ TEST_CASE("bound_contributions samples uniformly (every record can survive)") {
   // chance that some record is never kept is 10 * 0.7^2000 (negligible).
   std::vector<record> records;
   for (int i = 0; i < 10; ++i) records.push_back({0, i});
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   std::vector<int> kept(10);
   for (int run = 0; run < 2000; ++run)
     for (const auto& r : privet::bound_contributions<int, int>(3)(records, gen)) ++kept[r.value];

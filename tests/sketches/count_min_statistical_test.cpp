@@ -4,6 +4,7 @@
 // N / w per row, and noisy counters carry exactly the mechanism's noise,
 // with the min estimator's known downward bias and the median's none.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/sketches/count_min.hpp>
@@ -63,7 +64,7 @@ TEST_CASE("error: never below the truth, mean row excess (N - f) / w, above eps 
   // has probability <= delta = 0.05 per seed; its count over 3000 seeds is
   // then below 150 + 5.5 sqrt(3000 0.05 0.95) = 215 except with probability
   // below 1e-7 (normal approximation to the binomial).
-  privet::seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   std::vector<double> cdf;
   double total = 0;
   for (int r = 1; r <= 2000; ++r) cdf.push_back(total += 1.0 / r);
@@ -102,12 +103,12 @@ TEST_CASE("noisy counters differ from the clean ones by exact integer noise") {
   // 4000 x 5 = 20000 counters; the differences must follow the noise's pmf
   // (chi-square at alpha = 1e-6) and its variance (5.5 standard errors of
   // the sample variance, sqrt((mu4 - sigma^4) / n), false alarm about 4e-8).
-  privet::seeded_generator fill(22);
+  privet::testing::seeded_release_generator fill(22);
   sketch s(4000, 5, 8);
   for (int i = 0; i < 50'000; ++i) s.add(privet::uniform_below(fill, 30'000));
 
   auto check = [&](const auto& mechanism, const auto& dist, std::uint64_t seed) {
-    privet::seeded_generator gen(seed);
+    privet::testing::seeded_release_generator gen(seed);
     const auto x = s.noisy(mechanism, gen);
     std::vector<std::int64_t> diff;
     for (std::size_t i = 0; i < s.counters().size(); ++i) {
@@ -141,7 +142,7 @@ TEST_CASE("on a noisy sketch the minimum is biased down by E[min of d noises], t
   constexpr std::size_t d = 5;
   const sketch empty(std::uint64_t{1} << 14, d, 9);
   const auto mech = privet::discrete_gaussian_mechanism<>::from_sigma2(16, 1);
-  privet::seeded_generator gen(33);
+  privet::testing::seeded_release_generator gen(33);
   const auto x = empty.noisy(mech, gen);
 
   std::vector<std::set<std::uint64_t>> used(d);

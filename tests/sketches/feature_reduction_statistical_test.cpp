@@ -4,6 +4,7 @@
 // pairwise uniform, uniform feature sampling picks every subset equally
 // often, and multinomial DF sampling follows successive sampling by DF.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/sketches/feature_reduction.hpp>
@@ -82,8 +83,9 @@ TEST_CASE("the ziggurat gives standard normal samples, tails included") {
 namespace {
 // A pair of binary vectors with |x| = a, |y| = b and c shared features,
 // drawn from the block [base, base + 4 (a + b)) so pairs never share one.
-std::pair<vec, vec> pair_with_overlap(privet::seeded_generator& gen, std::uint32_t base,
-                                      std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+std::pair<vec, vec> pair_with_overlap(privet::testing::seeded_release_generator& gen,
+                                      std::uint32_t base, std::uint32_t a, std::uint32_t b,
+                                      std::uint32_t c) {
   const auto pool = privet::uniform_subset(gen, 4 * (a + b), a + b - c);
   vec x, y;
   for (std::uint32_t i = 0; i < a + b - c; ++i) {
@@ -110,7 +112,7 @@ TEST_CASE("simhash: bits differ with probability theta / pi (Charikar 2002)") {
   const std::vector<config> configs{{100, 100, 0},  {100, 100, 25}, {100, 100, 50},
                                     {100, 100, 90}, {50, 200, 40},  {1, 1, 1}};
   const privet::simhash h(256, std::uint64_t{1} << 32, 77);
-  privet::seeded_generator gen(41);
+  privet::testing::seeded_release_generator gen(41);
   std::uint32_t base = 0;
   for (const auto& [a, b, c] : configs) {
     const double theta = std::acos(c / std::sqrt(static_cast<double>(a) * b));

@@ -4,6 +4,7 @@
 // correct sampler fails with probability 1e-6, and the seed is fixed),
 // determinism, stability, and errors.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/sketches/key_bounding.hpp>
 
 #include <doctest/doctest.h>
@@ -18,7 +19,7 @@ using record = privet::unit_record<std::uint64_t, std::uint64_t>;
 using bounder = privet::bound_keys<std::uint64_t, std::uint64_t>;
 
 TEST_CASE("units within the bounds are counted exactly") {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   std::vector<record> records{{1, 10}, {1, 11}, {2, 10}, {2, 10}, {3, 12}};
   const auto h = bounder(2, 5)(records, gen);
   CHECK(h[10] == 3);
@@ -28,7 +29,7 @@ TEST_CASE("units within the bounds are counted exactly") {
 }
 
 TEST_CASE("an adversarial unit never exceeds max_keys keys or max_per_key per key") {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   std::vector<record> records;
   for (std::uint64_t i = 0; i < 1'000'000; ++i)
     records.push_back({7, i % 100'000});  // 10 each of 10^5 keys
@@ -47,7 +48,7 @@ TEST_CASE("an adversarial unit never exceeds max_keys keys or max_per_key per ke
 }
 
 TEST_CASE("the kept keys are a uniform subset of a unit's distinct keys") {
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   std::vector<record> records;
   for (int rep = 0; rep < 3; ++rep) {
     for (std::uint64_t k = 0; k < 6; ++k) records.push_back({42, k});  // duplicates in between
@@ -73,7 +74,7 @@ TEST_CASE("the kept keys are a uniform subset of a unit's distinct keys") {
 TEST_CASE("deterministic for a seed; stability and errors") {
   std::vector<record> records;
   for (std::uint64_t i = 0; i < 1000; ++i) records.push_back({i % 7, i % 31});
-  privet::seeded_generator a(9), b2(9);
+  privet::testing::seeded_release_generator a(9), b2(9);
   const bounder b(4, 2);
   CHECK(b(records, a).sorted_by_key() == b(records, b2).sorted_by_key());
   const auto s = b.stability(3);
@@ -103,15 +104,15 @@ TEST_CASE("deterministic for a seed; stability and errors") {
 
 TEST_CASE("parallel shards give exactly the single-threaded counts") {
   std::vector<record> records;
-  privet::seeded_generator data(21);
+  privet::testing::seeded_release_generator data(21);
   for (int i = 0; i < 200'000; ++i) {
     records.push_back({privet::uniform_below(data, 5'000), privet::uniform_below(data, 300)});
   }
   const bounder b(4, 2);
-  privet::seeded_generator g1(5), g2(5), g3(5);
+  privet::testing::seeded_release_generator g1(5), g2(5), g3(5);
   const auto one = b(records, g1);
   for (unsigned threads : {2u, 3u}) {
-    privet::seeded_generator g(5);
+    privet::testing::seeded_release_generator g(5);
     const auto many = b(records, g, threads);
     CHECK(many.sorted_by_key() == one.sorted_by_key());
   }
@@ -135,7 +136,7 @@ TEST_CASE("DPSU weighting gives every unit an L2 norm of at most 1, exactly") {
   // Unit 1 has 2 keys, unit 2 has 9 (keeps 4), unit 3 one key.
   std::vector<record> records{{1, 10}, {1, 11}, {1, 10}, {3, 10}};
   for (std::uint64_t k = 0; k < 9; ++k) records.push_back({2, 100 + k});
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   const auto h = w(records, gen);
   CHECK(h[10] == w.weight(2) + w.weight(1));
   CHECK(h[11] == w.weight(2));
@@ -169,7 +170,7 @@ TEST_CASE("per-window bounding: windows, keys per window and copies per key") {
       for (int c = 0; c < 4; ++c) records.push_back({7, day, day * 100 + k});
   records.push_back({8, 1, 5000});
   records.push_back({8, 2, 5000});
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   const auto h = b(records, gen);
   std::int64_t total = 0;
   std::set<std::uint32_t> days;

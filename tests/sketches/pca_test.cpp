@@ -3,6 +3,7 @@
 // dense sample covariance, explained variance, the projection against its
 // dense definition, determinism per seed, and the documented errors.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/sketches/pca.hpp>
 
@@ -30,7 +31,7 @@ namespace {
 // clusters give three large eigenvalues (the directions between the cluster
 // means) well above the within-cluster noise.
 rows topic_data(std::size_t n, std::uint32_t d, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   rows out(n);
   for (auto& row : out) {
     const auto topic = static_cast<std::uint32_t>(privet::uniform_below(gen, 4));

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <boost/math/special_functions/beta.hpp>
 
@@ -122,13 +123,13 @@ std::string describe(const Output& v) {
 }
 
 template <class Mechanism, class Input>
-using output_of =
-    std::remove_cvref_t<std::invoke_result_t<Mechanism&, const Input&, privet::seeded_generator&>>;
+using output_of = std::remove_cvref_t<
+    std::invoke_result_t<Mechanism&, const Input&, privet::testing::seeded_release_generator&>>;
 
 template <class Output, class Mechanism, class Input>
 std::vector<Output> draw(Mechanism& mechanism, const Input& input, std::uint64_t n,
                          std::uint64_t seed, std::uint64_t stream) {
-  privet::seeded_generator gen(seed, stream);
+  privet::testing::seeded_release_generator gen(seed, stream);
   std::vector<Output> out;
   out.reserve(static_cast<std::size_t>(n));
   for (std::uint64_t r = 0; r < n; ++r) out.push_back(mechanism(input, gen));
@@ -171,7 +172,7 @@ audit_result run_audit(Mechanism& mechanism, const Input& x, const Input& x_prim
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
   std::vector<std::uint64_t> cx(events.size()), cxp(events.size());
-  privet::seeded_generator gx(o.seed, stream_x), gxp(o.seed, stream_x_prime);
+  privet::testing::seeded_release_generator gx(o.seed, stream_x), gxp(o.seed, stream_x_prime);
   for (std::uint64_t r = 0; r < o.runs; ++r) {
     const Output y = mechanism(x, gx);
     const Output yp = mechanism(x_prime, gxp);
@@ -308,7 +309,7 @@ requires std::is_arithmetic_v<Output> std::vector<audit_event<Output>> automatic
   return events;
 }
 
-/// Audits `mechanism(input, gen)` (gen: privet::seeded_generator&) on the
+/// Audits `mechanism(input, gen)` (gen: privet::testing::seeded_release_generator&) on the
 /// neighbours x and x' over the given events. With selection_runs = 0 every
 /// event is compared in both directions; otherwise selection draws pick the
 /// best `keep` comparisons first. eps_lb exceeds the true epsilon (at the

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 
 #include <boost/math/distributions/chi_squared.hpp>
 
@@ -27,7 +28,7 @@ namespace privet::test {
 template <class Distribution>
 std::vector<std::int64_t> draw_samples(const Distribution& d, std::uint64_t seed, int n,
                                        std::uint64_t stream = 0) {
-  privet::seeded_generator gen(seed, stream);
+  privet::testing::seeded_release_generator gen(seed, stream);
   std::vector<std::int64_t> xs(static_cast<std::size_t>(n));
   for (auto& x : xs) x = d(gen);
   return xs;

@@ -11,13 +11,15 @@
 //
 // The search brackets sigma by doubling and halving, then bisects, keeping
 // the invariant epsilon(hi) <= target: the returned sigma always meets the
-// target, and sigma * (1 - relative_tolerance) (roughly) does not.
+// target, and sigma * (1 - relative_tolerance) (roughly) does not. Every
+// loop of the search has a fixed cap (see smallest_noise_multiplier).
 #pragma once
 
 #include <privet/accounting/events.hpp>
 #include <privet/accounting/odometer.hpp>
 #include <privet/accounting/pld.hpp>
 #include <privet/accounting/rdp.hpp>
+#include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
@@ -31,8 +33,19 @@ namespace privet {
 
 /// The smallest noise multiplier sigma (to `relative_tolerance`, rounded up)
 /// for which `epsilon_of(sigma)` is at most `target_epsilon`, for an epsilon
-/// that does not increase with sigma. Throws invalid_parameter if no sigma up
-/// to 1e6 reaches the target.
+/// that does not increase with sigma. Throws invalid_parameter naming
+/// target_epsilon if no sigma up to 1e6 reaches the target, and passes on
+/// what epsilon_of throws at sigma >= 1.
+///
+/// Every loop is bounded: at most 21 doublings (1 to 2^20 > 1e6), at most
+/// 20 halvings (down to 1e-6), and a bisection that stops when the bracket
+/// is within the tolerance, when its midpoint rounds to an end, or after
+/// 2200 steps (a double bracket cannot be halved more often). A sigma whose
+/// epsilon is NaN, or for which epsilon_of throws privet::error below a
+/// sigma already certified (an accountant that cannot represent so small a
+/// noise, e.g. a loss past double range or a grid past 2^27 points), counts
+/// as not meeting the target, so the sigma returned is always one that
+/// epsilon_of certified.
 template <class EpsilonOf>
 requires std::is_invocable_r_v<double, EpsilonOf&, double>
 double smallest_noise_multiplier(EpsilonOf&& epsilon_of, double target_epsilon,
@@ -41,19 +54,28 @@ double smallest_noise_multiplier(EpsilonOf&& epsilon_of, double target_epsilon,
   if (!(relative_tolerance > 0 && relative_tolerance < 1)) {
     throw_invalid("relative_tolerance", relative_tolerance, "(0, 1)");
   }
+  auto meets = [&](double sigma) { return epsilon_of(sigma) <= target_epsilon; };
+  auto meets_below = [&](double sigma) {
+    try {
+      return meets(sigma);
+    } catch (const error&) {
+      return false;
+    }
+  };
   double hi = 1;
-  while (epsilon_of(hi) > target_epsilon) {
+  while (!meets(hi)) {
     hi *= 2;
     if (hi > 1e6) throw_invalid("target_epsilon", target_epsilon, "reachable with sigma <= 1e6");
   }
   double lo = hi / 2;
-  while (lo > 1e-6 && epsilon_of(lo) <= target_epsilon) {
+  while (lo > 1e-6 && meets_below(lo)) {
     hi = lo;
     lo /= 2;
   }
-  while (hi - lo > relative_tolerance * hi) {
-    const double mid = (lo + hi) / 2;
-    (epsilon_of(mid) <= target_epsilon ? hi : lo) = mid;
+  for (int step = 0; step < 2200 && hi - lo > relative_tolerance * hi; ++step) {
+    const double mid = lo + (hi - lo) / 2;
+    if (!(mid > lo && mid < hi)) break;
+    (meets_below(mid) ? hi : lo) = mid;
   }
   return hi;
 }

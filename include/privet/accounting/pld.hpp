@@ -120,8 +120,40 @@ inline double normal_isf(double p) {
   return std::numbers::sqrt2 * boost::math::erfc_inv(2 * p);
 }
 
+/// Refuses a loss whose grid index would not fit 2^62 (converting it to an
+/// integer would be undefined behaviour; such a grid is far beyond
+/// max_pld_points anyway).
+inline void check_index_range(double l, double h) {
+  if (!(std::fabs(l / h) < 0x1p62)) {
+    throw_invalid("value_discretization_interval", h,
+                  "coarse enough for the loss range (at most 2^27 grid points; this range "
+                  "reaches loss " +
+                      format_value(l) + ")");
+  }
+}
+
+/// log(1 + q (e^y - 1)) for q in (0, 1) at any y (e^y overflows past 709.78).
+inline double log1p_q_expm1(double q, double y) {
+  if (y < 700) return std::log1p(q * std::expm1(y));
+  // = y + log(q + (1 - q) e^{-y}), in log space: (1 - q) / q overflows for
+  // subnormal q.
+  return y + log_add(std::log(q), std::log1p(-q) - y);
+}
+
+/// log(1 + (e^l - 1) / q) for q in (0, 1) at any l > log(1 - q).
+inline double log1p_expm1_over_q(double l, double q) {
+  if (l < 700) {
+    const double v = std::expm1(l) / q;
+    // Overflows only for subnormal q, where e^l - 1 >> q: log(e^l - 1 + q) - log q.
+    return std::isfinite(v) ? std::log1p(v) : std::log(std::expm1(l) + q) - std::log(q);
+  }
+  // = l - log q + log(1 - (1 - q) e^{-l}).
+  return l - std::log(q) + std::log1p(-(1 - q) * std::exp(-l));
+}
+
 /// The grid index of the smallest grid point i h >= l (with i h as computed).
 inline std::int64_t ceil_index(double l, double h) {
+  check_index_range(l, h);
   auto i = static_cast<std::int64_t>(std::ceil(l / h));
   while (static_cast<double>(i - 1) * h >= l) --i;
   while (static_cast<double>(i) * h < l) ++i;
@@ -130,6 +162,7 @@ inline std::int64_t ceil_index(double l, double h) {
 
 /// The grid index of the largest grid point i h <= l.
 inline std::int64_t floor_index(double l, double h) {
+  check_index_range(l, h);
   auto i = static_cast<std::int64_t>(std::floor(l / h));
   while (static_cast<double>(i + 1) * h <= l) ++i;
   while (static_cast<double>(i) * h > l) --i;
@@ -266,32 +299,55 @@ class pld_pmf {
   }
 
   /// The smallest eps >= 0 (rounded up) with delta(eps) <= target, or +inf
-  /// when even the mass at +infinity exceeds the target.
+  /// when even the mass at +infinity exceeds the target. Works at any loss:
+  /// no exponential is taken of a loss (e^l overflows past 709.78), and the
+  /// cost is one pass plus O(log n) checks of delta.
   [[nodiscard]] double epsilon(double target) const {
     if (delta(0) <= target) return 0;
     if (!(infinity_mass_ * (1 + 1e-14) <= target)) return std::numeric_limits<double>::infinity();
     // On [l_{j-1}, l_j], delta = p_inf + S_p - e^eps S_q with suffix sums
     // S_p = sum_{i >= j} p_i and S_q = sum_{i >= j} p_i e^{-l_i}; find the
     // segment where delta crosses the target from the top down and solve.
-    detail::compensated_sum sp, sq;
+    // S_q is kept as e^{-ref} R with R = sum_{i >= j} p_i e^{ref - l_i}; ref
+    // follows l_j down in steps of at most 512, so every exponent lies in
+    // [-512 - h, 0] and R never overflows or loses its terms to underflow.
+    detail::compensated_sum sp, sr;
     sp.add(infinity_mass_);
-    // The first of eps, l_j, l_{j+1}, ... whose direct delta meets the target
-    // (the closed form below carries rounding; the grid points are safe).
+    double ref = loss(probs_.size() - 1);
+    // The first of eps and the grid points from l_j up whose direct delta
+    // meets the target (the closed form below carries rounding; the grid
+    // points are safe). delta does not increase with eps, so a bisection over
+    // the grid finds it in O(log n) evaluations; the top point always meets
+    // the target (its delta is the mass at +infinity, checked above).
     auto checked = [&](double eps, std::size_t j) {
       if (delta(eps) <= target) return eps;
-      for (; j < probs_.size(); ++j)
-        if (delta(loss(j)) <= target) return loss(j);
-      return loss(probs_.size() - 1);
+      std::size_t lo = std::min(j, probs_.size() - 1), hi = probs_.size() - 1;
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (delta(loss(mid)) <= target) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      return loss(hi);
     };
     for (std::size_t j = probs_.size(); j-- > 0;) {
       const double lj = loss(j);
       if (lj <= 0) return checked(0, j + 1);
+      if (ref - lj > 512) {
+        const double rescaled = sr.value() * std::exp(lj - ref);
+        sr = detail::compensated_sum{};
+        sr.add(rescaled);
+        ref = lj;
+      }
       sp.add(probs_[j]);
-      sq.add(probs_[j] * std::exp(-lj));
+      sr.add(probs_[j] * std::exp(ref - lj));
       const double lower = std::max(0.0, j == 0 ? 0.0 : loss(j - 1));
-      const double at_lower = sp.value() - std::exp(lower) * sq.value();
+      // e^lower S_q = e^{lower - ref} R, with lower - ref <= 0.
+      const double at_lower = sp.value() - std::exp(lower - ref) * sr.value();
       if (at_lower > target) {
-        double eps = std::log((sp.value() - target) / sq.value());
+        double eps = ref + std::log((sp.value() - target) / sr.value());
         eps = std::clamp(eps, lower, lj);
         return checked(std::min(lj, eps * (1 + 1e-12) + 1e-15), j);
       }
@@ -382,7 +438,25 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
       double err_p = 0, err_q = 0;
       const double pm = between(pg, pl, j, err_p);
       const double qm = between(qg, ql, j, err_q);
-      const double ea = std::exp(b.grid(ilo + static_cast<std::int64_t>(j)));
+      const double li = b.grid(ilo + static_cast<std::int64_t>(j));
+      // The split needs e^{l_i} times the Q-mass. A tail below 1e-290 may
+      // be subnormal or flushed to 0 (e.g. the Gaussian's Q-tail past l = 650
+      // at mu = 34) and is then trusted only to 1e-290 absolute, which e^{l_i}
+      // magnifies. Where that error is not negligible (l_i >= 600), where the
+      // Q-mass itself is that small, or where e^{l_i} overflows, the bin is
+      // rounded up instead: all of its P-mass goes to l_{i+1}, which only
+      // moves mass to a higher loss, so the result stays pessimistic at any
+      // loss. Elsewhere a tiny tail's 1e-290 costs e^{l_i} 1e-290 < 4e-29.
+      const bool upper_tail = qg[j] <= 0.5;
+      const double q_small = upper_tail ? qg[j + 1] : ql[j];
+      const double q_large = upper_tail ? qg[j] : ql[j + 1];
+      if (li >= 700 || q_large < 1e-290 || (q_small < 1e-290 && li >= 600)) {
+        b.probs[j + 1] += pm;
+        b.allowance += err_p;
+        continue;
+      }
+      const double ea = std::exp(li);
+      if (q_small < 1e-290) b.allowance += ea * 1e-290;
       const double upper = (pm - ea * qm) / one_minus;
       b.probs[j + 1] += upper;
       b.probs[j] += pm - upper;
@@ -392,11 +466,19 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
       // the division, and the error of the mass itself err_p more.
       b.allowance += 2 * err_p + ea * err_q;
     }
-    // Above the top grid point: split between it and +infinity.
-    const double at_top = std::exp(b.grid(ihi)) * qg[n - 1];
-    b.probs[n - 1] += std::min(pg[n - 1], at_top);
-    b.inf_mass = std::max(0.0, pg[n - 1] - at_top);
-    b.allowance += tol * (pg[n - 1] + at_top);
+    // Above the top grid point: split between it and +infinity (all of it to
+    // +infinity where the split cannot be computed, as above).
+    const double l_top = b.grid(ihi);
+    if (l_top >= 700 || (qg[n - 1] < 1e-290 && l_top >= 600)) {
+      b.inf_mass = pg[n - 1];
+      b.allowance += tol * pg[n - 1];
+    } else {
+      const double at_top = std::exp(l_top) * qg[n - 1];
+      b.probs[n - 1] += std::min(pg[n - 1], at_top);
+      b.inf_mass = std::max(0.0, pg[n - 1] - at_top);
+      b.allowance += tol * (pg[n - 1] + at_top);
+      if (qg[n - 1] < 1e-290) b.allowance += std::exp(l_top) * 1e-290;
+    }
   }
   return b.finish();
 }
@@ -475,10 +557,8 @@ struct laplace_loss {
 /// Q = N(0, s^2); L = log(1 - q + q e^{(2x - 1) / (2 s^2)}), increasing in x.
 struct subsampled_gaussian_remove_loss {
   double q, s;
-  [[nodiscard]] double loss(double x) const {
-    return std::log1p(q * std::expm1((2 * x - 1) / (2 * s * s)));
-  }
-  [[nodiscard]] double x_at(double l) const { return s * s * std::log1p(std::expm1(l) / q) + 0.5; }
+  [[nodiscard]] double loss(double x) const { return log1p_q_expm1(q, (2 * x - 1) / (2 * s * s)); }
+  [[nodiscard]] double x_at(double l) const { return s * s * log1p_expm1_over_q(l, q) + 0.5; }
   [[nodiscard]] bool below_range(double l) const { return l <= std::log1p(-q); }
   [[nodiscard]] double p_gt(double l) const {
     if (below_range(l)) return 1;
@@ -498,10 +578,8 @@ struct subsampled_gaussian_remove_loss {
 /// / (2 s^2)}), decreasing in x, below -log(1 - q).
 struct subsampled_gaussian_add_loss {
   double q, s;
-  [[nodiscard]] double loss(double x) const {
-    return -std::log1p(q * std::expm1((2 * x - 1) / (2 * s * s)));
-  }
-  [[nodiscard]] double x_at(double l) const { return s * s * std::log1p(std::expm1(-l) / q) + 0.5; }
+  [[nodiscard]] double loss(double x) const { return -log1p_q_expm1(q, (2 * x - 1) / (2 * s * s)); }
+  [[nodiscard]] double x_at(double l) const { return s * s * log1p_expm1_over_q(-l, q) + 0.5; }
   [[nodiscard]] bool above_range(double l) const { return l >= -std::log1p(-q); }
   [[nodiscard]] double p_gt(double l) const { return above_range(l) ? 0 : normal_sf(-x_at(l) / s); }
   [[nodiscard]] double p_le(double l) const { return above_range(l) ? 1 : normal_sf(x_at(l) / s); }

@@ -144,49 +144,87 @@ inline double rr_divergence(double alpha, double log_p, double log_r, double oth
   return s / (alpha - 1);
 }
 
-// log A_alpha of the Poisson-subsampled Gaussian, 0 < q < 1, integer alpha.
+// i (i - 1) / (2 sigma^2), the exponent of the i-th binomial term; 0 at
+// i = 0 and 1 even when 2 sigma^2 underflows (where 0 / 0 would be NaN).
+inline double gaussian_moment_exponent(double i, double sigma) {
+  const double ii = i * i - i;
+  return ii == 0 ? 0.0 : ii / (2 * sigma * sigma);
+}
+
+// The most terms a subsampled-Gaussian series may take (about 0.1 s).
+inline constexpr double max_rdp_series_terms = 1e6;
+
+// log A_alpha of the Poisson-subsampled Gaussian, 0 < q < 1, integer alpha
+// up to max_rdp_series_terms (alpha + 1 terms).
 inline double log_a_integer(double q, double sigma, double alpha) {
   const double log_q = std::log(q), log_1mq = std::log1p(-q);
   double log_a = neg_inf;
   for (double i = 0; i <= alpha; ++i) {
     log_a = log_add(log_a, log_abs_binomial(alpha, i) + i * log_q + (alpha - i) * log_1mq +
-                               (i * i - i) / (2 * sigma * sigma));
+                               gaussian_moment_exponent(i, sigma));
   }
   return log_a;
 }
 
+// An upper bound on log A_alpha at any order: A_alpha = integral of
+// p^alpha r^{1 - alpha} is jointly convex in (p, r) for alpha > 1 (the
+// perspective of the convex t^alpha), so for the mixture against N(0, s^2)
+// A_alpha <= (1 - q) 1 + q A_alpha(N(1, s^2) || N(0, s^2)) = 1 - q + q
+// e^{alpha (alpha - 1) / (2 s^2)}. Linear in q where the exact value is quadratic, so only the last
+// resort, for orders past max_rdp_series_terms.
+inline double log_a_convex_bound(double q, double sigma, double alpha) {
+  const double y = alpha * (alpha - 1) / (2 * sigma * sigma);
+  if (y < 700) return std::log1p(q * std::expm1(y));
+  return y + log_add(std::log(q), std::log1p(-q) - y);  // y + log(q + (1 - q) e^{-y})
+}
+
 // log A_alpha for fractional alpha: A_alpha splits at z0 = sigma^2
 // log(1/q - 1) + 1/2 into two series (Mironov, Talwar & Zhang 2019,
-// Section 3.3), here with the absolute values of the coefficients.
+// Section 3.3), here with the absolute values of the coefficients. The terms
+// decay only once i passes z0, so where z0 is beyond max_rdp_series_terms
+// (huge sigma, or q near the smallest double), or the series has not
+// converged within that many terms, the order is rounded up: a Renyi
+// divergence does not decrease with its order (van Erven & Harremoes 2014,
+// Theorem 3), so the integer order ceil(alpha)'s exact value bounds it.
 inline double log_a_fractional(double q, double sigma, double alpha) {
+  const double ceil_alpha = std::ceil(alpha);
+  // log(A_ceil) / (ceil - 1) bounds log(A_alpha) / (alpha - 1).
+  auto rounded_up = [&] {
+    const double log_a_ceil = ceil_alpha <= max_rdp_series_terms
+                                  ? log_a_integer(q, sigma, ceil_alpha)
+                                  : log_a_convex_bound(q, sigma, ceil_alpha);
+    return log_a_ceil / (ceil_alpha - 1) * (alpha - 1);
+  };
   const double log_q = std::log(q), log_1mq = std::log1p(-q);
-  const double z0 = sigma * sigma * std::log(1 / q - 1) + 0.5;
+  // log(1/q - 1) as log(1 - q) - log q: 1/q overflows for subnormal q.
+  const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5;
+  if (!(z0 < max_rdp_series_terms) || !(alpha < max_rdp_series_terms)) return rounded_up();
   const double scale = std::sqrt(2.0) * sigma;
   double a0 = neg_inf, a1 = neg_inf;
   double prev0 = neg_inf, prev1 = neg_inf;
   // The terms decay geometrically once i passes alpha and z0; stop when both
   // fall and the larger is below e^-40 of the sum (under a double's
-  // resolution), or throw rather than report a truncated sum.
-  constexpr int max_terms = 1'000'000;
-  for (int k = 0; k < max_terms; ++k) {
-    const double i = k, j = alpha - i;
+  // resolution). A sum that reaches +inf stays there (A_alpha past double
+  // range: the order gives no finite guarantee); NaN is read as +inf by
+  // rdp_curve.
+  for (double i = 0; i < max_rdp_series_terms; ++i) {
+    const double j = alpha - i;
     const double log_c = log_abs_binomial(alpha, i);
-    const double s0 = log_c + i * log_q + j * log_1mq + (i * i - i) / (2 * sigma * sigma) +
+    const double s0 = log_c + i * log_q + j * log_1mq + gaussian_moment_exponent(i, sigma) +
                       std::log(0.5) + log_erfc((i - z0) / scale);
-    const double s1 = log_c + j * log_q + i * log_1mq + (j * j - j) / (2 * sigma * sigma) +
+    const double s1 = log_c + j * log_q + i * log_1mq + gaussian_moment_exponent(j, sigma) +
                       std::log(0.5) + log_erfc((z0 - j) / scale);
     a0 = log_add(a0, s0);
     a1 = log_add(a1, s1);
     const double total = log_add(a0, a1);
+    if (!(total < std::numeric_limits<double>::infinity())) return total;
     if (i > alpha && i > z0 && s0 < prev0 && s1 < prev1 && std::max(s0, s1) < total - 40) {
       return total;
     }
     prev0 = s0;
     prev1 = s1;
   }
-  throw overflow_error("privet: the subsampled Gaussian's RDP series did not converge in " +
-                       std::to_string(max_terms) + " terms (q = " + format_value(q) + ", sigma = " +
-                       format_value(sigma) + ", order = " + format_value(alpha) + ")");
+  return rounded_up();
 }
 
 }  // namespace detail
@@ -236,7 +274,10 @@ inline rdp rdp_pure_dp(const pure_dp& g, const std::vector<double>& orders = def
 /// The Gaussian mechanism with noise multiplier sigma applied to a Poisson
 /// sample that includes each record with probability q, under add/remove
 /// neighbours (Mironov, Talwar & Zhang 2019). q = 0 gives 0; q = 1 the
-/// Gaussian curve.
+/// Gaussian curve. Never fails for valid parameters: where a series cannot be
+/// summed (orders past 10^6, fractional orders at huge sigma or at q near the
+/// smallest double), a proven upper bound is used (see log_a_fractional and
+/// log_a_convex_bound).
 inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
                                    const std::vector<double>& orders = default_rdp_orders()) {
   validate_closed_range(q, 0, 1, "q");
@@ -244,8 +285,14 @@ inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
   if (q == 0) return detail::rdp_curve(orders, [](double) { return 0.0; });
   if (q == 1) return rdp_gaussian(noise_multiplier, orders);
   return detail::rdp_curve(orders, [&](double a) {
-    const double log_a = a == std::floor(a) ? detail::log_a_integer(q, noise_multiplier, a)
-                                            : detail::log_a_fractional(q, noise_multiplier, a);
+    double log_a = 0;
+    if (a != std::floor(a)) {
+      log_a = detail::log_a_fractional(q, noise_multiplier, a);
+    } else if (a <= detail::max_rdp_series_terms) {
+      log_a = detail::log_a_integer(q, noise_multiplier, a);
+    } else {
+      log_a = detail::log_a_convex_bound(q, noise_multiplier, a);
+    }
     return log_a / (a - 1);
   });
 }

@@ -35,7 +35,11 @@
 // Fixed point. Weights are integers in units of 2^-b with b chosen so that
 // the noise has 2^20 to 2^21 units per standard deviation (or Laplace
 // scale); each user's weights are rounded down, so its update stays within
-// norm 1 exactly and the histogram sums exactly in int64 (overflow throws).
+// norm 1 exactly and the histogram sums exactly in int64. A sum is data and
+// never throws: when enough users (2^63 / 2^b) could take one past 2^63 - 1
+// it saturates there (update_context::saturate), a 1-Lipschitz clamp that
+// keeps every user's update within norm 1, so the sensitivity is unchanged.
+// The descent policies never reach it (their counts stay below Gamma).
 // The secure noise is then an exact discrete sample added to an exact
 // integer, and the comparison with the threshold is exact. The weighted
 // policies are exactly as private as stated. The policies' updates are
@@ -93,6 +97,9 @@ enum class update_norm { l1, l2 };
 struct update_context {
   unsigned scale_bits = 0;        ///< weights are integers in units of 2^-scale_bits
   std::int64_t cutoff_units = 0;  ///< Gamma in those units (descent policies only)
+  /// Whether the weight sums could pass 2^63 - 1 (enough users times 2^b),
+  /// so that updates must saturate there (add_weight); set by accumulate.
+  bool saturate = false;
 };
 
 namespace detail {
@@ -100,6 +107,19 @@ namespace detail {
 /// The update budget, 1 in units of 2^-b.
 inline std::int64_t unit_of(const update_context& c) {
   return std::int64_t{1} << c.scale_bits;
+}
+
+/// h[k] += w (w >= 0), saturating at 2^63 - 1 when c.saturate says the sums
+/// could get there (the file comment: a weight sum is data and never
+/// throws; the clamp is 1-Lipschitz, so each user's norm bound holds).
+template <class Key>
+void add_weight(sparse_histogram<Key, std::int64_t>& h, const Key& k, std::int64_t w,
+                const update_context& c) {
+  if (c.saturate) {
+    privet::detail::add_saturating(h, k, w);
+  } else {
+    h.add(k, w);
+  }
 }
 
 /// The gaps Gamma - H[u] > 0 of the user's items below the cutoff.
@@ -127,7 +147,7 @@ struct weighted_gaussian {
     if (items.empty()) return;
     const std::int64_t w =
         l2_normalized_keys<std::uint64_t, std::uint64_t>(1, c.scale_bits).weight(items.size());
-    for (const Key& k : items) h.add(k, w);
+    for (const Key& k : items) detail::add_weight(h, k, w, c);
   }
   /// No cutoff: the weights do not depend on the histogram.
   [[nodiscard]] double cutoff(double rho, double) const noexcept { return rho; }
@@ -143,7 +163,7 @@ struct weighted_laplace {
               const update_context& c) const {
     if (items.empty()) return;
     const std::int64_t w = detail::unit_of(c) / static_cast<std::int64_t>(items.size());
-    for (const Key& k : items) h.add(k, w);
+    for (const Key& k : items) detail::add_weight(h, k, w, c);
   }
   [[nodiscard]] double cutoff(double rho, double) const noexcept { return rho; }
 };
@@ -536,16 +556,21 @@ concept item_emitter = std::invocable < const Emit&,
 /// threads (the result does not depend on their number); the descent
 /// policies run in one, chunk after chunk. Memory beyond the histogram:
 /// about buffered_records records and max_items keys per thread (plus, for
-/// an emit of the vector form, one user's items). Throws overflow_error if a
-/// weight sum leaves int64.
+/// an emit of the vector form, one user's items). A weight sum saturates at
+/// 2^63 - 1 rather than overflow (file comment); nothing here throws for data.
 template <class Key, update_policy Policy, item_emitter<Key> Emit>
 sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t users,
                                                const Emit& emit, std::uint64_t max_items,
-                                               const update_context& ctx, std::uint64_t salt,
+                                               const update_context& context, std::uint64_t salt,
                                                unsigned threads) {
   validate_at_least<std::uint64_t>(max_items, 1, "max_items");
   validate_at_least<unsigned>(threads, 1, "threads");
   const bound_keys<std::uint64_t, Key> select(max_items, 1);
+  // Each user adds at most 2^b to a count (an update of norm <= 1).
+  update_context ctx = context;
+  ctx.saturate = ctx.saturate ||
+                 privet::detail::may_saturate(static_cast<std::uint64_t>(users),
+                                              std::uint64_t{1} << std::min(ctx.scale_bits, 62u));
   const std::size_t chunks = (users + chunk_users - 1) / chunk_users;
   auto run_chunk = [&](std::size_t c, sparse_histogram<Key, std::int64_t>& h,
                        detail::chunk_buffer<Key>& buffer, std::vector<Key>& items,
@@ -603,8 +628,16 @@ sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t
   }
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
-  // Integer sums: the merged histogram does not depend on who added what.
-  for (unsigned t = 1; t < workers_n; ++t) parts[0].merge(parts[t]);
+  // Integer sums: the merged histogram does not depend on who added what
+  // (saturation included: min(a + b, max) is associative over non-negative
+  // weights).
+  for (unsigned t = 1; t < workers_n; ++t) {
+    if (ctx.saturate) {
+      privet::detail::merge_saturating(parts[0], parts[t]);
+    } else {
+      parts[0].merge(parts[t]);
+    }
+  }
   return std::move(parts[0]);
 }
 

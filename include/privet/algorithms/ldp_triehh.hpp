@@ -351,18 +351,19 @@ concept sampling_policy = requires(const P& p, std::vector<prefix_count>& c, see
 
 namespace detail {
 
-/// Sorts `counts` by candidate and adds up the counts of each candidate.
-/// Throws overflow_error when one passes 2^64 - 1.
+/// Sorts `counts` by candidate and adds up the counts of each candidate,
+/// saturating at 2^64 - 1: the counts are the user's own data and only rank
+/// its prefixes for the local sampling, so a client never fails (and never
+/// withholds its vote, which the server would see) however often it typed.
 inline void merge_prefix_counts(std::vector<prefix_count>& counts) {
   std::sort(counts.begin(), counts.end());
   std::size_t kept = 0;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (kept > 0 && counts[kept - 1].first == counts[i].first) {
-      if (counts[i].second > std::numeric_limits<std::uint64_t>::max() - counts[kept - 1].second) {
-        throw overflow_error("privet: a TrieHH user's count of candidate " +
-                             std::to_string(counts[i].first) + " exceeds 2^64 - 1");
-      }
-      counts[kept - 1].second += counts[i].second;
+      std::uint64_t& c = counts[kept - 1].second;
+      c = counts[i].second > std::numeric_limits<std::uint64_t>::max() - c
+              ? std::numeric_limits<std::uint64_t>::max()
+              : c + counts[i].second;
     } else {
       counts[kept++] = counts[i];
     }
@@ -821,7 +822,8 @@ class server {
 struct pass_result {
   std::vector<word> discovered;  ///< words found in this pass
   std::vector<layer_stats> layers;
-  std::vector<std::vector<std::uint64_t>> groups;  ///< the users of each layer
+  std::vector<std::vector<std::uint64_t>>
+      groups;  ///< the users of each layer (users.size(): padding)
 };
 
 /// Users per block of a simulated layer: a block runs on one thread from
@@ -835,6 +837,42 @@ inline constexpr std::size_t simulation_block = 256;
 /// streams.stream(stream, k), so the sum is a function of the streams'
 /// secret, whatever the number of threads. Use a `stream` no other layer of
 /// the same secret uses.
+namespace detail {
+
+/// simulate_layer without the check of `group`: an index >= users.size()
+/// stands for a user with no words (run's padding), who still sends B
+/// dummy reports.
+template <sampling_policy Sampling>
+void simulate_group(const prepared_layer& layer, const std::vector<user_data>& users,
+                    std::span<const std::uint64_t> group,
+                    const std::unordered_set<word>* vocabulary, const keyed_streams& streams,
+                    std::uint64_t stream, vote_sum& sum, const Sampling& sampling) {
+  static const user_data no_words;
+  const std::size_t blocks = (group.size() + simulation_block - 1) / simulation_block;
+  oneapi::tbb::enumerable_thread_specific<vote_sum> partial(sum.empty_copy());
+  oneapi::tbb::parallel_for(
+      oneapi::tbb::blocked_range<std::size_t>(0, blocks, 1),
+      [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+        vote_sum& mine = partial.local();
+        vote v{};
+        for (std::size_t k = r.begin(); k != r.end(); ++k) {
+          auto gen = streams.stream(stream, k);  // a keyed_stream: release-grade
+          const std::size_t end = std::min(group.size(), (k + 1) * simulation_block);
+          for (std::size_t i = k * simulation_block; i < end; ++i) {
+            const user_data& typed =
+                group[i] < users.size() ? users[static_cast<std::size_t>(group[i])] : no_words;
+            respond(typed, vocabulary, layer.broadcast(), layer.params(), layer.randomiser(),
+                    sampling, gen, v);
+            mine.add(v);
+          }
+        }
+      },
+      oneapi::tbb::simple_partitioner());
+  for (const vote_sum& p : partial) sum.merge(p);
+}
+
+}  // namespace detail
+
 template <sampling_policy Sampling = random_sampling>
 void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& users,
                     std::span<const std::uint64_t> group,
@@ -852,26 +890,7 @@ void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& u
                       std::to_string(layer.broadcast().message().layer) +
                       ") with as many candidates");
   }
-  const std::size_t blocks = (group.size() + simulation_block - 1) / simulation_block;
-  oneapi::tbb::enumerable_thread_specific<vote_sum> partial(sum.empty_copy());
-  oneapi::tbb::parallel_for(
-      oneapi::tbb::blocked_range<std::size_t>(0, blocks, 1),
-      [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-        vote_sum& mine = partial.local();
-        vote v{};
-        for (std::size_t k = r.begin(); k != r.end(); ++k) {
-          seeded_generator gen = streams.stream(stream, k);
-          const std::size_t end = std::min(group.size(), (k + 1) * simulation_block);
-          for (std::size_t i = k * simulation_block; i < end; ++i) {
-            detail::respond(users[static_cast<std::size_t>(group[i])], vocabulary,
-                            layer.broadcast(), layer.params(), layer.randomiser(), sampling, gen,
-                            v);
-            mine.add(v);
-          }
-        }
-      },
-      oneapi::tbb::simple_partitioner());
-  for (const vote_sum& p : partial) sum.merge(p);
+  detail::simulate_group(layer, users, group, vocabulary, streams, stream, sum, sampling);
 }
 
 /// Runs `passes` passes of the algorithm over disjoint groups of users: a
@@ -880,9 +899,13 @@ void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& u
 /// Words found by a pass join the known vocabulary of the later ones. The
 /// users' own randomness comes from keyed streams under a secret drawn from
 /// `gen` (simulate_layer), so layers run on all cores and the result is a
-/// function of gen alone. Throws invalid_parameter when there are fewer
-/// users than passes * max_depth * N (a run that stops early leaves users
-/// unused).
+/// function of gen alone. The number of users is data, so it never makes the
+/// run throw: when fewer than passes * max_depth * N users remain for a
+/// layer, the layer is filled up with users who typed no words (they send B
+/// dummy reports, as any user without a valid prefix does; their index in
+/// pass_result::groups is users.size()). Every layer thus hears exactly N
+/// clients, so the per-layer central guarantee of privacy_report, computed
+/// for N B shuffled reports, holds whatever the data; only utility falls.
 template <sampling_policy Sampling = random_sampling, random_bit_source G>
 std::vector<pass_result> run(const std::vector<user_data>& users,
                              std::unordered_set<word> vocabulary, const word& alphabet,
@@ -890,14 +913,6 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
                              Sampling sampling = {}) {
   p.validate();
   validate_at_least<std::size_t>(passes, 1, "passes");
-  const long double needed = static_cast<long double>(passes) *
-                             static_cast<long double>(p.max_depth) *
-                             static_cast<long double>(p.users_per_layer);
-  if (static_cast<long double>(users.size()) < needed) {
-    throw_invalid("users.size()", users.size(),
-                  ">= passes * max_depth * users_per_layer = " +
-                      privet::detail::format_value(static_cast<double>(needed)));
-  }
   // A uniform permutation (Fisher-Yates with unbiased draws).
   std::vector<std::uint64_t> order(users.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -918,14 +933,19 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
     pass_result r;
     while (!srv.done()) {
       const prepared_layer layer(srv.broadcast(), p);
-      std::vector<std::uint64_t> group(
-          order.begin() + static_cast<std::ptrdiff_t>(next),
-          order.begin() + static_cast<std::ptrdiff_t>(next + p.users_per_layer));
+      // The next N users of the order, then padding users with no words.
+      const std::size_t from = std::min<std::size_t>(next, order.size());
+      const std::size_t to = static_cast<std::size_t>(
+          std::min<std::uint64_t>(order.size() - from, p.users_per_layer) + from);
+      std::vector<std::uint64_t> group(order.begin() + static_cast<std::ptrdiff_t>(from),
+                                       order.begin() + static_cast<std::ptrdiff_t>(to));
+      group.resize(static_cast<std::size_t>(p.users_per_layer), users.size());
       vote_sum sum = srv.make_sum();
       // The group's first position in the order names its streams: no two
       // layers of the run share one.
       // The vocabulary grows only after the pass.
-      simulate_layer(layer, users, group, &vocabulary, streams, next, sum, sampling);
+      detail::simulate_group(layer, users, std::span<const std::uint64_t>(group), &vocabulary,
+                             streams, next, sum, sampling);
       srv.receive_sum(sum);
       next += p.users_per_layer;
       r.layers.push_back(srv.close_layer());

@@ -251,20 +251,17 @@ class histogram {
   }
 
   /// Steps 3-5 for a given list of candidate pages (any subset of the
-  /// candidates: each page's rows depend only on that page). Throws
-  /// invalid_parameter naming `country` for a count whose country index is
-  /// not below countries(): its view took one of its actor's k slots but
-  /// could never be released, so it is refused rather than lost.
+  /// candidates: each page's rows depend only on that page). Only the cells
+  /// of the declared domain, candidate pages x countries [0, countries()),
+  /// are noised and released. A view whose country index is not below
+  /// countries() is data outside that domain: like a view of a page that is
+  /// not a candidate, it took one of its actor's k slots and is never
+  /// released (issue 22: data never makes a release throw; which cells can
+  /// be released is fixed by the parameters alone, so nothing about the
+  /// data is revealed by it).
   std::vector<release_row> release_pages(const tuple_counts& counts,
                                          const std::vector<page_key>& pages,
                                          const keyed_streams& streams) const {
-    for (const auto& [t, count] : counts) {
-      if (t.country >= countries_) {
-        throw_invalid("country", t.country,
-                      "< countries = " + std::to_string(countries_) + " (page " +
-                          std::to_string(t.page) + ", project " + std::to_string(t.project) + ")");
-      }
-    }
     std::vector<release_row> out;
     for (const page_key& page : pages) {
       auto gen = streams.stream(page.page, page.project);
@@ -291,7 +288,7 @@ class histogram {
 
   /// The bounding's stream: its second address word is above every project
   /// index (32 bits), so it is never a page's stream.
-  static seeded_generator bounding_stream(const keyed_streams& streams) {
+  static keyed_stream bounding_stream(const keyed_streams& streams) {
     return streams.stream(0, std::uint64_t{1} << 40);
   }
 

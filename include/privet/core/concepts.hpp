@@ -100,4 +100,33 @@ constexpr int generator_bits() {
 template <class G>
 concept random_bit_source = uniform_random_bit_generator<G> &&(detail::generator_bits<G>() >= 8);
 
+/// What privet knows of a generator beyond its range. Specialise with
+/// `cryptographically_secure = true` only for a generator whose outputs no
+/// one without its state can tell from uniform bits (a CSPRNG, or a PRF
+/// stream under a key drawn from one) and whose state no one else can know.
+/// A seed is known by whoever chose it: seeded generators stay `false`.
+template <class G, class Enable = void>
+struct generator_traits {
+  static constexpr bool cryptographically_secure = false;
+};
+
+/// A `random_bit_source` marked cryptographically secure: the only
+/// generators a release path (a mechanism with `secure_noise`, a sketch's or
+/// an algorithm's noisy release) accepts. Noise from a generator whose state
+/// can be guessed cancels: two runs on neighbouring data with the same seed
+/// differ by the data alone.
+template <class G>
+concept secure_bit_source =
+    random_bit_source<G> && generator_traits<std::remove_cv_t<G>>::cryptographically_secure;
+
 }  // namespace privet
+
+/// The sentence a release path prints when handed a generator that is not
+/// `secure_bit_source` (a `static_assert`, so the message names the fix
+/// rather than listing unsatisfied constraints).
+#define PRIVET_REQUIRE_SECURE_GENERATOR(G)                                                         \
+  static_assert(::privet::secure_bit_source<G>,                                                    \
+                "privet: release noise needs a cryptographically secure generator "                \
+                "(privet::secure_generator(), or a keyed_streams stream under a secret from it); " \
+                "for simulations use simulation_only_noise, and in tests "                         \
+                "privet::testing::seeded_release_generator from <privet/core/testing.hpp>")

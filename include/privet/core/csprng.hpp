@@ -105,6 +105,11 @@ inline csprng& secure_generator() {
   return gen;
 }
 
-static_assert(random_bit_source<csprng>);
+template <>
+struct generator_traits<csprng> {
+  static constexpr bool cryptographically_secure = true;
+};
+
+static_assert(secure_bit_source<csprng>);
 
 }  // namespace privet

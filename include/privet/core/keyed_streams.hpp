@@ -11,10 +11,15 @@
 // secret (BLAKE2b as a PRF, ChaCha20 as a PRG), which is what release noise
 // needs; distinct (a, b) never share a stream (no hashing of the address
 // to fewer bits, so no collisions that would correlate two cells' noise).
-// from_seed() derives the secret from a 64-bit seed, for tests and
-// reproducible simulations only: a 64-bit seed can be searched.
+// A stream is a `keyed_stream`, marked cryptographically secure
+// (`generator_traits`): the class's contract is that its secret comes from a
+// CSPRNG (the default constructor, `streams_from(csprng&)`, or a secret
+// broadcast from a process that drew it so). Streams from a 64-bit seed, for
+// tests only, are `privet::testing::seeded_keyed_streams` in
+// <privet/core/testing.hpp>: a 64-bit seed can be searched.
 #pragma once
 
+#include <privet/core/concepts.hpp>
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/seeded_generator.hpp>
 
@@ -25,6 +30,20 @@
 #include <span>
 
 namespace privet {
+
+class keyed_streams;
+
+/// One stream of `keyed_streams`: ChaCha20 under the stream's subkey.
+class keyed_stream : public seeded_generator {
+ private:
+  friend class keyed_streams;
+  explicit keyed_stream(const seeded_generator& g) : seeded_generator(g) {}
+};
+
+template <>
+struct generator_traits<keyed_stream> {
+  static constexpr bool cryptographically_secure = true;
+};
 
 class keyed_streams {
  public:
@@ -44,23 +63,8 @@ class keyed_streams {
   keyed_streams& operator=(const keyed_streams&) = default;
   ~keyed_streams() { sodium_memzero(secret_.data(), secret_.size()); }
 
-  /// Deterministic streams from a 64-bit seed: not for release noise.
-  static keyed_streams from_seed(std::uint64_t seed) {
-    detail::ensure_sodium();
-    static constexpr char domain[] = "privet.keyed_streams.seed.v1";
-    std::array<unsigned char, sizeof(domain) - 1 + 8> input{};
-    std::memcpy(input.data(), domain, sizeof(domain) - 1);
-    for (int i = 0; i < 8; ++i) {
-      input[sizeof(domain) - 1 + static_cast<std::size_t>(i)] =
-          static_cast<unsigned char>(seed >> (8 * i));
-    }
-    key_type secret{};
-    crypto_generichash(secret.data(), secret.size(), input.data(), input.size(), nullptr, 0);
-    return keyed_streams(secret);
-  }
-
   /// The stream addressed by (a, b).
-  [[nodiscard]] seeded_generator stream(std::uint64_t a, std::uint64_t b = 0) const {
+  [[nodiscard]] keyed_stream stream(std::uint64_t a, std::uint64_t b = 0) const {
     static constexpr char domain[] = "privet.keyed_streams.v1";
     std::array<unsigned char, sizeof(domain) - 1 + 16> input{};
     std::memcpy(input.data(), domain, sizeof(domain) - 1);
@@ -73,7 +77,10 @@ class keyed_streams {
     key_type subkey{};
     crypto_generichash(subkey.data(), subkey.size(), input.data(), input.size(), secret_.data(),
                        secret_.size());
-    return seeded_generator::from_key(std::span<const unsigned char, key_bytes>(subkey), 0);
+    keyed_stream out(
+        seeded_generator::from_key(std::span<const unsigned char, key_bytes>(subkey), 0));
+    sodium_memzero(subkey.data(), subkey.size());
+    return out;
   }
 
   /// The secret, to hand to the other processes of one run.

@@ -10,6 +10,16 @@
 // metric of the step before; the privacy map of `t | m` is m's map after
 // t's stability map, so the guarantee a pipeline reports is computed, never
 // asserted.
+//
+// That guarantee holds for every pair of neighbouring datasets only because
+// no step throws on data (docs/data_rule.md): an exception raised by one
+// dataset and not its neighbour would be an output without noise. Every
+// step maps out-of-domain data (NaN, out-of-range or infinite records,
+// wrong-size rows, more records than declared) by a fixed rule that its
+// stability map accounts for: record-wise rules keep stability d_in,
+// saturation is 1-Lipschitz, and floating-point rounding is added to the
+// stability (bounded_sum, clipped_sum). Only parameters, validated when a
+// step is built, throw.
 #pragma once
 
 #include <privet/core/concepts.hpp>

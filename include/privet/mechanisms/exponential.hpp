@@ -13,6 +13,11 @@
 // Ding et al. 2021) and is never worse in expected score. Both are eps-DP.
 // The exponent is formed exactly from the doubles' binary values and the
 // coin is Canonne-Kamath-Steinke's exact Bernoulli(exp(-x)).
+//
+// Scores are data and never make a selection throw: any double is taken,
+// +inf saturated to the largest double and -inf or NaN to the lowest
+// (score_selector::finite_score). An empty candidate list is a parameter
+// error (the candidates are public).
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -26,6 +31,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <ranges>
 #include <string>
@@ -48,18 +54,26 @@ class score_selector {
   [[nodiscard]] double sensitivity() const noexcept { return sensitivity_; }
   [[nodiscard]] bool monotonic() const noexcept { return monotonic_; }
 
+  /// The score a candidate is ranked by: its own value when finite, +inf
+  /// saturated to the largest double, -inf and NaN to the lowest (a
+  /// candidate whose score is undefined is the least preferred). Scores are
+  /// data, so none makes the mechanism throw; the map is 1-Lipschitz on the
+  /// extended reals, so scores of sensitivity D keep sensitivity D.
+  [[nodiscard]] static double finite_score(double v) noexcept {
+    if (std::isnan(v)) return std::numeric_limits<double>::lowest();
+    return std::clamp(v, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+  }
+
  protected:
-  // Exact fractions x_r = eps (q_max - q_r) / (c D), one per candidate.
+  // Exact fractions x_r = eps (q_max - q_r) / (c D), one per candidate,
+  // from the scores as finite_score reads them. Differences up to 2^1025
+  // are exact big integers, and the coin costs about 1.6 Bernoulli(e^-1)
+  // draws whatever the exponent (bernoulli.hpp).
   template <std::ranges::input_range R>
   std::vector<std::pair<boost::multiprecision::cpp_int, boost::multiprecision::cpp_int>> exponents(
       const R& scores) const {
     std::vector<double> q;
-    for (const auto& s : scores) {
-      const auto v = static_cast<double>(s);
-      if (!std::isfinite(v))
-        throw_invalid("scores[" + std::to_string(q.size()) + "]", v, "a finite number");
-      q.push_back(v);
-    }
+    for (const auto& s : scores) q.push_back(finite_score(static_cast<double>(s)));
     if (q.empty()) throw_empty("scores");
     const dyadic top = dyadic::from_double(*std::max_element(q.begin(), q.end()));
     const dyadic eps = dyadic::from_double(epsilon_);
@@ -94,6 +108,7 @@ class exponential_mechanism : public detail::score_selector {
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     const auto x = exponents(scores);
     for (;;) {
       const std::size_t r = uniform_below(gen, static_cast<std::uint64_t>(x.size()));
@@ -111,6 +126,7 @@ class permute_and_flip : public detail::score_selector {
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     const auto x = exponents(scores);
     std::vector<std::size_t> order(x.size());
     std::iota(order.begin(), order.end(), std::size_t{0});

@@ -4,11 +4,21 @@
 //
 // With secure_noise the noise is a discrete Gaussian sample (exact, Canonne,
 // Kamath & Steinke 2020, whose Theorem 14 gives the same zCDP bound on Z^d)
-// on a grid g = 2^k with s / g in [2^20, 2^21); s / g is rounded up to a
-// multiple of 2^-10 so that s^2 / g^2 is an exact rational of 64-bit
-// integers. Rounding inputs to the grid moves d-apart neighbours to at most
-// d / g + sqrt(dimension) grid steps apart in L2 (floor(d / g) + 1 in one
-// dimension), and the privacy map uses exactly that.
+// on a grid g = 2^k with s / g in [2^30, 2^31) (never below 2^-1074), s
+// rounded up to a whole number of grid steps, at most 2^31, so that
+// (s / g)^2 is an exact integer in the sampler's range. Rounding inputs to
+// the grid moves d-apart neighbours to at most d / g + sqrt(dimension) grid
+// steps apart in L2 (floor(d / g) + 1 in one dimension), and the privacy map
+// uses exactly that. Calibration keeps the slack sqrt(dimension) g a small
+// part of s: g is chosen from s and coarsened (at most a few doublings)
+// only while s would pass 2^31 steps; the calibration loops are bounded.
+//
+// Inputs: every finite value of Real is released with the same exactness,
+// as a fixed function of the exact integer round(x / g) + noise (see
+// detail/grid.hpp): an input beyond 2^(p + 64) g (p = 53 for double) comes
+// back unchanged, and an output beyond Real's range saturates at its max /
+// lowest. +-inf inputs are read as max / lowest and NaN as 0 before the
+// noise; no input throws.
 //
 // approx_guarantee gives the smallest sound (eps, delta) directly, which is
 // tighter than going through zCDP:
@@ -131,7 +141,10 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
   using guarantee_type = zcdp;
 
   /// N(0, sigma^2) noise on each of `dimension` coordinates (secure_noise
-  /// rounds sigma up by less than 2^-30 relative; see sigma()).
+  /// rounds sigma up to whole grid steps, by less than 2^-30 relative; see
+  /// sigma()). Throws unless sigma is finite and > 0 (and, with secure_noise,
+  /// at most (2^31 - 1) 2^993, about 1.7976931340e308, so that the rounded-up
+  /// sigma stays finite) and dimension >= 1.
   static gaussian_mechanism from_scale(double sigma, std::size_t dimension = 1) {
     validate_scale(sigma, "sigma");
     validate_at_least<std::size_t>(dimension, 1, "dimension");
@@ -139,47 +152,72 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
       const double g = detail::grid_for(sigma, grid_bits);
-      const auto units =
-          static_cast<std::uint64_t>(std::ceil(std::ldexp(sigma / g, sigma_fraction_bits)));
-      return gaussian_mechanism(std::ldexp(static_cast<double>(units), -sigma_fraction_bits) * g, g,
-                                units, dimension);
+      const auto units = static_cast<std::uint64_t>(std::ceil(sigma / g));  // <= 2^31
+      if (!std::isfinite(static_cast<double>(units) * g)) {
+        throw_invalid("sigma", sigma,
+                      "finite, > 0 and <= " + detail::format_value(std::ldexp(0x1p31 - 1, 993)) +
+                          " with secure_noise (sigma is rounded up to whole grid steps)");
+      }
+      return from_units(units, g, dimension);
     }
   }
 
   /// The least noise (up to one step of sigma's representation) whose
-  /// guarantee for inputs `l2_sensitivity` apart is at most `target`.
+  /// guarantee for inputs `l2_sensitivity` apart is at most `target`. With
+  /// secure_noise, sigma exceeds the ideal l2_sensitivity / sqrt(2 rho) by
+  /// at most about 2 sqrt(dimension) / (2^31 sqrt(2 rho)) relative (the
+  /// grid's rounding slack), and target.rho must be >= dimension * 2^-61:
+  /// rounding each coordinate costs one grid step (sqrt(dimension) in L2),
+  /// and sigma must stay within the exact sampler's 2^31 grid steps. Throws
+  /// overflow_error when sigma exceeds the double range.
   static gaussian_mechanism from_guarantee(zcdp target, double l2_sensitivity,
                                            std::size_t dimension = 1) {
-    validate_positive(target.rho(), "target.rho");
+    const double rho = validate_positive(target.rho(), "target.rho");
     validate_positive(l2_sensitivity, "l2_sensitivity");
     validate_at_least<std::size_t>(dimension, 1, "dimension");
-    const double sigma0 = l2_sensitivity / std::sqrt(2 * target.rho());
+    // sqrt(2) sqrt(rho): 2 rho itself may overflow.
+    const double root = std::numbers::sqrt2 * std::sqrt(rho);
+    const double sigma0 = l2_sensitivity / root;
+    auto too_large = [&] {
+      return overflow_error("privet: the Gaussian sigma for " + to_string(target) +
+                            " and l2_sensitivity = " + detail::format_value(l2_sensitivity) +
+                            " exceeds the double range");
+    };
+    if (!std::isfinite(sigma0)) throw too_large();
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
-      double sigma = sigma0;
-      while (gaussian_mechanism(sigma, 0, 0, dimension).guarantee(l2_sensitivity).rho() >
-             target.rho())
+      double sigma = std::max(sigma0, std::numeric_limits<double>::denorm_min());
+      // A few next_up steps at most: sigma0 is exact up to two roundings.
+      for (int i = 0;
+           gaussian_mechanism(sigma, 0, 0, dimension).guarantee(l2_sensitivity).rho() > rho; ++i) {
+        if (i == 64) throw too_large();  // not reached: guards the invariant
         sigma = detail::next_up(sigma);
+      }
+      if (!std::isfinite(sigma)) throw too_large();
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
-      double g = detail::grid_for(sigma0, grid_bits);
-      std::uint64_t units = 0;
-      // The grid's rounding slack raises sigma a little above sigma0; if that
-      // pushes sigma / g past 2^21 (units^2 would leave 62 bits), coarsen g.
-      for (;;) {
-        const double steps = grid_steps(l2_sensitivity, g, dimension);
-        units = static_cast<std::uint64_t>(
-            std::ceil(std::ldexp(steps / std::sqrt(2 * target.rho()), sigma_fraction_bits)));
-        if (units < max_units) break;
-        g *= 2;
+      const double rho_min = std::ldexp(static_cast<double>(dimension), -61);
+      if (rho < rho_min) {
+        throw_invalid("target.rho", rho,
+                      ">= dimension * 2^-61 = " + detail::format_value(rho_min) +
+                          " with secure_noise (rounding each coordinate to the grid costs one "
+                          "step, and sigma must stay within the exact sampler's 2^31 steps)");
       }
-      auto make = [&](std::uint64_t u) {
-        return gaussian_mechanism(std::ldexp(static_cast<double>(u), -sigma_fraction_bits) * g, g,
-                                  u, dimension);
-      };
-      gaussian_mechanism m = make(units);
-      while (m.guarantee(l2_sensitivity).rho() > target.rho())
-        m = make(++units);  // < max_units + a few
-      return m;
+      // With rho >= dimension 2^-61 the slack alone needs at most 2^30 steps
+      // of sigma, and sigma0 / g < 2^31 halves with each doubling of g, so
+      // the loop ends by the third pass.
+      double g = detail::grid_for(sigma0, grid_bits);
+      for (int pass = 0; pass < 8 && std::isfinite(g); ++pass, g *= 2) {
+        const double steps = grid_steps(l2_sensitivity, g, dimension);
+        const double estimate = std::ceil(steps / root);
+        if (!(estimate <= static_cast<double>(max_units))) continue;
+        auto units = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(estimate));
+        // The estimate is within one rounding; the privacy map decides.
+        while (units <= max_units && zcdp_units(steps, units) > rho) ++units;
+        if (units > max_units) continue;
+        if (!std::isfinite(static_cast<double>(units) * g)) throw too_large();
+        return from_units(units, g, dimension);
+      }
+      throw too_large();  // not reached for finite sigma0 (see above)
     }
   }
 
@@ -188,7 +226,10 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
   /// epsilon <= target.epsilon: the analytic Gaussian mechanism (Balle & Wang
   /// 2018) for simulation_only_noise, its discrete counterpart for
   /// secure_noise. Throws unless target.delta is in (0, 1), l2_sensitivity is
-  /// finite and > 0 and dimension >= 1.
+  /// finite and > 0 and dimension >= 1; overflow_error when sigma exceeds the
+  /// double range; with secure_noise, invalid_parameter (target.epsilon) when
+  /// the target needs sigma above 2^30 grid steps even on the coarsest grid
+  /// (rounding costs one step per coordinate, sqrt(dimension) in L2).
   static gaussian_mechanism from_guarantee(approx_dp target, double l2_sensitivity,
                                            std::size_t dimension = 1) {
     validate_delta_positive(target.delta(), "target.delta");
@@ -199,73 +240,98 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     // continuous delta.
     const double sigma0 = analytic_gaussian_sigma(target, l2_sensitivity);
     const double delta = target.delta();
+    const double eps = target.epsilon();
+    auto too_large = [&] {
+      return overflow_error("privet: the Gaussian sigma for " + to_string(target) +
+                            " and l2_sensitivity = " + detail::format_value(l2_sensitivity) +
+                            " exceeds the double range");
+    };
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       double sigma = sigma0;
-      while (continuous_epsilon(l2_sensitivity, sigma, delta) > target.epsilon())
+      for (int i = 0; continuous_epsilon(l2_sensitivity, sigma, delta) > eps; ++i) {
+        if (i == 64) throw too_large();  // not reached: guards the invariant
         sigma = detail::next_up(sigma);
+      }
+      if (!std::isfinite(sigma)) throw too_large();
       return gaussian_mechanism(sigma, 0, 0, dimension);
     } else {
+      // The least sensitivity in grid steps, reached on a coarse grid.
+      const double least_steps =
+          dimension == 1 ? 1.0 : detail::sqrt_up(static_cast<double>(dimension));
+      if (!(secure_epsilon(least_steps, max_units / 2, dimension, delta) <= eps)) {
+        throw_invalid(
+            "target.epsilon", eps,
+            "large enough for the secure sampler at target.delta = " + detail::format_value(delta) +
+                " and dimension = " + std::to_string(dimension) +
+                " (rounding each coordinate to the grid costs one step, and sigma "
+                "must stay within 2^30 of the exact sampler's steps)");
+      }
+      // Each pass halves sigma0 / g; the check above bounds the slack's own
+      // share, so a few passes suffice (the cap guards the invariant).
       double g = detail::grid_for(sigma0, grid_bits);
-      for (;;) {
+      for (int pass = 0; pass < 64 && std::isfinite(g); ++pass, g *= 2) {
         const double steps = grid_steps(l2_sensitivity, g, dimension);
         auto ok = [&](std::uint64_t u) {
-          return secure_epsilon(steps, u, dimension, delta) <= target.epsilon();
+          return secure_epsilon(steps, u, dimension, delta) <= eps;
         };
-        std::uint64_t lo =
-            static_cast<std::uint64_t>(std::floor(std::ldexp(sigma0 / g, sigma_fraction_bits)));
+        const double start = std::floor(sigma0 / g);
+        if (!(start < static_cast<double>(max_units))) continue;
+        std::uint64_t lo = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(start));
         while (lo > 1 && ok(lo)) lo /= 2;  // not expected; keeps lo failing
-        if (ok(lo)) return from_units(lo, g, dimension);
+        if (ok(lo)) return checked_units(lo, g, dimension, too_large);
         // Gallop up from lo (the zCDP bound for dimension > 1 may need tens of
         // percent more noise), then bisect: the result has passed ok().
         std::uint64_t stride = std::max<std::uint64_t>(1, lo >> 12);
         std::uint64_t hi = lo + stride;
-        while (hi < max_units && !ok(hi)) {
+        while (hi <= max_units && !ok(hi)) {
           lo = hi;
           stride *= 2;
           hi = lo + stride;
         }
-        if (hi >= max_units) {
-          g *= 2;  // sigma / g would leave the sampler's range
-          continue;
-        }
+        if (hi > max_units) continue;  // sigma / g would leave the sampler's range
         while (hi - lo > 1) {
           const std::uint64_t mid = lo + (hi - lo) / 2;
           (ok(mid) ? hi : lo) = mid;
         }
-        return from_units(hi, g, dimension);
+        return checked_units(hi, g, dimension, too_large);
       }
+      throw too_large();
     }
   }
 
   /// The smallest sound epsilon (rounded up) at which inputs `l2_sensitivity`
   /// apart are (epsilon, delta)-DP; see the header comment for the bound used
   /// by each noise. Throws unless l2_sensitivity is finite and >= 0 and delta
-  /// is in (0, 1).
+  /// is in (0, 1), and overflow_error when epsilon exceeds the double range.
   [[nodiscard]] approx_dp approx_guarantee(double l2_sensitivity, double delta) const {
     validate_non_negative(l2_sensitivity, "l2_sensitivity");
     validate_delta_positive(delta);
     if (l2_sensitivity == 0) return approx_dp(0, delta);
+    double eps = 0;
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
-      return approx_dp(continuous_epsilon(l2_sensitivity, sigma_, delta), delta);
+      eps = continuous_epsilon(l2_sensitivity, sigma_, delta);
     } else {
-      return approx_dp(secure_epsilon(grid_steps(l2_sensitivity, granularity_, dimension_),
-                                      sigma_units_, dimension_, delta),
-                       delta);
+      eps = secure_epsilon(grid_steps(l2_sensitivity, granularity_, dimension_), sigma_units_,
+                           dimension_, delta);
     }
+    if (!std::isfinite(eps)) throw guarantee_overflow(l2_sensitivity);
+    return approx_dp(eps, delta);
   }
 
-  /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity`.
+  /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity`. Throws
+  /// overflow_error when rho exceeds the double range.
   [[nodiscard]] zcdp guarantee(double l2_sensitivity) const {
     validate_non_negative(l2_sensitivity, "l2_sensitivity");
     if (l2_sensitivity == 0) return zcdp(0);
-    double steps = l2_sensitivity;
-    double sigma = sigma_;
+    double rho = 0;
     if constexpr (std::same_as<Noise, secure_noise>) {
-      steps = grid_steps(l2_sensitivity, granularity_, dimension_);
-      sigma = std::ldexp(static_cast<double>(sigma_units_), -sigma_fraction_bits);
+      rho = zcdp_units(grid_steps(l2_sensitivity, granularity_, dimension_), sigma_units_);
+    } else {
+      const double ratio = detail::div_up(l2_sensitivity, sigma_);
+      rho = detail::mul_up(ratio, ratio) / 2;
     }
-    const double ratio = detail::div_up(steps, sigma);
-    return zcdp(detail::mul_up(ratio, ratio) / 2);
+    if (!std::isfinite(rho)) throw guarantee_overflow(l2_sensitivity);
+    return zcdp(rho);
   }
 
   [[nodiscard]] double sigma() const noexcept { return sigma_; }
@@ -276,24 +342,41 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
  private:
   friend class detail::additive_noise<gaussian_mechanism<Real, Noise>, Real>;
 
-  static constexpr int grid_bits = 20;
-  static constexpr int sigma_fraction_bits = 10;
-  // sigma in grid units times 2^10 stays below 2^31, so its square fits the
-  // discrete Gaussian's 62-bit numerator.
+  // sigma = units grid steps, a whole number in [1, 2^31]: its square fits
+  // the discrete Gaussian's range (2 units^2 (units + 1)^2 < 2^128), and a
+  // grid of 2^-30 sigma leaves room for the rounding slack below 2^31.
+  static constexpr int grid_bits = 30;
   static constexpr std::uint64_t max_units = std::uint64_t{1} << 31;
 
   gaussian_mechanism(double sigma, double granularity, std::uint64_t sigma_units,
                      std::size_t dimension)
       : sigma_(sigma), granularity_(granularity), sigma_units_(sigma_units), dimension_(dimension) {
     if constexpr (std::same_as<Noise, secure_noise>) {
-      // sigma^2 in grid units = units^2 / 2^20, exact in 64 bits (units < 2^32).
-      sampler_.emplace(sigma_units_ * sigma_units_, std::uint64_t{1} << (2 * sigma_fraction_bits));
+      sampler_.emplace(sigma_units_ * sigma_units_, std::uint64_t{1});
     }
   }
 
   static gaussian_mechanism from_units(std::uint64_t units, double g, std::size_t dimension) {
-    return gaussian_mechanism(std::ldexp(static_cast<double>(units), -sigma_fraction_bits) * g, g,
-                              units, dimension);
+    return gaussian_mechanism(static_cast<double>(units) * g, g, units, dimension);
+  }
+
+  template <class TooLarge>
+  static gaussian_mechanism checked_units(std::uint64_t units, double g, std::size_t dimension,
+                                          TooLarge& too_large) {
+    if (!std::isfinite(static_cast<double>(units) * g)) throw too_large();
+    return from_units(units, g, dimension);
+  }
+
+  [[nodiscard]] overflow_error guarantee_overflow(double l2_sensitivity) const {
+    return overflow_error("privet: the Gaussian guarantee for l2_sensitivity = " +
+                          detail::format_value(l2_sensitivity) + " at sigma = " +
+                          detail::format_value(sigma_) + " exceeds the double range");
+  }
+
+  // rho = (steps / units)^2 / 2, rounded up (both in grid steps).
+  static double zcdp_units(double steps, std::uint64_t units) {
+    const double ratio = detail::div_up(steps, static_cast<double>(units));
+    return detail::mul_up(ratio, ratio) / 2;
   }
 
   // mu-GDP with mu = d / sigma, rounded up.
@@ -301,10 +384,10 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     return to_approx_dp(gdp(detail::div_up(d, sigma)), delta).epsilon();
   }
 
-  // steps in grid units, sigma = units 2^-10 grid units (exact).
+  // steps in grid units, sigma = units grid units (exact).
   static double secure_epsilon(double steps, std::uint64_t units, std::size_t dimension,
                                double delta) {
-    const double sigma = std::ldexp(static_cast<double>(units), -sigma_fraction_bits);
+    const double sigma = static_cast<double>(units);
     if (dimension > 1) {
       const double ratio = detail::div_up(steps, sigma);
       return detail::zcdp_epsilon_upper(detail::mul_up(ratio, ratio) / 2, delta);
@@ -322,14 +405,14 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     return detail::add_up(d / g, detail::sqrt_up(static_cast<double>(dimension)));
   }
 
+  // Never throws on x (see the file comment).
   template <random_bit_source G>
   Real perturb(Real x, G& gen) const {
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::normal_distribution<double> n(0.0, sigma_);
-      return static_cast<Real>(static_cast<double>(x) + n(gen));
+      return detail::add_saturated<Real>(x, n(gen));
     } else {
-      const std::int64_t k = detail::to_grid(static_cast<double>(x), granularity_, "x");
-      return static_cast<Real>(detail::from_grid(k, (*sampler_)(gen), granularity_));
+      return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }
   }
 

@@ -14,11 +14,15 @@
 //
 // Every privacy map rounds up and every calibration rounds the noise up, so
 // the reported guarantee is never below the true one. The value plus noise
-// is checked: an int64 overflow throws overflow_error rather than wrapping.
+// is formed exactly (in 128 bits) and saturates at the limits of the value
+// type: a count at or near its type's maximum is data, and data never makes
+// a measurement throw. Saturating is post-processing of the exact noisy
+// value, so the guarantee is unchanged, and it never wraps.
 #pragma once
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
@@ -52,18 +56,15 @@ inline double u64_up(std::uint64_t v) noexcept {
   return d;
 }
 
+/// value + noise, exact, then clamped to Int's range: a sum outside it
+/// comes out as Int's minimum or maximum (post-processing of the exact sum,
+/// so it costs no privacy; it never wraps and never throws).
 template <std::signed_integral Int>
-Int add_noise_checked(Int value, std::int64_t noise, const char* mechanism) {
-  Int out;
-  if (noise < std::numeric_limits<Int>::min() || noise > std::numeric_limits<Int>::max() ||
-      __builtin_add_overflow(value, static_cast<Int>(noise), &out)) {
-    throw overflow_error(std::string("privet: ") + mechanism + ": value " +
-                         detail::format_value(value) + " plus noise " +
-                         detail::format_value(noise) + " does not fit the value type; allowed: [" +
-                         detail::format_value(std::numeric_limits<Int>::min()) + ", " +
-                         detail::format_value(std::numeric_limits<Int>::max()) + "]");
-  }
-  return out;
+Int add_noise_saturating(Int value, std::int64_t noise) noexcept {
+  const int128 sum = static_cast<int128>(value) + noise;
+  if (sum > std::numeric_limits<Int>::max()) return std::numeric_limits<Int>::max();
+  if (sum < std::numeric_limits<Int>::min()) return std::numeric_limits<Int>::min();
+  return static_cast<Int>(sum);
 }
 
 }  // namespace detail
@@ -112,10 +113,12 @@ class discrete_gaussian_mechanism {
     return zcdp(detail::div_up(num, 2 * detail::u64_down(noise_.sigma2_num())));
   }
 
-  /// value + one exact sample. Throws overflow_error if that leaves Int.
+  /// value + one exact sample, saturated at Int's limits (never throws for
+  /// any value; see the file comment).
   template <random_bit_source G>
   Int operator()(Int value, G& gen) const {
-    return detail::add_noise_checked(value, noise_(gen), "discrete_gaussian_mechanism");
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
+    return detail::add_noise_saturating(value, noise_(gen));
   }
 
   [[nodiscard]] const discrete_gaussian_distribution& distribution() const noexcept {
@@ -161,9 +164,11 @@ class discrete_laplace_mechanism {
     return pure_dp(detail::div_up(num, detail::u64_down(noise_.scale_num())));
   }
 
+  /// value + one exact sample, saturated at Int's limits.
   template <random_bit_source G>
   Int operator()(Int value, G& gen) const {
-    return detail::add_noise_checked(value, noise_(gen), "discrete_laplace_mechanism");
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
+    return detail::add_noise_saturating(value, noise_(gen));
   }
 
   [[nodiscard]] const discrete_laplace_distribution& distribution() const noexcept {

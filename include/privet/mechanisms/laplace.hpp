@@ -3,10 +3,23 @@
 // with L1 sensitivity D is (D / b)-DP.
 //
 // With secure_noise the noise is a discrete Laplace sample (exact, Canonne,
-// Kamath & Steinke 2020) on a grid g = 2^k with b / g in [2^40, 2^41); the
+// Kamath & Steinke 2020) on a grid g = 2^k with b / g in [2^40, 2^41) (g is
+// never below 2^-1074, so for b under 2^-1034 the ratio is smaller); the
 // input is rounded to the grid first, which can move d-apart neighbours to
 // at most floor(d / g) + dimension grid steps apart in L1, and the privacy
 // map uses exactly that.
+//
+// Inputs: every finite value of Real is released with the same exactness,
+// as a fixed function of the exact integer round(x / g) + noise (see
+// detail/grid.hpp): an input beyond 2^(p + 64) g (p = 53 for double) comes
+// back unchanged, and an output beyond Real's range saturates at its max /
+// lowest. +-inf inputs are read as max / lowest and NaN as 0 before the
+// noise; no input throws.
+//
+// Parameters: from_guarantee needs l1_sensitivity / target.epsilon finite
+// and, with secure_noise, the noise in grid steps at most 2^52 (so a sample
+// never nears the 64-bit range): target.epsilon >= about dimension * 2^-52,
+// because each coordinate's rounding costs one grid step whatever g is.
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -21,6 +34,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <random>
 #include <ranges>
@@ -38,7 +52,8 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
   using guarantee_type = pure_dp;
 
   /// Lap(scale) noise on each of `dimension` coordinates. Throws unless scale
-  /// is finite and > 0 and dimension >= 1.
+  /// is finite and > 0 and dimension >= 1; every such scale works, down to
+  /// 2^-1074.
   static laplace_mechanism from_scale(double scale, std::size_t dimension = 1) {
     validate_scale(scale);
     validate_at_least<std::size_t>(dimension, 1, "dimension");
@@ -46,40 +61,72 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
   }
 
   /// The least noise (up to one grid step) whose guarantee for inputs
-  /// `l1_sensitivity` apart is at most `target`.
+  /// `l1_sensitivity` apart is at most `target`. Throws overflow_error when
+  /// l1_sensitivity / target.epsilon exceeds the double range and, with
+  /// secure_noise, invalid_parameter (target.epsilon) when the noise would
+  /// exceed 2^52 grid steps (see the file comment).
   static laplace_mechanism from_guarantee(pure_dp target, double l1_sensitivity,
                                           std::size_t dimension = 1) {
-    validate_epsilon(target.epsilon(), "target.epsilon");
+    const double eps = validate_epsilon(target.epsilon(), "target.epsilon");
     validate_positive(l1_sensitivity, "l1_sensitivity");
     validate_at_least<std::size_t>(dimension, 1, "dimension");
-    if constexpr (std::same_as<Noise, simulation_only_noise>) {
-      return laplace_mechanism(detail::div_up(l1_sensitivity, target.epsilon()), 0, dimension);
-    } else {
-      const double g = detail::grid_for(l1_sensitivity / target.epsilon(), grid_bits);
-      double scale = detail::div_up(detail::mul_up(grid_steps(l1_sensitivity, g, dimension), g),
-                                    target.epsilon());
-      laplace_mechanism m(scale, g, dimension);
-      // The computed scale is exact up to one rounding; confirm through the
-      // privacy map itself rather than trusting the algebra.
-      while (m.guarantee(l1_sensitivity).epsilon() > target.epsilon()) {
-        scale = detail::next_up(scale);
-        m = laplace_mechanism(scale, g, dimension);
+    const double ideal = detail::div_up(l1_sensitivity, eps);
+    double scale = ideal;
+    double g = 0;
+    if constexpr (std::same_as<Noise, secure_noise>) {
+      if (std::isfinite(ideal)) {
+        g = detail::grid_for(ideal, grid_bits);
+        scale = detail::div_up(grid_distance(l1_sensitivity, g, dimension), eps);
       }
-      return m;
     }
+    if (!std::isfinite(scale)) {
+      throw overflow_error("privet: the Laplace scale for " + to_string(target) +
+                           " and l1_sensitivity = " + detail::format_value(l1_sensitivity) +
+                           " exceeds the double range");
+    }
+    if constexpr (std::same_as<Noise, secure_noise>) {
+      // scale / g is at least dimension / epsilon whatever g is.
+      if (!(scale / g <= max_noise_steps)) {
+        throw_invalid("target.epsilon", eps,
+                      ">= about dimension * 2^-52 = " +
+                          detail::format_value(std::ldexp(static_cast<double>(dimension), -52)) +
+                          " with secure_noise (each coordinate's rounding to the grid costs one "
+                          "step, and the noise must stay within 2^52 steps)");
+      }
+    }
+    laplace_mechanism m(scale, g, dimension);
+    // The computed scale is exact up to one rounding; confirm through the
+    // privacy map itself rather than trusting the algebra. A few next_up
+    // steps at most: the cap only guards against a broken invariant.
+    for (int i = 0; m.guarantee(l1_sensitivity).epsilon() > eps; ++i) {
+      if (i == 64) {
+        throw overflow_error("privet: no Laplace scale found for " + to_string(target) +
+                             " and l1_sensitivity = " + detail::format_value(l1_sensitivity));
+      }
+      scale = detail::next_up(scale);
+      m = laplace_mechanism(scale, g, dimension);
+    }
+    return m;
   }
 
-  /// The guarantee for inputs at L1 distance `l1_sensitivity`.
+  /// The guarantee for inputs at L1 distance `l1_sensitivity`. Throws
+  /// overflow_error when epsilon exceeds the double range (a scale far below
+  /// the sensitivity).
   [[nodiscard]] pure_dp guarantee(double l1_sensitivity) const {
     validate_non_negative(l1_sensitivity, "l1_sensitivity");
     if (l1_sensitivity == 0) return pure_dp(0);
+    double eps = 0;
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
-      return pure_dp(detail::div_up(l1_sensitivity, scale_));
+      eps = detail::div_up(l1_sensitivity, scale_);
     } else {
-      return pure_dp(detail::div_up(
-          detail::mul_up(grid_steps(l1_sensitivity, granularity_, dimension_), granularity_),
-          scale_));
+      eps = detail::div_up(grid_distance(l1_sensitivity, granularity_, dimension_), scale_);
     }
+    if (!std::isfinite(eps)) {
+      throw overflow_error("privet: the Laplace guarantee for l1_sensitivity = " +
+                           detail::format_value(l1_sensitivity) + " at scale = " +
+                           detail::format_value(scale_) + " exceeds the double range");
+    }
+    return pure_dp(eps);
   }
 
   [[nodiscard]] double scale() const noexcept { return scale_; }
@@ -94,26 +141,33 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
   friend class detail::additive_noise<laplace_mechanism<Real, Noise>, Real>;
 
   static constexpr int grid_bits = 40;
+  // The largest noise scale in grid steps: a sample then reaches the
+  // sampler's 2^63 limit with probability about exp(-2^11).
+  static constexpr double max_noise_steps = 0x1p52;
 
   laplace_mechanism(double scale, double granularity, std::size_t dimension)
       : scale_(scale), granularity_(granularity), dimension_(dimension) {
     if constexpr (std::same_as<Noise, secure_noise>) sampler_.emplace(scale / granularity);
   }
 
-  // Largest L1 distance in grid units between the rounded inputs.
-  static double grid_steps(double d, double g, std::size_t dimension) {
-    return detail::add_up(std::floor(d / g), static_cast<double>(dimension));
+  // The largest L1 distance between the rounded inputs, (floor(d / g) +
+  // dimension) g, rounded up; floor(d / g) g = d once d / g >= 2^53, which
+  // keeps the product finite when d / g itself is not.
+  static double grid_distance(double d, double g, std::size_t dimension) {
+    const double units = d / g;
+    const double floored = units < 0x1p53 ? std::floor(units) * g : d;
+    return detail::add_up(floored, detail::mul_up(static_cast<double>(dimension), g));
   }
 
+  // Never throws on x (see the file comment).
   template <random_bit_source G>
   Real perturb(Real x, G& gen) const {
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::exponential_distribution<double> e(1 / scale_);
       const double noise = e(gen);
-      return static_cast<Real>(static_cast<double>(x) + ((gen() & 1u) ? noise : -noise));
+      return detail::add_saturated<Real>(x, (gen() & 1u) ? noise : -noise);
     } else {
-      const std::int64_t k = detail::to_grid(static_cast<double>(x), granularity_, "x");
-      return static_cast<Real>(detail::from_grid(k, (*sampler_)(gen), granularity_));
+      return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }
   }
 

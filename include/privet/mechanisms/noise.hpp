@@ -9,11 +9,18 @@
 // rounding can move neighbouring inputs one grid step further apart; the
 // mechanisms' privacy maps add that step, so the reported guarantee covers it.
 //
+// Every finite input of the value type is accepted with the same exactness
+// (mechanisms/detail/grid.hpp): the release is a fixed function of the exact
+// integer round(x / g) + noise, rounded back to the value type and
+// saturated at its largest finite magnitude, so huge inputs come back
+// unchanged or saturated, never as an exception. Non-finite inputs are data
+// too and never throw: +-inf is read as the type's max / lowest and NaN,
+// which is no point of the input space, as 0, before the noise is added.
+//
 // simulation_only_noise uses textbook floating-point sampling: fast, but its
 // low bits reveal the input, so it is for simulations and benchmarks only.
 #pragma once
 
-#include <cmath>
 #include <concepts>
 
 namespace privet {
@@ -27,12 +34,5 @@ struct simulation_only_noise {};
 
 template <class N>
 concept noise_policy = std::same_as<N, secure_noise> || std::same_as<N, simulation_only_noise>;
-
-namespace detail {
-/// The power of two g with scale / g in [2^bits, 2^(bits+1)).
-inline double grid_for(double scale, int bits) {
-  return std::ldexp(1.0, std::ilogb(scale) - bits);
-}
-}  // namespace detail
 
 }  // namespace privet

@@ -149,6 +149,7 @@ class laplace_partition_selection {
   /// True when the partition is released. Never for n = 0.
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     if (n == 0) return false;
     return static_cast<detail::int128>(n) + noise_(gen) >= threshold_;
   }
@@ -255,6 +256,7 @@ class gaussian_partition_selection {
   /// True when the partition is released. Never for n = 0.
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     if (n == 0) return false;
     return static_cast<detail::int128>(n) + noise_(gen) >= threshold_;
   }
@@ -453,6 +455,7 @@ class optimal_partition_selection {
   /// value, tossed with integer arithmetic). Never for n = 0.
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     return bernoulli_double(gen, keep_probability(n));
   }
 

@@ -37,10 +37,15 @@ class randomized_response {
         k_(validate_at_least<std::uint64_t>(k, 2, "k")),
         keep_(1, k - 1, epsilon) {}
 
-  /// The randomised report of `value` (in [0, k)).
+  /// The randomised report of `value` in [0, k). Any other value is
+  /// reported as a uniformly random one of [0, k) would be (never throws).
   template <random_bit_source G>
   std::uint64_t operator()(std::uint64_t value, G& gen) const {
-    if (value >= k_) throw_invalid("value", value, "[0, k) with k = " + std::to_string(k_));
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
+    // A value outside the domain is data, not an error: it is replaced by a
+    // uniform value of [0, k), whose report is the mixture of the in-domain
+    // reports and so within e^eps of each of them (still eps-LDP).
+    if (value >= k_) value = uniform_below(gen, k_);
     if (keep_(gen)) return value;
     const std::uint64_t other = uniform_below(gen, k_ - 1);
     return other >= value ? other + 1 : other;
@@ -93,6 +98,7 @@ class binary_randomized_response {
 
   template <random_bit_source G>
   bool operator()(bool value, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     return rr_(value ? 1u : 0u, gen) == 1u;
   }
 

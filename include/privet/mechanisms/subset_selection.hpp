@@ -27,6 +27,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/guarantee.hpp>
+#include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
@@ -51,10 +52,15 @@ class subset_selection {
         keep_true_(d, s - d, epsilon) {}
 
   /// Appends the report of `item` (in [0, s)) to `out`: d distinct
-  /// candidates in no particular order.
+  /// candidates in no particular order. An item >= s is reported as a
+  /// uniformly random item of [0, s) would be (never throws).
   template <random_bit_source G>
   void operator()(std::uint64_t item, G& gen, std::vector<std::uint64_t>& out) const {
-    if (item >= s_) throw_invalid("item", item, "[0, s) = [0, " + detail::format_value(s_) + ")");
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
+    // An item outside the domain is data, not an error: it is replaced by a
+    // uniform item of [0, s), whose report (a uniform d-subset) is the
+    // mixture of the in-domain reports, so still eps-LDP.
+    if (item >= s_) item = uniform_below(gen, s_);
     const std::size_t first = out.size();
     const bool with_item = keep_true_(gen);
     uniform_subset(gen, s_ - 1, with_item ? d_ - 1 : d_, out);
@@ -66,6 +72,7 @@ class subset_selection {
   /// The report of `item`: d distinct candidates in no particular order.
   template <random_bit_source G>
   std::vector<std::uint64_t> operator()(std::uint64_t item, G& gen) const {
+    PRIVET_REQUIRE_SECURE_GENERATOR(G);
     std::vector<std::uint64_t> out;
     (*this)(item, gen, out);
     return out;

@@ -7,40 +7,67 @@
 //
 // Why the capability: for a dense layer the gradient of example i is the
 // outer product delta_i a_i^T, whose norm is |delta_i| |a_i|, so the clipped
-// sum is sum_i s_i delta_i a_i^T = (s delta)^T A, one matrix product
-// (Goodfellow 2015, arXiv:1510.01799, the norm trick behind "ghost clipping",
-// Li et al. 2022). DP-SGD then costs about one extra pass over the
-// activations instead of B x P writes.
+// sum is sum_i s_i delta_i a_i^T (Goodfellow 2015, arXiv:1510.01799, the norm
+// trick behind "ghost clipping", Li et al. 2022): no B x P matrix is stored.
 //
-// Rounding: a norm computed in floating point can be below the true one by
-// about p/2 units in the last place for p squared terms; every clipping
-// factor here includes the margin 1 - (p + 8) eps, and rows are clipped as
-// soon as their computed norm exceeds C (1 - margin), so no clipped row is
-// longer than C however the norm was rounded.
+// Data never makes clipping throw (docs/data_rule.md). A per-example gradient
+// whose norm, computed in double, is not finite (a NaN or infinite
+// coordinate: non-finite features, or arithmetic that overflowed; or a norm
+// beyond the double range) counts as the zero vector. (The models' factor
+// paths compute the squared norm, so there a norm beyond about 1e154
+// counts as not finite too.) That is a record-wise map
+// (it looks at one example's gradient and the public parameters only), and
+// its image has norm 0 <= C, so the sensitivity is unchanged.
+//
+// Rounding of each row: a norm computed in floating point can be below the
+// true one by about p/2 units in the last place for p squared terms; every
+// clipping factor here includes the margin 1 - (p + 8) eps, and rows are
+// clipped as soon as their computed norm exceeds C (1 - margin), so no
+// clipped row is longer than C however the norm was rounded.
+//
+// Rounding of the sum: a floating-point sum of clipped rows depends on their
+// order and rounds at every step, so neighbouring sums can differ by more
+// than C (Casacuberta, Shoemate, Vadhan & Wagaman 2022, "Widespread
+// underestimation of sensitivity in differentially private libraries";
+// issue 22 showed 17% for float). The rows are therefore summed exactly
+// (`detail::exact_gradient_sum`): each entry is rounded to the grid
+// G = 2^(ilogb(C) - 49) <= C 2^-49 (a record-wise map that moves a row by at
+// most sqrt(P) G in L2), the grid integers are added exactly (int64 blocks
+// flushed into 128 bits), and the total is rounded once to double.
+// `clipped_gradient_sum_sensitivity` bounds the distance between two
+// neighbouring outputs with both roundings; DP-SGD calibrates its noise and
+// its accounting to that bound, not to C alone.
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/fixed_point_sum.hpp>
+#include <privet/core/detail/int128.hpp>
+#include <privet/core/detail/rounding.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/ml/model.hpp>
 
 #include <xtensor/xtensor.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace privet::ml {
 
 /// The factor an example's gradient is multiplied by: 1 if its computed norm
 /// is within clip_norm (with the rounding margin for `terms` squared terms),
-/// else slightly less than clip_norm / norm. Throws invalid_parameter for a
-/// non-finite norm (training diverged).
-inline double clip_factor(double norm, double clip_norm, std::size_t terms) {
-  if (!std::isfinite(norm)) {
-    throw_invalid("per-example gradient norm", norm, "finite (training diverged)");
-  }
+/// else slightly less than clip_norm / norm; 0 for a norm that is not finite
+/// (the example then counts as the zero vector: callers must set it to 0,
+/// not multiply, as 0 times a NaN or infinite coordinate is NaN). Never
+/// throws.
+inline double clip_factor(double norm, double clip_norm, std::size_t terms) noexcept {
+  if (!std::isfinite(norm)) return 0.0;
   const double margin = static_cast<double>(terms + 8) * std::numeric_limits<double>::epsilon();
   if (!(norm > clip_norm * (1 - margin))) return 1.0;
   return clip_norm / norm * (1 - margin);
@@ -63,6 +90,27 @@ double sum_of_squares(const Real* x, std::size_t p) noexcept {
   }
   for (; j < p; ++j) acc[0] += static_cast<double>(x[j]) * static_cast<double>(x[j]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// The L2 norm of x, without overflow in the squares: max |x_j| times the
+// norm of x / max |x_j| (whose squares are at most 1). Not finite when an
+// entry is not, or the norm exceeds the double range. Any order's error
+// is within clip_factor's margin, as for sum_of_squares.
+template <real_number Real>
+double scaled_norm(const Real* x, std::size_t p) noexcept {
+  double top = 0;
+  for (std::size_t j = 0; j < p; ++j) {
+    const double a = std::fabs(static_cast<double>(x[j]));
+    if (!(a <= top)) top = a;  // a NaN entry makes top NaN
+    if (std::isnan(top)) return top;
+  }
+  if (top == 0 || !std::isfinite(top)) return top;
+  double s = 0;
+  for (std::size_t j = 0; j < p; ++j) {
+    const double z = static_cast<double>(x[j]) / top;
+    s += z * z;
+  }
+  return top * std::sqrt(s);
 }
 
 // A factor s in Real with s (1 + eps/2) < scale, so that every product
@@ -95,8 +143,9 @@ bool products_are_safe(double clip_norm, std::size_t p) noexcept {
 
 /// Scales every row of g (one example's gradient) whose L2 norm exceeds
 /// clip_norm down to norm clip_norm, in place, and returns how many rows it
-/// scaled; +inf clips nothing. Throws invalid_parameter for clip_norm <= 0 or
-/// NaN, or a row whose norm is not finite.
+/// scaled; +inf clips nothing. A row whose computed norm is not finite is set
+/// to zero (and counted as scaled). Throws invalid_parameter for
+/// clip_norm <= 0 or NaN; never because of the rows.
 ///
 /// A clipped row is multiplied in Real by detail::shrunk_factor, slightly
 /// below the exact factor, so that rounding to nearest cannot lengthen it
@@ -111,8 +160,15 @@ std::size_t clip_each_row(xt::xtensor<Real, 2>& g, double clip_norm) {
   std::size_t clipped = 0;
   for (std::size_t i = 0; i < rows; ++i) {
     Real* row = g.data() + i * p;
-    const double scale = clip_factor(std::sqrt(detail::sum_of_squares(row, p)), clip_norm, p);
+    double norm = std::sqrt(detail::sum_of_squares(row, p));
+    if (!std::isfinite(norm)) norm = detail::scaled_norm(row, p);  // overflow in the squares
+    const double scale = clip_factor(norm, clip_norm, p);
     if (scale == 1.0) continue;
+    ++clipped;
+    if (scale == 0.0) {
+      std::fill(row, row + p, Real(0));
+      continue;
+    }
     if (fast) {
       const Real s = detail::shrunk_factor<Real>(scale);
       for (std::size_t j = 0; j < p; ++j) row[j] *= s;
@@ -125,7 +181,6 @@ std::size_t clip_each_row(xt::xtensor<Real, 2>& g, double clip_norm) {
         row[j] = r;
       }
     }
-    ++clipped;
   }
   return clipped;
 }
@@ -133,19 +188,222 @@ std::size_t clip_each_row(xt::xtensor<Real, 2>& g, double clip_norm) {
 /// The sum over a batch of the clipped per-example gradients.
 struct clipped_sum {
   std::vector<double> sum;  ///< P entries
-  std::size_t clipped = 0;  ///< examples whose gradient was scaled down
+  std::size_t clipped = 0;  ///< examples whose gradient was scaled down (or zeroed)
 };
 
+namespace detail {
+
+/// The exact sum of rows whose entries are at most C in magnitude (clipped
+/// gradients), rounded once to double; see the file comment. Each entry v
+/// becomes the integer k nearest v / G for the grid G = 2^(ilogb(C) - 49):
+/// |v| <= C < 2^50 G, so |k| <= 2^50 (2^51 leaves room for rounding), and
+/// 2^11 rows add up in 64 bits before the block is flushed into 128 bits. For C = +inf (no
+/// clipping, no privacy claim) entries are summed in double.
+class exact_gradient_sum {
+ public:
+  static constexpr int grid_bits = 50;  // |k| <= 2^50 for |v| <= C, 2^51 for |v| <= 2C
+  static constexpr std::size_t rows_per_block = std::size_t{1} << 11;  // 2^11 2^51 = 2^62
+
+  exact_gradient_sum(std::size_t p, double clip_norm) : exact_(std::isfinite(clip_norm)) {
+    if (!exact_) {
+      plain_.assign(p, 0.0);
+      return;
+    }
+    exponent_ = std::ilogb(clip_norm) + 1 - grid_bits;
+    // v / G = v 2^-exponent_ in two exact power-of-two products (2^-exponent_
+    // alone may exceed the double range when C is subnormal).
+    const int first = std::min(-exponent_, 1023);
+    scale_hi_ = std::ldexp(1.0, first);
+    scale_lo_ = std::ldexp(1.0, -exponent_ - first);
+    block_.assign(p, 0);  // total_ waits for the first flush: most batches never need it
+  }
+
+  /// Adds entry j of the current row; end_row() closes the row.
+  void add(std::size_t j, double v) noexcept {
+    if (!exact_) {
+      plain_[j] += v;
+      return;
+    }
+    block_[j] += units(v);
+  }
+
+  void end_row() {
+    if (exact_ && ++rows_ == rows_per_block) flush();
+  }
+
+  /// Adds factor * x[c] to entry offset + c of the current row, for c < len.
+  template <real_number Real>
+  void add_scaled(std::size_t offset, double factor, const Real* x, std::size_t len) noexcept {
+    if (!exact_) {
+      for (std::size_t c = 0; c < len; ++c)
+        plain_[offset + c] += factor * static_cast<double>(x[c]);
+      return;
+    }
+    std::uint64_t* b = block_.data() + offset;
+    const double hi = scale_hi_, lo = scale_lo_;
+    for (std::size_t c = 0; c < len; ++c) b[c] += units(factor * static_cast<double>(x[c]), hi, lo);
+  }
+
+  /// Adds v to every entry listed in `entries` (a sparse binary row scaled
+  /// by v): one grid integer, computed once.
+  template <class Index>
+  void add_to_each(std::span<const Index> entries, double v) noexcept {
+    if (!exact_) {
+      for (auto j : entries) plain_[j] += v;
+      return;
+    }
+    const std::uint64_t k = units(v);
+    for (auto j : entries) block_[j] += k;
+  }
+
+  /// For rows i < n, each one example: adds u[i out + o] x[i][c] to entry
+  /// weights + o len + c and u[i out + o] to entry bias + o (a dense layer's
+  /// gradient, the outer product of its delta and input plus its bias). The
+  /// rows are closed by end_rows(n), and n must be at most rows_left().
+  /// Entries are visited by tiles of outputs so that the tile's sums stay
+  /// in cache while the examples stream past.
+  template <real_number Real>
+  void add_outer_products(std::size_t weights, std::size_t bias, const double* u, std::size_t out,
+                          const Real* const* x, std::size_t len, std::size_t n) noexcept {
+    constexpr std::size_t tile = 32;
+    for (std::size_t o0 = 0; o0 < out; o0 += tile) {
+      const std::size_t o1 = std::min(out, o0 + tile);
+      for (std::size_t i = 0; i < n; ++i) {
+        const Real* xi = x[i];
+        for (std::size_t o = o0; o < o1; ++o) {
+          const double f = u[i * out + o];
+          add_scaled(weights + o * len, f, xi, len);
+          add(bias + o, f);
+        }
+      }
+    }
+  }
+
+  /// Rows that may still be added before the int64 block must be flushed.
+  [[nodiscard]] std::size_t rows_left() const noexcept {
+    return exact_ ? rows_per_block - rows_ : std::numeric_limits<std::size_t>::max();
+  }
+
+  /// Closes n rows added entry by entry (n <= rows_left()).
+  void end_rows(std::size_t n) {
+    if (!exact_) return;
+    rows_ += n;
+    if (rows_ >= rows_per_block) flush();
+  }
+
+  /// Adds a whole row of P entries.
+  template <real_number Real>
+  void add_row(const Real* row) {
+    const std::size_t p = exact_ ? block_.size() : plain_.size();
+    if (!exact_) {
+      for (std::size_t j = 0; j < p; ++j) plain_[j] += static_cast<double>(row[j]);
+      return;
+    }
+    std::uint64_t* b = block_.data();
+    const double hi = scale_hi_, lo = scale_lo_;
+    for (std::size_t j = 0; j < p; ++j) b[j] += units(static_cast<double>(row[j]), hi, lo);
+    end_row();
+  }
+
+  /// The exact sum rounded once to double (saturated at the largest finite
+  /// double, a 1-Lipschitz map).
+  [[nodiscard]] std::vector<double> result() {
+    if (!exact_) return plain_;
+    if (!total_.empty()) flush();
+    std::vector<double> out(block_.size());
+    constexpr double top = std::numeric_limits<double>::max();
+    // G as a double when it is one (C >= about 2^-1024): then t * G is the
+    // exact product rounded once, like ldexp, at a fraction of its cost.
+    const bool representable = exponent_ >= std::numeric_limits<double>::min_exponent - 53;
+    const double grid = representable ? std::ldexp(1.0, exponent_) : 0.0;
+    for (std::size_t j = 0; j < out.size(); ++j) {
+      // A block alone holds at most 2^11 2^51 = 2^62 units in magnitude.
+      const privet::detail::int128 t =
+          total_.empty() ? static_cast<std::int64_t>(block_[j]) : total_[j];
+      // Either conversion rounds once: from int64 in hardware, from int128
+      // in the runtime library (only for sums beyond 2^63 units).
+      const auto small = static_cast<std::int64_t>(t);
+      const double d = small == t ? static_cast<double>(small) : static_cast<double>(t);
+      out[j] = std::clamp(representable ? d * grid : std::ldexp(d, exponent_), -top, top);
+    }
+    return out;
+  }
+
+ private:
+  // The integer nearest v / G (in the current rounding mode: within 1 of
+  // v / G in any mode), as a two's-complement uint64, for a finite v with
+  // |v| <= 2C (every caller passes entries of rows already clipped to norm
+  // C, and zeroes non-finite rows first), so |v / G| <= 2^51. Adding
+  // 1.5 2^52 to a double of magnitude <= 2^51 rounds it to an integer
+  // exactly, and that integer is the sum's bit pattern minus the constant's
+  // (the doubles in [2^52, 2^53] are consecutive integers with consecutive
+  // bit patterns): no libm call, no conversion and no branch, so the loops
+  // vectorise. Unsigned arithmetic keeps even a violated precondition free of
+  // undefined behaviour.
+  static std::uint64_t units(double v, double hi, double lo) noexcept {
+    constexpr double magic = 0x1.8p52;
+    return std::bit_cast<std::uint64_t>(v * hi * lo + magic) - std::bit_cast<std::uint64_t>(magic);
+  }
+  std::uint64_t units(double v) const noexcept { return units(v, scale_hi_, scale_lo_); }
+
+  void flush() {
+    if (total_.empty()) total_.assign(block_.size(), 0);
+    for (std::size_t j = 0; j < block_.size(); ++j) {
+      total_[j] += static_cast<std::int64_t>(block_[j]);  // modular: the true partial sum
+      block_[j] = 0;
+    }
+    rows_ = 0;
+  }
+
+  bool exact_;
+  int exponent_ = 0;
+  double scale_hi_ = 1, scale_lo_ = 1;
+  std::size_t rows_ = 0;
+  std::vector<std::uint64_t> block_;
+  std::vector<privet::detail::int128> total_;
+  std::vector<double> plain_;
+};
+
+}  // namespace detail
+
+/// An upper bound on the L2 distance between the sums of clipped gradients
+/// (as returned by clip_and_sum_rows, sum_of_clipped_gradients and the
+/// models' clipped_gradient_sum) of two batches of at most `max_rows` rows
+/// each, p entries per row, that differ in `changed` rows (1 when one row
+/// is added or removed, 2 when one is replaced). Each exact row has norm
+/// <= C and moves by at most sqrt(p) G <= sqrt(p) C 2^-49 on the grid, so
+/// the exact sums differ by at most changed (C + sqrt(p) C 2^-49) and each
+/// has norm at most R = max_rows (C + sqrt(p) C 2^-49). Rounding an int128
+/// to double errs by less than 2^-52 of its magnitude in any rounding mode,
+/// the power-of-two scaling is exact unless it underflows (an error below
+/// denorm_min), and the saturation is 1-Lipschitz; so each output is within
+/// 2^-52 R + sqrt(p) denorm_min of its exact sum. Every step rounds up.
+/// For clip_norm = +inf: +inf.
+inline double clipped_gradient_sum_sensitivity(double clip_norm, std::size_t p,
+                                               std::uint64_t max_rows, unsigned changed) noexcept {
+  using privet::detail::add_up;
+  using privet::detail::mul_up;
+  using privet::detail::sqrt_up;
+  if (!std::isfinite(clip_norm)) return std::numeric_limits<double>::infinity();
+  using privet::detail::to_double_up;
+  const double root_p = sqrt_up(to_double_up(static_cast<std::uint64_t>(p)));
+  const double row = add_up(clip_norm, mul_up(mul_up(root_p, clip_norm), 0x1p-49));
+  const double rows = to_double_up(max_rows);
+  const double final_rounding = add_up(mul_up(0x1p-52, mul_up(rows, row)),
+                                       mul_up(root_p, std::numeric_limits<double>::denorm_min()));
+  return add_up(mul_up(static_cast<double>(changed), row), mul_up(2, final_rounding));
+}
+
 /// Clips every row of g (B x P) to L2 norm clip_norm, then sums the rows
-/// in double: sum_i clip(g_i), with the count of rows clipped.
+/// exactly (rounded once to double, see detail::exact_gradient_sum):
+/// sum_i clip(g_i), with the count of rows clipped or zeroed.
 template <real_number Real>
 clipped_sum clip_and_sum_rows(xt::xtensor<Real, 2>& g, double clip_norm) {
   const std::size_t p = g.shape(1);
-  clipped_sum out{std::vector<double>(p, 0.0), clip_each_row(g, clip_norm)};
-  for (std::size_t i = 0; i < g.shape(0); ++i) {
-    const Real* row = g.data() + i * p;
-    for (std::size_t j = 0; j < p; ++j) out.sum[j] += static_cast<double>(row[j]);
-  }
+  clipped_sum out{{}, clip_each_row(g, clip_norm)};
+  detail::exact_gradient_sum acc(p, clip_norm);
+  for (std::size_t i = 0; i < g.shape(0); ++i) acc.add_row(g.data() + i * p);
+  out.sum = acc.result();
   return out;
 }
 

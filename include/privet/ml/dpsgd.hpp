@@ -16,7 +16,8 @@
 // - batch_sampling::poisson includes each example independently with
 //   probability q = b / n (an exact coin on the double q: the rate sampled is
 //   the rate accounted); neighbours differ by adding or removing one example,
-//   the sum's sensitivity is C, and each step is a `subsampled_gaussian_event`
+//   the sum's sensitivity is C (plus rounding, below), and each step is a
+//   `subsampled_gaussian_event`
 //   (Mironov, Talwar & Zhang 2019 by RDP; the PLD and PRV accountants too).
 //   The noisy sum is divided by the expected size b, never by the sampled
 //   size, which would depend on the data. (The population size N, and with
@@ -61,6 +62,25 @@
 // gives q directly (Poisson only), and the noisy sum is divided by the
 // expected batch q U. Poisson amplification does not depend on U. q must be
 // a normal double (>= 2^-1022), so that q U and the update stay finite.
+//
+// Rounding. The clipped rows are summed exactly and rounded once
+// (ml/clipping.hpp), so the order of the examples does not matter, and the
+// sensitivity the noise is calibrated to and accounted with is not C (or 2C)
+// alone but `clipped_gradient_sum_sensitivity`: C (2C) plus the grid's and
+// the final rounding's margins, about (sqrt(P) 2^-49 + 2^-51 N) C, where N
+// is the population (public, above). Abadi et al.'s multiplier
+// (`noise_multiplier()`) stays sigma / C; `accounted_noise_multiplier()` is
+// sigma over that sensitivity.
+//
+// Data never makes a step throw (docs/data_rule.md): a record whose gradient
+// is not finite, or that a model cannot read (a label outside its classes,
+// malformed sparse features), contributes the zero gradient, a record-wise
+// rule that keeps the sensitivity (ml/clipping.hpp and each model's
+// `clipped_gradient_sum` or `per_example_gradients`). What the optimiser
+// refuses is public: the population size it was built for (data.size() must
+// equal the dataset_size given, as the sampling rate q = b / N was accounted
+// for that N, which is published with the report), the parameter count, and
+// the budget.
 //
 // Calibration (`dpsgd::calibrated`) finds the smallest multiplier meeting a
 // target (eps, delta) after a given number of steps by the chosen accountant
@@ -263,6 +283,7 @@ class dpsgd {
     if (!std::isfinite(options_.clip_norm)) {
       throw_invalid("clip_norm", options_.clip_norm, "finite and > 0 when noise is added");
     }
+    check_sensitivity();
     mechanism_ =
         mechanism_type::from_scale(noise_multiplier * options_.clip_norm, parameter_count_);
     event_multiplier_ = accounted_multiplier(*mechanism_);
@@ -281,6 +302,7 @@ class dpsgd {
     if (!std::isfinite(d.options_.clip_norm)) {
       throw_invalid("clip_norm", d.options_.clip_norm, "finite and > 0 when noise is added");
     }
+    d.check_sensitivity();
     validate_at_least<std::uint64_t>(steps, 1, "steps");
     validate_epsilon(target.epsilon(), "target.epsilon");
     validate_delta_positive(target.delta(), "target.delta");
@@ -530,10 +552,24 @@ class dpsgd {
     return o;
   }
 
-  // The L2 distance between neighbouring clipped sums.
+  // The L2 distance between neighbouring clipped sums: C (add or remove
+  // one unit) or 2C (replace one), plus the rounding of the exact sum's
+  // grid and of its one final rounding to double (ml/clipping.hpp), for at
+  // most N rows (a batch never holds more than the population).
   [[nodiscard]] double sensitivity() const noexcept {
-    return options_.sampling == batch_sampling::poisson ? options_.clip_norm
-                                                        : 2 * options_.clip_norm;
+    return clipped_gradient_sum_sensitivity(options_.clip_norm, parameter_count_, population_,
+                                            options_.sampling == batch_sampling::poisson ? 1U : 2U);
+  }
+
+  // The rounding margin grows with N C: refuse a clip norm for which the
+  // sensitivity is not a finite double.
+  void check_sensitivity() const {
+    if (!std::isfinite(sensitivity())) {
+      throw_invalid("clip_norm", options_.clip_norm,
+                    "small enough that the population (" +
+                        privet::detail::format_value(population_) +
+                        ") times clip_norm is a finite double");
+    }
   }
 
   [[nodiscard]] double accounted_multiplier(const mechanism_type& m) const {
@@ -558,17 +594,26 @@ class dpsgd {
   }
 
   // sum_u clip(mean_{i in u} g_i) over the sampled units: each unit's mean
-  // gradient is one row, clipped like an example's.
+  // gradient is one row, clipped like an example's. The mean is the
+  // unclipped per-example sum (sum_of_clipped_gradients at C = +inf, which
+  // applies the model's record-wise rules instead of throwing on data) over
+  // the unit's example count: a function of the unit's own data only.
   clipped_sum sum_of_clipped_unit_gradients(const Model& model, const batch_type& data,
                                             std::span<const std::size_t> sampled) const {
     xt::xtensor<real_type, 2> rows({sampled.size(), parameter_count_});
     for (std::size_t k = 0; k < sampled.size(); ++k) {
-      const auto g = mean_gradient(model, data.select(options_.units.examples_of(sampled[k])));
+      const auto examples = options_.units.examples_of(sampled[k]);
+      const auto g = sum_of_clipped_gradients(model, data.select(examples),
+                                              std::numeric_limits<double>::infinity())
+                         .sum;
       if (g.size() != parameter_count_) {
         throw_invalid("mean gradient size", g.size(),
                       "the parameter count " + privet::detail::format_value(parameter_count_));
       }
-      std::copy(g.begin(), g.end(), rows.data() + k * parameter_count_);
+      const auto count = static_cast<double>(examples.size());
+      for (std::size_t j = 0; j < parameter_count_; ++j) {
+        rows(k, j) = static_cast<real_type>(g[j] / count);
+      }
     }
     return clip_and_sum_rows(rows, options_.clip_norm);
   }

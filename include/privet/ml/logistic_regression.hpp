@@ -187,34 +187,63 @@ class logistic_regression {
   }
 
   /// sum_i clip(g_i, C) of the per-example loss gradients without forming
-  /// them: |g_i| = |y_i sigma(-y_i s_i)| |(x_i, 1)| (ml/clipping.hpp).
+  /// them: |g_i| = |y_i sigma(-y_i s_i)| |(x_i, 1)| (ml/clipping.hpp), summed
+  /// exactly. This is DP-SGD's path, so data never makes it throw
+  /// (docs/data_rule.md): an example whose label is not 1, 0 or -1, or
+  /// (sparse rows) whose feature list holds an index >= dimension or the same
+  /// index twice, contributes a zero gradient; so does an example whose
+  /// gradient norm is not finite (non-finite features: ml/clipping.hpp).
+  /// These rules look at one example only (record-wise), so the sum's
+  /// sensitivity stays clipped_gradient_sum_sensitivity. Zeroed examples
+  /// count in `clipped`. Throws invalid_parameter for clip_norm <= 0 or NaN,
+  /// or a batch whose shape does not fit the model (dimension, one label per
+  /// example).
   template <logistic_input<Real> B>
   [[nodiscard]] clipped_sum clipped_gradient_sum(const B& batch, double clip_norm) const {
     if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
-    check(batch);
-    const std::size_t p = params_.size();
-    clipped_sum out{std::vector<double>(p, 0.0), 0};
-    const auto s = raw_scores(batch, 0, batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const double c = static_cast<double>(coefficient(batch.y[i], s(i)));
-      double x_sq = intercept_ ? 1.0 : 0.0;
+    check_shape(batch);
+    const std::size_t n = batch.size(), p = params_.size();
+    clipped_sum out{{}, 0};
+    privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
+    [[maybe_unused]] xt::xtensor<Real, 1> dense_scores;
+    [[maybe_unused]] std::vector<std::uint8_t> seen;
+    if constexpr (std::same_as<B, sparse_binary_batch>) {
+      seen.assign(dimension_, 0);
+    } else {
+      dense_scores = raw_scores(batch, 0, n);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const int y = batch.y[i];
+      bool usable = y == 1 || y == 0 || y == -1;
+      double c = 0, x_sq = intercept_ ? 1.0 : 0.0;
       if constexpr (std::same_as<B, sparse_binary_batch>) {
-        x_sq += static_cast<double>(batch.features[i].size());
+        usable = usable && well_formed(batch.features[i], seen);
+        if (usable) {
+          Real score = intercept();
+          for (auto j : batch.features[i]) score += params_[j];
+          c = static_cast<double>(coefficient(y, score));
+          x_sq += static_cast<double>(batch.features[i].size());
+        }
       } else {
-        const Real* x = batch.x.data() + i * dimension_;
-        for (std::size_t j = 0; j < dimension_; ++j) x_sq += static_cast<double>(x[j]) * x[j];
+        if (usable) {
+          c = static_cast<double>(coefficient(y, dense_scores(i)));
+          const Real* x = batch.x.data() + i * dimension_;
+          for (std::size_t j = 0; j < dimension_; ++j) x_sq += static_cast<double>(x[j]) * x[j];
+        }
       }
-      const double scale = clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p);
+      const double scale = usable ? clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p) : 0.0;
       if (scale != 1.0) ++out.clipped;
+      if (scale == 0.0) continue;   // the zero gradient (a finite norm implies finite entries)
       const double w = -c * scale;  // the loss gradient is -c (x_i, 1)
       if constexpr (std::same_as<B, sparse_binary_batch>) {
-        for (auto j : batch.features[i]) out.sum[j] += w;
+        acc.add_to_each(std::span<const std::uint32_t>(batch.features[i]), w);
       } else {
-        const Real* x = batch.x.data() + i * dimension_;
-        for (std::size_t j = 0; j < dimension_; ++j) out.sum[j] += w * static_cast<double>(x[j]);
+        acc.add_scaled(0, w, batch.x.data() + i * dimension_, dimension_);
       }
-      if (intercept_) out.sum[dimension_] += w;
+      if (intercept_) acc.add(dimension_, w);
+      acc.end_row();
     }
+    out.sum = acc.result();
     return out;
   }
 
@@ -280,6 +309,42 @@ class logistic_regression {
   }
 
  private:
+  // The batch's shape against the model: the dimension and one label per
+  // example (what the batch is, not what its examples hold).
+  template <class B>
+  void check_shape(const B& batch) const {
+    if constexpr (std::same_as<B, sparse_binary_batch>) {
+      if (batch.dimension != dimension_) {
+        throw_invalid("batch.dimension", batch.dimension,
+                      "the model's dimension " + privet::detail::format_value(dimension_));
+      }
+      privet::ml::detail::check_label_count(batch.y.size(), batch.features.size(), "y.size()");
+    } else {
+      batch.validate();
+      if (batch.x.shape(1) != dimension_) {
+        throw_invalid("x.shape(1)", batch.x.shape(1),
+                      "the model's dimension " + privet::detail::format_value(dimension_));
+      }
+    }
+  }
+
+  // Every index below the dimension and none twice; `seen` (dimension_
+  // zeros) is left all zero again.
+  bool well_formed(const std::vector<std::uint32_t>& row, std::vector<std::uint8_t>& seen) const {
+    bool ok = true;
+    std::size_t marked = 0;
+    for (; marked < row.size(); ++marked) {
+      const auto j = row[marked];
+      if (j >= dimension_ || seen[j] != 0) {
+        ok = false;
+        break;
+      }
+      seen[j] = 1;
+    }
+    for (std::size_t k = 0; k < marked; ++k) seen[row[k]] = 0;
+    return ok;
+  }
+
   template <class B>
   void check(const B& batch) const {
     if constexpr (std::same_as<B, sparse_binary_batch>) {

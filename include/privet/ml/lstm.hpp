@@ -65,7 +65,9 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -189,13 +191,29 @@ class lstm_classifier {
     return out;
   }
 
-  /// B x P: row i is the gradient of losses(batch)(i) in parameters(). Throws as `losses`.
+  /// B x P: row i is the gradient of losses(batch)(i) in parameters().
+  /// This is DP-SGD's path, so data never makes it throw
+  /// (docs/data_rule.md): a non-finite feature counts as 0, and a sequence
+  /// that is empty, longer than max_frames, has frames other than input_dim
+  /// wide, or a label outside [0, K), gets the zero row. Each rule looks at
+  /// one sequence only (record-wise), so clipping keeps its bound. Throws
+  /// invalid_parameter only for a label count other than the number of
+  /// sequences (the batch's shape).
   [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
       const sequence_batch<Real>& batch) const {
-    check(batch);
-    return per_example(batch.x, head_kind(), [&](std::size_t i) {
-      return label_ref{&batch.y[i], 1};
+    batch.validate();
+    std::vector<int> y(batch.y);
+    std::vector<std::uint8_t> zeroed;
+    const auto clean =
+        readable(batch.x, zeroed, [&](std::size_t i, std::size_t) { return label_in_range(y[i]); });
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      if (zeroed[i] != 0) y[i] = 0;
+    }
+    auto g = per_example(clean ? *clean : batch.x, head_kind(), [&](std::size_t i) {
+      return label_ref{&y[i], 1};
     });
+    zero_rows(g, zeroed);
+    return g;
   }
 
   /// The gradient of the mean loss (the mean of the rows of
@@ -238,13 +256,27 @@ class lstm_classifier {
     return out;
   }
 
-  /// B x P per-example gradients of the mean frame losses. Throws as `losses`.
+  /// B x P per-example gradients of the mean frame losses, with the rules of
+  /// the sequence version (a sequence with any frame label outside [0, K),
+  /// or a label count other than its frame count, gets the zero row). Throws
+  /// invalid_parameter only for a label count other than the number of
+  /// sequences.
   [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
       const frame_sequence_batch<Real>& batch) const {
-    check(batch);
-    return per_example(batch.x, head::frames, [&](std::size_t i) {
-      return label_ref{batch.y[i].data(), batch.y[i].size()};
+    privet::ml::detail::check_label_count(batch.y.size(), batch.x.size(), "y.size()");
+    std::vector<std::uint8_t> zeroed;
+    const auto clean = readable(batch.x, zeroed, [&](std::size_t i, std::size_t frames) {
+      const auto& labels = batch.y[i];
+      return labels.size() == frames &&
+             std::all_of(labels.begin(), labels.end(), [&](int v) { return label_in_range(v); });
     });
+    const std::vector<int> stand_in{0};
+    auto g = per_example(clean ? *clean : batch.x, head::frames, [&](std::size_t i) {
+      return zeroed[i] != 0 ? label_ref{stand_in.data(), 1}
+                            : label_ref{batch.y[i].data(), batch.y[i].size()};
+    });
+    zero_rows(g, zeroed);
+    return g;
   }
 
   /// The gradient of the mean over sequences of their mean frame losses.
@@ -398,6 +430,57 @@ class lstm_classifier {
       for (const Real v : x[i]) {
         if (!std::isfinite(v)) throw_invalid(indexed("x", i), v, "finite features");
       }
+    }
+  }
+
+  [[nodiscard]] bool label_in_range(int y) const noexcept {
+    return y >= 0 && static_cast<std::size_t>(y) < k_;
+  }
+
+  // DP-SGD's reading of the sequences (per_example_gradients): sets
+  // zeroed[i] for a sequence it cannot read (empty, too long, wrong width,
+  // or labels_ok(i, frames) false), which is replaced by one zero frame,
+  // and replaces non-finite features by 0. Returns the cleaned copy, or
+  // nothing when every sequence is readable as it is (no copy).
+  template <class LabelsOk>
+  std::optional<std::vector<xt::xtensor<Real, 2>>> readable(
+      const std::vector<xt::xtensor<Real, 2>>& x, std::vector<std::uint8_t>& zeroed,
+      LabelsOk&& labels_ok) const {
+    zeroed.assign(x.size(), 0);
+    std::vector<std::uint8_t> nonfinite(x.size(), 0);
+    bool any = false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::size_t t = x[i].shape(0);
+      if (t < 1 || t > max_frames || x[i].shape(1) != d_ || !labels_ok(i, t)) {
+        zeroed[i] = 1;
+      } else {
+        for (const Real v : x[i]) {
+          if (!std::isfinite(v)) {
+            nonfinite[i] = 1;
+            break;
+          }
+        }
+      }
+      any = any || zeroed[i] != 0 || nonfinite[i] != 0;
+    }
+    if (!any) return std::nullopt;
+    std::vector<xt::xtensor<Real, 2>> out(x);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (zeroed[i] != 0) {
+        out[i] = xt::zeros<Real>({std::size_t{1}, d_});
+      } else if (nonfinite[i] != 0) {
+        for (Real& v : out[i]) {
+          if (!std::isfinite(v)) v = Real(0);
+        }
+      }
+    }
+    return out;
+  }
+
+  static void zero_rows(xt::xtensor<Real, 2>& g, const std::vector<std::uint8_t>& zeroed) {
+    const std::size_t p = g.shape(1);
+    for (std::size_t i = 0; i < zeroed.size(); ++i) {
+      if (zeroed[i] != 0) std::fill(g.data() + i * p, g.data() + (i + 1) * p, Real(0));
     }
   }
 

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -182,9 +183,17 @@ class mlp {
   }
 
   /// sum_i clip(g_i, C) of the per-example gradients without forming them:
-  /// |g_i|^2 = sum_l |delta_l,i|^2 (|a_{l-1},i|^2 + 1), and each layer's
-  /// clipped weight sum is one product (s delta_l)^T a_{l-1}
-  /// (ml/clipping.hpp).
+  /// |g_i|^2 = sum_l |delta_l,i|^2 (|a_{l-1},i|^2 + 1), and each example's
+  /// clipped weight gradients, the outer products (s_i delta_l,i) a_{l-1},i^T,
+  /// go straight into the exact sum (ml/clipping.hpp) without being stored.
+  /// This is DP-SGD's path, so data never makes it throw (docs/data_rule.md):
+  /// an example whose label is outside [0, classes) or whose logits are not
+  /// finite (non-finite features, or a forward pass that overflowed)
+  /// contributes a zero gradient, as does one whose gradient norm is not
+  /// finite. These rules look at one example only (record-wise), so the
+  /// sum's sensitivity stays clipped_gradient_sum_sensitivity. Zeroed
+  /// examples count in `clipped`. Throws invalid_parameter for clip_norm <= 0
+  /// or NaN, or a batch whose shape does not fit the network.
   [[nodiscard]] clipped_sum clipped_gradient_sum(const batch_type& batch, double clip_norm) const {
     if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
     check_inputs(batch);
@@ -192,10 +201,26 @@ class mlp {
     clipped_sum out{std::vector<double>(p, 0.0), 0};
     if (n == 0) return out;
     const auto acts = forward(batch);
+    // Unusable examples get logits 0 and label 0 (any valid pair): their
+    // gradient is computed like the others' and then left out.
+    std::vector<std::uint8_t> zeroed(n, 0);
+    auto logits = acts.back();
+    std::vector<int> labels(batch.y);
+    const std::size_t k = classes();
+    for (std::size_t i = 0; i < n; ++i) {
+      Real* z = logits.data() + i * k;
+      bool ok = labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < k;
+      for (std::size_t c = 0; c < k; ++c) ok = ok && std::isfinite(z[c]);
+      if (!ok) {
+        zeroed[i] = 1;
+        std::fill(z, z + k, Real(0));
+        labels[i] = 0;
+      }
+    }
     std::vector<xt::xtensor<Real, 2>> deltas(layers_.size());
     std::vector<const Real*> inputs(layers_.size());
     std::vector<double> sq(n, 0.0);
-    backward(batch, acts,
+    backward(batch, acts, softmax_cross_entropy(logits, std::span<const int>(labels)).grad,
              [&](std::size_t l, const Real* a_prev, const xt::xtensor<Real, 2>& delta) {
                const layer_shape& s = layers_[l];
                deltas[l] = delta;
@@ -209,33 +234,47 @@ class mlp {
                  sq[i] += d2 * a2;
                }
              });
+    // The kept examples' scaled deltas, in double (each rounded toward zero
+    // in Real first, so that it never grows), and their inputs per layer.
+    std::vector<std::size_t> kept;
+    std::vector<double> scales;
     for (std::size_t i = 0; i < n; ++i) {
-      const double scale = clip_factor(std::sqrt(sq[i]), clip_norm, p);
+      // A finite norm implies finite deltas and activations, so every
+      // product the sum forms is finite.
+      const double scale = zeroed[i] != 0 ? 0.0 : clip_factor(std::sqrt(sq[i]), clip_norm, p);
       if (scale != 1.0) ++out.clipped;
-      for (auto& delta : deltas) {
-        const std::size_t width = delta.shape(1);
-        Real* d = delta.data() + i * width;
-        for (std::size_t o = 0; o < width; ++o) {
-          // Rounded toward zero so a scaled delta never grows.
-          const double v = scale * static_cast<double>(d[o]);
-          auto r = static_cast<Real>(v);
-          if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
-          d[o] = r;
+      if (scale == 0.0) continue;
+      kept.push_back(i);
+      scales.push_back(scale);
+    }
+    privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
+    std::vector<double> u;
+    std::vector<const Real*> x;
+    for (std::size_t first = 0; first < kept.size();) {
+      const std::size_t m = std::min(kept.size() - first, acc.rows_left());
+      for (std::size_t l = 0; l < layers_.size(); ++l) {
+        const layer_shape& s = layers_[l];
+        u.resize(m * s.out);
+        x.resize(m);
+        for (std::size_t r = 0; r < m; ++r) {
+          const std::size_t i = kept[first + r];
+          const Real* d = deltas[l].data() + i * s.out;
+          for (std::size_t o = 0; o < s.out; ++o) {
+            const double v = scales[first + r] * static_cast<double>(d[o]);
+            auto rounded = static_cast<Real>(v);
+            if (std::abs(static_cast<double>(rounded)) > std::abs(v)) {
+              rounded = std::nextafter(rounded, Real(0));
+            }
+            u[r * s.out + o] = static_cast<double>(rounded);
+          }
+          x[r] = inputs[l] + i * s.in;
         }
+        acc.add_outer_products(s.weights, s.bias, u.data(), s.out, x.data(), s.in, m);
       }
+      acc.end_rows(m);
+      first += m;
     }
-    std::vector<Real> block;
-    for (std::size_t l = 0; l < layers_.size(); ++l) {
-      const layer_shape& s = layers_[l];
-      block.assign(s.out * s.in, Real(0));
-      detail::gemm<Real>(true, false, Real(1), {deltas[l].data(), n, s.out, s.out},
-                         {inputs[l], n, s.in, s.in}, Real(0), {block.data(), s.out, s.in, s.in});
-      for (std::size_t j = 0; j < s.out * s.in; ++j) out.sum[s.weights + j] = block[j];
-      for (std::size_t i = 0; i < n; ++i) {
-        const Real* d = deltas[l].data() + i * s.out;
-        for (std::size_t o = 0; o < s.out; ++o) out.sum[s.bias + o] += static_cast<double>(d[o]);
-      }
-    }
+    out.sum = acc.result();
     return out;
   }
 
@@ -315,8 +354,15 @@ class mlp {
   template <class Visit>
   void backward(const batch_type& batch, const std::vector<xt::xtensor<Real, 2>>& acts,
                 Visit&& visit) const {
+    backward(batch, acts, softmax_cross_entropy(acts.back(), std::span<const int>(batch.y)).grad,
+             visit);
+  }
+
+  // The same from the loss's gradient in the logits, `delta` (B x classes).
+  template <class Visit>
+  void backward(const batch_type& batch, const std::vector<xt::xtensor<Real, 2>>& acts,
+                xt::xtensor<Real, 2> delta, Visit&& visit) const {
     const std::size_t n = batch.size();
-    auto delta = softmax_cross_entropy(acts.back(), std::span<const int>(batch.y)).grad;
     for (std::size_t l = layers_.size(); l-- > 0;) {
       const layer_shape& s = layers_[l];
       const Real* a_prev = l == 0 ? batch.x.data() : acts[l - 1].data();

@@ -32,10 +32,23 @@
 // computes. The hash seed need not be secret for the privacy guarantee: the
 // sensitivity holds for every hash function; only the error bound assumes
 // the data do not depend on the seed.
+//
+// Keys, weights and counters are data, so none of them makes the sketch
+// throw (issue 22: an exception caused by the data is an un-noised output
+// that tells neighbours apart). A counter saturates at Count's limits: an
+// add or merge whose exact sum leaves Count stores Count's maximum (or
+// minimum) instead of wrapping, exact below that. Each counter is updated by
+// x -> clamp(x + w), which is 1-Lipschitz, so one unit still moves each
+// counter by at most what sensitivity() assumes. noisy() releases each
+// counter + noise at infinite precision, saturated at Count's limits: a
+// function of the exact noisy value (post-processing), so it keeps the
+// mechanism's guarantee and never throws for a counter at its limit.
+// total() saturates likewise.
 #pragma once
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/error.hpp>
@@ -101,13 +114,26 @@ inline double double_up(std::uint64_t v) noexcept {
   return d;
 }
 
-template <integer_number Count>
-[[noreturn]] inline void throw_count_overflow(Count a, Count b) {
-  throw overflow_error("privet: a count-min counter would overflow: " + detail::format_value(a) +
-                       " + " + detail::format_value(b) +
-                       "; allowed: the range of the count type [" +
-                       detail::format_value(std::numeric_limits<Count>::min()) + ", " +
-                       detail::format_value(std::numeric_limits<Count>::max()) + "]");
+/// The integer v (of any integer type, int128 included), or Count's nearer
+/// limit if v lies outside Count.
+template <integer_number Count, class V>
+Count saturate_counter(V v) noexcept {
+  Count out;
+  // Adding 0 at infinite precision: only the check of whether v fits Count.
+  if (!__builtin_add_overflow(v, 0, &out)) [[likely]]
+    return out;
+  return v > 0 ? std::numeric_limits<Count>::max() : std::numeric_limits<Count>::min();
+}
+
+/// a + b for counters, any integer types, at infinite precision, then
+/// Count's nearer limit if the sum leaves Count (a is in range, so only
+/// b > 0 can overflow upwards).
+template <integer_number Count, std::integral B>
+Count saturating_counter_add(Count a, B b) noexcept {
+  Count sum;
+  if (!__builtin_add_overflow(a, b, &sum)) [[likely]]
+    return sum;
+  return b > 0 ? std::numeric_limits<Count>::max() : std::numeric_limits<Count>::min();
 }
 
 }  // namespace detail
@@ -127,21 +153,30 @@ class count_min_sketch {
 
   static constexpr std::uint64_t max_width = std::uint64_t{1} << 32;
   static constexpr std::size_t max_depth = 64;
+  /// The most counters (width times depth) a sketch may have: 2^30, 8 GiB
+  /// of 64-bit counts. A limit on the product, checked before anything is
+  /// allocated, so that parameters which would need terabytes are refused
+  /// with a message rather than failing in the allocator.
+  static constexpr std::uint64_t max_counters = std::uint64_t{1} << 30;
 
   /// w counters per row, d rows, hash functions drawn from `seed`. Throws
-  /// invalid_parameter unless 1 <= width <= 2^32 and 1 <= depth <= 64.
+  /// invalid_parameter unless 1 <= width <= 2^32, 1 <= depth <= 64 and
+  /// width * depth <= 2^30 (max_counters; named `width`).
   count_min_sketch(std::uint64_t width, std::size_t depth, std::uint64_t seed)
       : width_(check_width(width)),
         depth_(check_depth(depth)),
         seed_(seed),
         fingerprint_(init(seed)) {
+    check_counters(width_, depth_);
     counters_.assign(static_cast<std::size_t>(width_) * depth_, Count(0));
   }
 
   /// The sketch with error at most epsilon N with probability >= 1 - delta:
   /// w = ceil(e / epsilon), d = ceil(ln(1 / delta)) (Cormode & Muthukrishnan
-  /// 2005, Section 3). Throws invalid_parameter unless epsilon is finite, > 0
-  /// and needs w <= 2^32, and delta is in (0, 1) and needs d <= 64.
+  /// 2005, Section 3). Throws invalid_parameter unless delta is in (0, 1)
+  /// and needs d <= 64, and epsilon is finite, > 0 and needs w <= 2^32 and
+  /// w d <= 2^30 counters (max_counters; named `epsilon`, the message giving
+  /// the smallest epsilon allowed at this delta).
   static count_min_sketch from_error(double epsilon, double delta, std::uint64_t seed) {
     validate_positive(epsilon, "epsilon");
     validate_delta_positive(delta, "delta");
@@ -162,23 +197,31 @@ class count_min_sketch {
     auto d = static_cast<std::size_t>(std::max(1.0, d_real));
     while (d < max_depth && std::exp(-static_cast<double>(d)) > delta) ++d;
     while (d > 1 && std::exp(-static_cast<double>(d - 1)) <= delta) --d;
+    if (w > max_counters / d) {
+      // The widest row the limit leaves at this depth, and the smallest
+      // epsilon that gets it: the loops above pick w_max exactly when
+      // e / w_max, as the double division gives it, is <= epsilon.
+      const std::uint64_t w_max = max_counters / d;
+      const double smallest = e / static_cast<double>(w_max);
+      throw invalid_parameter(
+          "epsilon",
+          "privet: epsilon = " + detail::format_value(epsilon) + " with delta = " +
+              detail::format_value(delta) + " is invalid; allowed: epsilon >= e / " +
+              detail::format_value(w_max) + " = " + detail::format_value(smallest) +
+              " at this delta (a sketch of width ceil(e / epsilon) = " + detail::format_value(w) +
+              " times depth ceil(ln(1 / delta)) = " + detail::format_value(d) +
+              " must have at most 2^30 counters)");
+    }
     return count_min_sketch(w, d, seed);
   }
 
-  /// Adds `weight` to key's counter in every row. All-or-nothing: if any
-  /// counter would overflow Count, throws overflow_error and changes nothing.
+  /// Adds `weight` to key's counter in every row, each saturating at
+  /// Count's limits (header comment). Never throws for any key or weight.
   void add(const Key& key, Count weight = Count(1)) {
     const std::uint64_t x = fingerprint_(key);
     for (std::size_t r = 0; r < depth_; ++r) {
       Count& c = counters_[index(r, x)];
-      Count sum;
-      if (__builtin_add_overflow(c, weight, &sum)) {
-        // Undo the rows before this one, each of which just took the same
-        // weight and so cannot overflow going back.
-        for (std::size_t back = 0; back < r; ++back) counters_[index(back, x)] -= weight;
-        detail::throw_count_overflow(c, weight);
-      }
-      c = sum;
+      c = detail::saturating_counter_add(c, weight);
     }
   }
 
@@ -215,8 +258,8 @@ class count_min_sketch {
 
   /// Adds another sketch's counters (equal to one pass over both inputs).
   /// Throws invalid_parameter naming `other.width`, `other.depth` or
-  /// `other.seed` unless all three equal this sketch's; overflow_error, with
-  /// nothing changed, if a sum does not fit Count.
+  /// `other.seed` unless all three equal this sketch's (parameters); each
+  /// sum of counters saturates at Count's limits (never throws for data).
   void merge(const count_min_sketch& other) {
     if (other.width_ != width_) {
       throw_invalid("other.width", other.width_,
@@ -230,12 +273,8 @@ class count_min_sketch {
       throw_invalid("other.seed", other.seed_, "this sketch's seed " + detail::format_value(seed_));
     }
     for (std::size_t i = 0; i < counters_.size(); ++i) {
-      Count sum;
-      if (__builtin_add_overflow(counters_[i], other.counters_[i], &sum)) {
-        detail::throw_count_overflow(counters_[i], other.counters_[i]);
-      }
+      counters_[i] = detail::saturating_counter_add(counters_[i], other.counters_[i]);
     }
-    for (std::size_t i = 0; i < counters_.size(); ++i) counters_[i] += other.counters_[i];
   }
 
   /// Sensitivity of the w d counters when one privacy unit is added or
@@ -262,34 +301,28 @@ class count_min_sketch {
   /// a mechanism called as noise(counter, gen) (discrete_gaussian_mechanism,
   /// discrete_laplace_mechanism: calibrate it with sensitivity()) or an
   /// integer sampler called as noise(gen) whose sample is added. The exact
-  /// counter plus noise decides: a result Count holds is released as it is
-  /// (10 plus -5 in an unsigned count is 5, whatever the sample's type), any
-  /// other throws overflow_error naming the row, column, counter and noise
-  /// (never clamped or wrapped). Noise makes small counters negative, so an
-  /// unsigned Count throws on most sketches: prefer a signed one.
+  /// counter plus noise (or the mechanism's integer output), at infinite
+  /// precision, is released as it is when Count holds it (10 plus -5 in an
+  /// unsigned count is 5, whatever the sample's type) and otherwise as
+  /// Count's nearer limit (header comment: post-processing, never a throw,
+  /// never a wrap). Noise makes small counters negative, so an unsigned
+  /// Count clips most noisy counters of a sparse sketch at 0, which biases
+  /// the estimates: prefer a signed one.
   template <class Noise, random_bit_source G>
   [[nodiscard]] count_min_sketch noisy(const Noise& noise, G& gen) const {
     count_min_sketch out = *this;
-    const auto w = static_cast<std::size_t>(width_);
-    for (std::size_t i = 0; i < out.counters_.size(); ++i) {
-      out.counters_[i] = apply(noise, out.counters_[i], i / w, i % w, gen);
-    }
+    for (auto& c : out.counters_) c = apply(noise, c, gen);
     return out;
   }
 
   /// The total weight N added: the sum of row 0, since every add touches
-  /// each row once (on a noisy sketch, a noisy total). Throws overflow_error
-  /// if the sum does not fit Count.
+  /// each row once (on a noisy sketch, a noisy total). The exact sum,
+  /// saturated at Count's limits (never throws).
   [[nodiscard]] Count total() const {
-    Count sum = 0;
-    for (std::uint64_t i = 0; i < width_; ++i) {
-      const Count c = counters_[static_cast<std::size_t>(i)];
-      // Into a temporary: the message names the sum before the wrap.
-      Count next;
-      if (__builtin_add_overflow(sum, c, &next)) detail::throw_count_overflow(sum, c);
-      sum = next;
-    }
-    return sum;
+    // At most 2^32 counters of at most 64 bits: the exact sum fits 97 bits.
+    detail::int128 sum = 0;
+    for (std::uint64_t i = 0; i < width_; ++i) sum += counters_[static_cast<std::size_t>(i)];
+    return detail::saturate_counter<Count>(sum);
   }
 
   /// e / w: the epsilon of the error guarantee.
@@ -331,6 +364,16 @@ class count_min_sketch {
     if (d < 1 || d > max_depth) throw_invalid("depth", d, "[1, 64]");
     return d;
   }
+  // Both factors are in range (<= 2^32 and <= 64), so the product is exact.
+  static void check_counters(std::uint64_t w, std::size_t d) {
+    if (w * d > max_counters) {
+      throw invalid_parameter("width", "privet: width = " + detail::format_value(w) +
+                                           " with depth = " + detail::format_value(d) +
+                                           " is invalid; allowed: width <= 2^30 / depth = " +
+                                           detail::format_value(max_counters / d) +
+                                           " (a sketch has at most 2^30 counters)");
+    }
+  }
 
   // Draws the row hashes (into rows_) and then the fingerprint key, all
   // from one generator seeded by `seed`, in a fixed order.
@@ -346,9 +389,9 @@ class count_min_sketch {
   }
 
   template <class Noise, class G>
-  static Count apply(const Noise& noise, Count c, std::size_t row, std::size_t column, G& gen) {
+  static Count apply(const Noise& noise, Count c, G& gen) {
     if constexpr (requires { noise(c, gen); }) {
-      return to_count(noise(c, gen), c, row, column);
+      return to_count(noise(c, gen));
     } else {
       static_assert(
           requires {
@@ -356,35 +399,17 @@ class count_min_sketch {
           },
           "privet: count_min_sketch::noisy needs a mechanism callable as noise(count, gen) or an "
           "integer sampler callable as noise(gen).");
-      const auto z = noise(gen);
-      // The builtin adds at infinite precision and reports whether the sum
-      // fits Count, so a sample outside Count whose sum fits (an unsigned
-      // 10 plus -5, or an int32 count plus an int64 sample) is no error.
-      Count out;
-      if (__builtin_add_overflow(c, z, &out)) {
-        throw overflow_error("privet: count_min_sketch::noisy: counter (row " +
-                             detail::format_value(row) + ", column " +
-                             detail::format_value(column) + ") = " + detail::format_value(c) +
-                             " plus noise " + detail::format_value(z) +
-                             " does not fit the count type; allowed: a sum in [" +
-                             detail::format_value(std::numeric_limits<Count>::min()) + ", " +
-                             detail::format_value(std::numeric_limits<Count>::max()) + "]");
-      }
-      return out;
+      PRIVET_REQUIRE_SECURE_GENERATOR(G);  // a mechanism checks its own generator
+      // The builtin adds at infinite precision, so a sample outside Count
+      // whose sum fits (an unsigned 10 plus -5, or an int32 count plus an
+      // int64 sample) is exact, and one that does not saturates.
+      return detail::saturating_counter_add(c, noise(gen));
     }
   }
 
   template <std::integral V>
-  static Count to_count(V v, Count before, std::size_t row, std::size_t column) {
-    if (!std::in_range<Count>(v)) {
-      throw overflow_error("privet: count_min_sketch::noisy: counter (row " +
-                           detail::format_value(row) + ", column " + detail::format_value(column) +
-                           ") = " + detail::format_value(before) + " became " +
-                           detail::format_value(v) + ", outside the count type; allowed: [" +
-                           detail::format_value(std::numeric_limits<Count>::min()) + ", " +
-                           detail::format_value(std::numeric_limits<Count>::max()) + "]");
-    }
-    return static_cast<Count>(v);
+  static Count to_count(V v) noexcept {
+    return detail::saturate_counter<Count>(v);
   }
 
   std::uint64_t width_;

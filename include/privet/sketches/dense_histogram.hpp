@@ -14,12 +14,21 @@
 // mechanisms/partition_selection.hpp) or release over a public key set with
 // noisy_over. to_sparse() keeps the nonzero counts only.
 //
-// Integer counts are checked: an update or merge that would overflow Count
-// throws overflow_error, and an id outside the domain throws
-// invalid_parameter; either way the histogram is left as it was. Ids are
-// taken at their own integer type and never narrowed to 32 bits on the way
-// in: add(2^32 + 3) is refused as the id 2^32 + 3, not counted as 3, and a
-// lookup or noisy_over of such an id finds no count (0) under its own name.
+// Keys and weights are data, so no update throws (issue 22: an exception
+// caused by the data is an un-noised output that tells neighbours apart):
+//  - an id outside the domain [0, n) is not counted: the update is dropped,
+//    a row-wise filter, which is 1-stable under the symmetric distance and
+//    so costs no privacy; out_of_domain() says how many were (a diagnostic
+//    of the raw data, not private: never release it);
+//  - an integer count saturates at Count's limits: the count of an update
+//    that would overflow becomes Count's maximum (or minimum, for a negative
+//    weight) instead of wrapping. x -> clamp(x + w) is 1-Lipschitz, so one
+//    record still moves each count by at most |w| and the sensitivity of
+//    the histogram is unchanged; merge() saturates the same way.
+// Ids are taken at their own integer type and never narrowed to 32 bits on
+// the way in: add(2^32 + 3) is the id 2^32 + 3 (outside every domain, so
+// dropped), never counted as 3, and a lookup or noisy_over of such an id
+// finds no count (0) under its own name.
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -34,6 +43,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <ranges>
 #include <span>
 #include <string>
@@ -72,28 +82,31 @@ class dense_histogram {
     counts_.resize(check_domain(domain), Count(0));
   }
 
-  /// Adds `weight` (default 1) to `key`'s count. Throws invalid_parameter
-  /// naming `key` unless 0 <= key < size() (a negative or 64-bit key is
-  /// refused at its own value, never converted to a 32-bit id first),
-  /// overflow_error if the count would overflow; either way nothing changes.
+  /// Adds `weight` (default 1) to `key`'s count, saturating at Count's
+  /// limits. A key outside [0, size()) (a negative or 64-bit key is judged
+  /// at its own value, never converted to a 32-bit id first) is dropped and
+  /// counted in out_of_domain(). Never throws.
   template <integer_number K>
-  void add(K key, Count weight = Count(1)) {
-    if (!in_domain(key)) throw_key(key);
+  void add(K key, Count weight = Count(1)) noexcept {
+    if (!in_domain(key)) {
+      note_out_of_domain(1);
+      return;
+    }
     Count& c = counts_[static_cast<std::size_t>(key)];
-    c = detail::checked_add(c, weight);
+    c = saturating_add(c, weight);
   }
 
   /// Adds 1 to the count of every id in `keys` (an id listed twice gets 2):
-  /// the same result as add() on each, in one pass with the bounds checked
-  /// up front. All-or-nothing: an id outside the domain (invalid_parameter
-  /// naming `keys`) or an overflow leaves the histogram as it was.
+  /// the same result as add() on each, in one pass. Ids outside the domain
+  /// are dropped and counts saturate, as add() does.
   void add_all(std::span<const key_type> keys) {
     add_batch(keys, [](std::size_t) { return Count(1); });
   }
 
-  /// Adds weights[i] to the count of keys[i] for every i; all-or-nothing as
-  /// add_all(keys). Throws invalid_parameter naming `weights` unless there
-  /// is one weight per key.
+  /// Adds weights[i] to the count of keys[i] for every i, as add() on each.
+  /// Throws invalid_parameter naming `weights` unless there is one weight
+  /// per key (a caller's mistake, not data: each record is a key and its
+  /// weight).
   void add_all(std::span<const key_type> keys, std::span<const Count> weights) {
     detail::check_weights_size(keys.size(), weights.size());
     add_batch(keys, [weights](std::size_t i) { return weights[i]; });
@@ -117,21 +130,21 @@ class dense_histogram {
   /// The counts, indexed by id.
   [[nodiscard]] std::span<const Count> counts() const noexcept { return counts_; }
 
-  /// Adds another shard's counts; the domain grows to the larger of the
-  /// two. All-or-nothing: on overflow nothing is changed.
+  /// Adds another shard's counts, each sum saturating at Count's limits;
+  /// the domain grows to the larger of the two. Never throws for any
+  /// counts (only std::bad_alloc when the domain grows).
   void merge(const dense_histogram& other) {
-    const std::size_t common = std::min(counts_.size(), other.counts_.size());
-    if constexpr (std::integral<Count>) {
-      for (std::size_t i = 0; i < common; ++i) {
-        Count sum;
-        if (__builtin_add_overflow(counts_[i], other.counts_[i], &sum)) {
-          (void)detail::checked_add(counts_[i], other.counts_[i]);  // throws
-        }
-      }
-    }
     if (other.counts_.size() > counts_.size()) counts_.resize(other.counts_.size(), Count(0));
-    for (std::size_t i = 0; i < other.counts_.size(); ++i) counts_[i] += other.counts_[i];
+    for (std::size_t i = 0; i < other.counts_.size(); ++i) {
+      counts_[i] = saturating_add(counts_[i], other.counts_[i]);
+    }
+    note_out_of_domain(other.out_of_domain_);
   }
+
+  /// How many updates named an id outside the domain and were dropped
+  /// (saturating at 2^64 - 1). A function of the raw data: for diagnostics
+  /// only, never to be released.
+  [[nodiscard]] std::uint64_t out_of_domain() const noexcept { return out_of_domain_; }
 
   /// Every (id, count) of the domain, ascending by id.
   [[nodiscard]] std::vector<value_type> sorted_by_key() const {
@@ -217,55 +230,41 @@ class dense_histogram {
     return static_cast<wide>(key) < static_cast<wide>(counts_.size());
   }
 
-  template <integer_number K>
-  [[noreturn]] void throw_key(K key) const {
-    throw_invalid("key", key,
-                  "an id in the domain [0, " + detail::format_value(counts_.size()) + ")");
+  // a + b, clamped to Count's range for integers (the nearer limit on
+  // overflow); floating-point weights as sparse_histogram adds them
+  // (detail::checked_add, which never throws for them).
+  static Count saturating_add(Count a, Count b) noexcept {
+    if constexpr (std::integral<Count>) {
+      Count sum;
+      if (!__builtin_add_overflow(a, b, &sum)) [[likely]]
+        return sum;
+      return b > Count(0) ? std::numeric_limits<Count>::max() : std::numeric_limits<Count>::min();
+    } else {
+      return detail::checked_add(a, b);
+    }
   }
 
-  void check_keys(std::span<const key_type> keys) const {
-    // A max over the batch vectorises; the position is looked for only to
-    // name it in the error.
-    key_type largest = 0;
-    for (const auto k : keys) largest = std::max(largest, k);
-    if (!keys.empty() && largest >= counts_.size()) {
-      const auto at =
-          std::find_if(keys.begin(), keys.end(), [&](key_type k) { return k >= counts_.size(); });
-      throw invalid_parameter("keys", "privet: keys[" + detail::format_value(at - keys.begin()) +
-                                          "] = " + detail::format_value(*at) +
-                                          " is invalid; allowed: an id in the domain [0, " +
-                                          detail::format_value(counts_.size()) + ")");
-    }
+  void note_out_of_domain(std::uint64_t n) noexcept {
+    out_of_domain_ =
+        n > ~std::uint64_t{0} - out_of_domain_ ? ~std::uint64_t{0} : out_of_domain_ + n;
   }
 
   template <class WeightOf>
   void add_batch(std::span<const key_type> keys, WeightOf weight_of) {
-    check_keys(keys);
+    // A max over the batch vectorises: when every id is in the domain (the
+    // usual case) the loop below needs no bounds check.
+    key_type largest = 0;
+    for (const auto k : keys) largest = std::max(largest, k);
+    const bool all_in = keys.empty() || largest < counts_.size();
     Count* const counts = counts_.data();
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      Count& c = counts[keys[i]];
-      if constexpr (std::integral<Count>) {
-        Count sum;
-        if (__builtin_add_overflow(c, weight_of(i), &sum)) [[unlikely]] {
-          undo_and_throw(keys, weight_of, i);
-        }
-        c = sum;
-      } else {
-        c += weight_of(i);
+      if (!all_in && keys[i] >= counts_.size()) {
+        note_out_of_domain(1);
+        continue;
       }
+      Count& c = counts[keys[i]];
+      c = saturating_add(c, weight_of(i));
     }
-  }
-
-  // Subtracts the first `failed` updates in reverse, so every intermediate
-  // value is one the count held before, then throws for update `failed`.
-  template <class WeightOf>
-  [[noreturn, gnu::noinline, gnu::cold]] void undo_and_throw(std::span<const key_type> keys,
-                                                             WeightOf weight_of,
-                                                             std::size_t failed) {
-    const Count c = counts_[keys[failed]];
-    for (std::size_t j = failed; j-- > 0;) counts_[keys[j]] -= weight_of(j);
-    (void)detail::checked_add(c, weight_of(failed));  // throws, naming both operands
-    throw overflow_error("privet: a histogram count would overflow");  // not reached
   }
 
   // Every (key, count) in key order, lazily (detail::generated, which
@@ -277,6 +276,7 @@ class dense_histogram {
   }
 
   std::vector<Count> counts_;
+  std::uint64_t out_of_domain_ = 0;
 };
 
 }  // namespace privet

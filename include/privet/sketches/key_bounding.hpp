@@ -17,6 +17,13 @@
 // Stability: removing d units changes at most d * max_keys keys, each by at
 // most d * max_per_key, so unit distance d becomes partition distance
 // {d max_keys, d max_per_key}.
+//
+// Counts are data and never make the bounding throw: a key's count (and
+// l2_normalized_keys' weighted sum) saturates at int64's maximum, 2^63 - 1,
+// instead of overflowing. x -> min(x + w, 2^63 - 1) is 1-Lipschitz, so a
+// unit still moves each count by at most its own contribution and the
+// stability above holds unchanged. Sums that cannot reach the limit (fewer
+// than 2^63 / max_per_key units) take the unchecked path.
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -45,6 +52,32 @@
 #include <vector>
 
 namespace privet {
+
+namespace detail {
+
+/// h[key] += w for a weight w >= 0, saturating at 2^63 - 1 (header comment).
+template <class Key>
+void add_saturating(sparse_histogram<Key, std::int64_t>& h, const Key& key, std::int64_t w) {
+  const std::int64_t room = std::numeric_limits<std::int64_t>::max() - h[key];
+  h.add(key, std::min(w, room));
+}
+
+/// Adds every count of `from` to `into`, each sum saturating at 2^63 - 1:
+/// the merge of shards whose counts are data.
+template <class Key>
+void merge_saturating(sparse_histogram<Key, std::int64_t>& into,
+                      const sparse_histogram<Key, std::int64_t>& from) {
+  for (const auto& [key, c] : from) add_saturating(into, key, c);
+}
+
+/// Whether `units` units adding at most `per_unit` each to a count could
+/// take it past 2^63 - 1 (then the sums take the saturating path).
+inline bool may_saturate(std::uint64_t units, std::uint64_t per_unit) noexcept {
+  return per_unit != 0 &&
+         units > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) / per_unit;
+}
+
+}  // namespace detail
 
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
@@ -105,7 +138,7 @@ class bound_keys {
     }
     for (const auto& e : errors)
       if (e) std::rethrow_exception(e);
-    for (unsigned t = 1; t < threads; ++t) parts[0].merge(parts[t]);
+    for (unsigned t = 1; t < threads; ++t) detail::merge_saturating(parts[0], parts[t]);
     return std::move(parts[0]);
   }
 
@@ -256,9 +289,18 @@ class bound_keys {
   template <class R>
   sparse_histogram<Key, std::int64_t> counts(const R& records, std::uint64_t salt) const {
     sparse_histogram<Key, std::int64_t> out;
+    std::uint64_t units = 0;
     select(records, salt, [&](const Unit&, std::span<const kept_key> kept) {
+      // After u units every count is at most u max_per_key: unchecked adds
+      // until that could pass 2^63 - 1, saturating ones after.
+      const bool saturate = detail::may_saturate(++units, max_per_key_);
       for (const kept_key& k : kept) {
-        out.add(k.key, static_cast<std::int64_t>(std::min(k.count, max_per_key_)));
+        const auto w = static_cast<std::int64_t>(std::min(k.count, max_per_key_));
+        if (saturate) {
+          detail::add_saturating(out, k.key, w);
+        } else {
+          out.add(k.key, w);
+        }
       }
     });
     return out;
@@ -278,8 +320,9 @@ class bound_keys {
 /// keys the weight 1 / sqrt(m), so its contribution vector has L2 norm at
 /// most 1 whatever m is. Weights are fixed point, in units of 2^-scale_bits
 /// (floor(2^scale_bits / sqrt(m)), so the norm never exceeds 1 by a
-/// rounding), and sums are exact int64 (overflow throws): the L2 stability
-/// d -> d 2^scale_bits holds exactly, with no floating-point slack.
+/// rounding), and sums are exact int64, saturating at 2^63 - 1 (header
+/// comment): the L2 stability d -> d 2^scale_bits holds exactly, with no
+/// floating-point slack.
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
 class l2_normalized_keys {
@@ -301,9 +344,17 @@ class l2_normalized_keys {
   operator()(const R& records, G& gen) const {
     sparse_histogram<Key, std::int64_t> out;
     const std::uint64_t salt = random_u64(gen);
+    std::uint64_t units = 0;
     select_.select(records, salt, [&](const Unit&, const auto& kept) {
       const std::int64_t w = weight(kept.size());
-      for (const auto& k : kept) out.add(k.key, w);
+      const bool saturate = detail::may_saturate(++units, std::uint64_t{1} << scale_bits_);
+      for (const auto& k : kept) {
+        if (saturate) {
+          detail::add_saturating(out, k.key, w);
+        } else {
+          out.add(k.key, w);
+        }
+      }
     });
     return out;
   }

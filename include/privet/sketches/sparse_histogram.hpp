@@ -19,12 +19,47 @@
 // bench/README.md; keys that are dense ids do far better in a
 // dense_histogram).
 //
-// Integer counts are checked: an add, add_all or merge that would overflow
-// Count throws overflow_error and leaves the histogram as it was (never
-// wraps). Which keys are noised is the caller's business: noising only the
+// Counts and weights are data, so no update throws on them (issue 22: an
+// exception caused by the data is an un-noised output that tells neighbours
+// apart). An integer count saturates at Count's limits: an add, add_all or
+// merge whose exact sum leaves Count stores Count's maximum (or minimum,
+// for a negative weight) instead of wrapping, and is exact below that.
+// x -> clamp(x + w) is 1-Lipschitz, so one record still moves each count by
+// at most |w| and the histogram's sensitivity is unchanged
+// (detail/histogram_ops.hpp). noisy() and noisy_over() with an integer
+// sampler release the exact count + noise saturated at Count's limits, a
+// post-processing of the exact noisy value, so a count at its limit never
+// makes a release throw either. (dense_histogram saturates the same way.)
+// Which keys are noised is the caller's business: noising only the
 // stored keys releases which keys occurred, so a private release of the key
 // set needs partition selection (mechanisms/partition_selection.hpp) or a key
 // set fixed in advance (noisy_over).
+//
+// Keys are never narrowed. A key is counted, looked up and released under
+// its own value or not at all, never converted to Key first (which would
+// count int64 2^32 + 3 as the int32 key 3 and release key 3's count under
+// 2^32 + 3's name):
+//  - add() and noisy_over() refuse at compile time a key type that could
+//    change value on the way: an integer with more value bits than an
+//    integer Key, or a floating-point number, bool or enumeration for one
+//    (static_assert: convert explicitly or use a wider Key);
+//  - a narrower or equally wide integer is taken at its own type, and its
+//    only values outside Key, negative ones for an unsigned Key, are data
+//    outside the key domain: add() does not count such a record (it is
+//    counted in out_of_domain() instead, so nothing is lost unseen). Dropping
+//    records by a rule that reads each record alone is a 1-stable
+//    transformation under the symmetric distance (adding or removing one
+//    record adds or removes at most one counted record), so the histogram's
+//    sensitivity is unchanged. noisy_over()'s keys are public parameters, and
+//    one outside Key is refused there (invalid_parameter naming `keys`);
+//  - operator[] and contains() take any integer: one outside Key finds 0
+//    and false.
+//
+// Floating-point weights (Count a floating-point type) are data: a NaN
+// weight adds 0, an infinite one the largest finite value of its sign, and a
+// sum saturates there (detail/histogram_ops.hpp, which also shows the
+// sensitivity of a bounded weight is kept), so no weight throws and every
+// stored count is finite: top_k, at_least and noise see numbers only.
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -194,6 +229,46 @@ class hash_set_scratch {
   std::size_t size_ = 0;
 };
 
+/// How a key of type K reaches a sparse_histogram<Key> (header comment,
+/// "Keys are never narrowed"): unchanged (Key itself, or a conversion that
+/// is no narrowing: a string literal to std::string); checked at run time
+/// (an integer no wider than an integer Key); refused at compile time
+/// (narrowing); or no key at all (no conversion).
+enum class key_conversion { unchanged, checked, narrowing, none };
+
+template <class K, class Key>
+consteval key_conversion key_conversion_of() {
+  using k = std::remove_cvref_t<K>;
+  if constexpr (std::same_as<k, Key>) {
+    return key_conversion::unchanged;
+  } else if constexpr (integer_number<Key> && integer_number<k>) {
+    return std::numeric_limits<k>::digits <= std::numeric_limits<Key>::digits
+               ? key_conversion::checked
+               : key_conversion::narrowing;
+  } else if constexpr (!std::is_convertible_v<const k&, Key> &&
+                       !std::is_constructible_v<Key, const k&>) {
+    return key_conversion::none;
+  } else if constexpr (integer_number<Key>) {
+    return key_conversion::narrowing;  // floating-point, bool, enumeration, class
+  } else if constexpr (requires(const k& x) { Key{x}; }) {
+    return key_conversion::unchanged;  // a list initialisation: no narrowing
+  } else {
+    return key_conversion::narrowing;
+  }
+}
+
+template <class K, class Key>
+inline constexpr bool narrowing_key = key_conversion_of<K, Key>() == key_conversion::narrowing;
+
+/// Whether integer `key` has a value of integer type Key (compared at 128
+/// bits, so nothing is converted to Key before it is known to fit).
+template <integer_number Key, integer_number K>
+constexpr bool key_in_range(K key) noexcept {
+  const int128 v = key;
+  return v >= int128{std::numeric_limits<Key>::min()} &&
+         v <= int128{std::numeric_limits<Key>::max()};
+}
+
 }  // namespace detail
 
 template <class Key, histogram_count Count = std::int64_t>
@@ -208,11 +283,34 @@ class sparse_histogram {
   using count_type = Count;
   using value_type = std::pair<Key, Count>;
 
-  /// Adds `weight` (default 1) to `key`'s count. Throws overflow_error, with
-  /// nothing changed, if the count would overflow.
+  /// Adds `weight` (default 1) to `key`'s count, saturating at Count's
+  /// limits; a floating-point weight as the header says (NaN adds 0,
+  /// infinities saturate). Throws for no key or weight (only std::bad_alloc,
+  /// with nothing changed, when a new key needs memory).
   void add(const Key& key, Count weight = Count(1)) {
-    const auto [it, inserted] = counts_.try_emplace(key, weight);
-    if (!inserted) it.value() = detail::checked_add(it->second, weight);
+    const Count w = detail::finite_weight(weight);
+    const auto [it, inserted] = counts_.try_emplace(key, w);
+    if (!inserted) it.value() = detail::saturating_add(it->second, w);
+  }
+
+  /// add() for a key of another type, never narrowed (header comment): a
+  /// type that could change the key's value does not compile; an integer
+  /// outside Key (a negative one for an unsigned Key) is not counted, and
+  /// out_of_domain() counts it instead.
+  template <class K>
+  requires(!std::same_as<std::remove_cvref_t<K>, Key> &&
+           detail::key_conversion_of<K, Key>() !=
+               detail::key_conversion::none) void add(const K& key, Count weight = Count(1)) {
+    refuse_narrowing<K>();
+    if constexpr (detail::key_conversion_of<K, Key>() == detail::key_conversion::checked) {
+      if (!detail::key_in_range<Key>(key)) {
+        ++out_of_domain_;
+        return;
+      }
+      add(static_cast<Key>(key), weight);
+    } else {
+      add(Key(key), weight);
+    }
   }
 
   /// Adds 1 to the count of every key in `keys` (a key listed twice gets 2):
@@ -220,8 +318,9 @@ class sparse_histogram {
   /// small keys (integers; header comment): once the table outgrows the
   /// caches, slices of up to 2^21 updates are sorted by hash prefix and
   /// applied one table region at a time. String keys are applied in order.
-  /// All-or-nothing: on overflow throws overflow_error and leaves the
-  /// histogram as it was.
+  /// Counts saturate as add()'s do; no key or weight makes it throw. If
+  /// memory runs out (std::bad_alloc) an integer histogram is left exactly
+  /// as it was, saturated counts included.
   void add_all(std::span<const Key> keys) {
     add_batch(keys, [](std::size_t) { return Count(1); });
   }
@@ -231,26 +330,40 @@ class sparse_histogram {
   /// per key.
   void add_all(std::span<const Key> keys, std::span<const Count> weights) {
     detail::check_weights_size(keys.size(), weights.size());
-    add_batch(keys, [weights](std::size_t i) { return weights[i]; });
+    add_batch(keys, [weights](std::size_t i) { return detail::finite_weight(weights[i]); });
   }
 
-  /// The count of `key` (0 if never added).
+  /// The count of `key` (0 if never added). An integer key is compared at
+  /// its own value: one outside Key finds 0, never another key's count.
   template <class K>
   [[nodiscard]] Count operator[](const K& key) const {
-    const auto it = counts_.find(key);
+    const auto it = find(key);
     return it == counts_.end() ? Count(0) : it->second;
   }
 
-  [[nodiscard]] bool contains(const Key& key) const { return counts_.find(key) != counts_.end(); }
+  /// Whether `key` was added (an integer outside Key: false).
+  template <class K>
+  [[nodiscard]] bool contains(const K& key) const {
+    return find(key) != counts_.end();
+  }
   [[nodiscard]] std::size_t size() const noexcept { return counts_.size(); }
   [[nodiscard]] bool empty() const noexcept { return counts_.empty(); }
   void reserve(std::size_t keys) { counts_.reserve(keys); }
 
-  /// Adds another shard's counts (the result equals one pass over both
-  /// shards' records). All-or-nothing: on overflow nothing is changed.
+  /// The number of records add() did not count because their integer key
+  /// lies outside Key (header comment); merge() adds the shards' numbers.
+  /// A function of the raw data: for diagnostics only, never to be released.
+  [[nodiscard]] std::uint64_t out_of_domain() const noexcept { return out_of_domain_; }
+
+  /// Adds another shard's counts, each sum saturating at Count's limits (the
+  /// result equals one pass over both shards' records while no count
+  /// saturates). Throws for no counts (only std::bad_alloc, when new keys
+  /// need memory, which leaves the merge partly applied).
   void merge(const sparse_histogram& other) {
-    for (const auto& [k, c] : other.counts_) (void)detail::checked_add((*this)[k], c);
     for (const auto& [k, c] : other.counts_) add(k, c);
+    // Saturating: 2^64 records are out of reach, and a wrap would undercount.
+    out_of_domain_ = other.out_of_domain_ > ~out_of_domain_ ? ~std::uint64_t{0}
+                                                            : out_of_domain_ + other.out_of_domain_;
   }
 
   /// The entries, sorted by key (a deterministic order for output and tests).
@@ -267,15 +380,17 @@ class sparse_histogram {
     return detail::top_k_entries<Key, Count>(counts_, k);
   }
 
-  /// The entries whose count is >= threshold, sorted by key.
+  /// The entries whose count is >= threshold, sorted by key. Throws
+  /// invalid_parameter naming `threshold` if it is NaN.
   [[nodiscard]] std::vector<value_type> at_least(
       Count threshold) const requires std::totally_ordered<Key> {
     return detail::entries_at_least<Key, Count>(counts_, threshold, false);
   }
 
   /// A copy with noise on every stored key: `noise` is either an integer
-  /// sampler (called as noise(gen), its sample added with an overflow check,
-  /// e.g. discrete_laplace_distribution) or a mechanism (called as
+  /// sampler (called as noise(gen), e.g. discrete_laplace_distribution,
+  /// released as the exact count + sample saturated at Count's limits:
+  /// header comment) or a mechanism (called as
   /// noise(count, gen), e.g. laplace_mechanism), whose output replaces the
   /// count. Keys are visited in key order, so a seeded generator gives the
   /// same release every run.
@@ -286,19 +401,35 @@ class sparse_histogram {
 
   /// Noise on every key of `keys` (counts of absent keys are 0), so that
   /// the released key set is `keys`, fixed in advance from public data.
-  /// Throws invalid_parameter naming `keys` for a key listed twice: it would
-  /// be released twice (two noisy copies of one count, each spending the
-  /// budget), and nothing is released then.
+  /// Keys are never narrowed (header comment): a key type that could change
+  /// a key's value does not compile. Throws invalid_parameter naming `keys`,
+  /// releasing nothing, for a key listed twice (it would be released twice:
+  /// two noisy copies of one count, each spending the budget) or an integer
+  /// key outside Key (it would be released under another key's name).
   template <std::ranges::input_range R, class Noise, random_bit_source G>
   [[nodiscard]] auto noisy_over(const R& keys, const Noise& noise, G& gen) const {
+    using in_key = std::ranges::range_value_t<R>;
+    constexpr auto conversion = detail::key_conversion_of<in_key, Key>();
+    refuse_narrowing<in_key>();
+    static_assert(conversion != detail::key_conversion::none,
+                  "privet: noisy_over's keys must be of a type the histogram's key type can be "
+                  "made from.");
     using out_count = decltype(detail::apply_noise(noise, Count(0), gen));
     sparse_histogram<Key, out_count> out;
     for (const auto& k : keys) {
+      if constexpr (conversion == detail::key_conversion::checked) {
+        if (!detail::key_in_range<Key>(k)) {
+          throw_invalid("keys", k,
+                        "keys of the histogram's key type, [" +
+                            detail::format_value(std::numeric_limits<Key>::min()) + ", " +
+                            detail::format_value(std::numeric_limits<Key>::max()) + "]");
+        }
+      }
       const Key key(k);
       if (out.contains(key)) {
         throw_invalid("keys", key, "distinct keys (this one is listed twice)");
       }
-      out.add(key, detail::apply_noise(noise, (*this)[k], gen));
+      out.add(key, detail::apply_noise(noise, (*this)[key], gen));
     }
     return out;
   }
@@ -307,6 +438,28 @@ class sparse_histogram {
   auto end() const { return counts_.end(); }
 
  private:
+  // The one place that refuses a narrowing key type (header comment).
+  template <class K>
+  static constexpr void refuse_narrowing() noexcept {
+    static_assert(!detail::narrowing_key<K, Key>,
+                  "privet: this key type does not convert to the histogram's key type without "
+                  "narrowing (a wider integer, or a floating-point, bool or enumeration value for "
+                  "an integer key), so a key could be counted or released under another key's "
+                  "name; convert it explicitly or use a wider key type.");
+  }
+
+  // The entry of `key`, compared at its own value (header comment).
+  template <class K>
+  [[nodiscard]] auto find(const K& key) const {
+    if constexpr (integer_number<Key> && integer_number<K>) {
+      if (!detail::key_in_range<Key>(key)) return counts_.end();
+      return counts_.find(static_cast<Key>(key));
+    } else {
+      refuse_narrowing<K>();
+      return counts_.find(key);
+    }
+  }
+
   // A batch is cut into slices: a first one of first_slice updates, applied
   // in order, which measures how often an update brings a new key; then
   // slices of at most slice_updates. A slice is applied in order while the
@@ -345,9 +498,17 @@ class sparse_histogram {
     }
   }
 
+  // An update of the batch that saturated: its position in `keys` and the
+  // count before it, which the saturated sum no longer determines.
+  struct saturation {
+    std::size_t index;
+    Count before;
+  };
+
   // The state of a batch, kept so that a failure can undo it.
   struct batch_state {
     std::vector<std::size_t> inserted;  // positions in `keys` of the keys it inserted
+    std::vector<saturation> saturated;  // in the order applied; integer counts only
     std::size_t slice_begin = 0;
     std::size_t length = 0;     // of the current slice
     unsigned bits = 0;          // the current slice's sort, 0 for none
@@ -452,10 +613,28 @@ class sparse_histogram {
             static_cast<double>(counts_.size() - size_before) / static_cast<double>(b.length);
       }
     } catch (...) {
-      // Integer counts only: a floating-point sum never throws, and an
-      // allocation failure leaves a weighted batch partly applied.
+      // Only an allocation can fail. Integer counts are restored exactly;
+      // floating-point sums round, so a weighted batch of them stays partly
+      // applied.
       if constexpr (std::integral<Count>) undo(keys, weight_of, b);
       throw;
+    }
+  }
+
+  // count += weight_of(i), saturating (detail::saturating_add). An integer
+  // update that saturates is logged with the count before it, the log
+  // growing before the count changes: if the log cannot grow, the update
+  // has not happened, as undo() assumes.
+  void add_logged(Count& count, std::size_t i, Count w, batch_state& b) {
+    if constexpr (std::integral<Count>) {
+      Count sum;
+      if (__builtin_add_overflow(count, w, &sum)) [[unlikely]] {
+        b.saturated.push_back(saturation{i, count});
+        sum = detail::saturating_add(count, w);
+      }
+      count = sum;
+    } else {
+      count = detail::saturating_add(count, w);
     }
   }
 
@@ -474,7 +653,7 @@ class sparse_histogram {
           }
         }
       } else {
-        it.value() = detail::checked_add(it->second, weight_of(i));
+        add_logged(it.value(), i, weight_of(i), b);
       }
     }
   }
@@ -506,7 +685,7 @@ class sparse_histogram {
       const std::size_t i = b.slice_begin + it.index;
       const auto found = counts_.find(key_of(it, slice), static_cast<std::size_t>(it.hash));
       if (found != counts_.end()) {
-        found.value() = detail::checked_add(found->second, weight_of(i));
+        add_logged(found.value(), i, weight_of(i), b);
         it.hit = 1;
       } else {
         b.missed.push_back(static_cast<std::uint32_t>(b.looked_up));
@@ -521,7 +700,7 @@ class sparse_histogram {
       const Key& key = key_of(it, slice);
       const auto found = counts_.find(key, static_cast<std::size_t>(it.hash));
       if (found != counts_.end()) {
-        found.value() = detail::checked_add(found->second, weight_of(i));
+        add_logged(found.value(), i, weight_of(i), b);
       } else {
         // Recorded first: if the insertion fails, erasing an absent key is harmless.
         if constexpr (std::integral<Count>) b.inserted.push_back(i);
@@ -530,34 +709,43 @@ class sparse_histogram {
     }
   }
 
-  // Reverts a failed batch: subtracts every update applied so far (all
+  // Reverts a failed batch: takes back every update applied so far (all
   // updates before the current slice, and those of the current slice that
-  // its passes got through), then erases the keys the batch inserted.
+  // its passes got through), then erases the keys the batch inserted. Each
+  // key's updates were applied in their order in `keys` (in a sorted slice
+  // a key's updates all fall in one pass, in a stable order), so visiting
+  // the applied updates by decreasing position takes back each key's
+  // updates in reverse: an exact one by subtracting its weight, a saturated
+  // one by restoring the count logged before it. Allocates nothing.
   template <class WeightOf>
-  void undo(std::span<const Key> keys, WeightOf weight_of, const batch_state& b) noexcept {
-    const auto undo_one = [&](std::size_t i) { subtract_wrapping(keys[i], weight_of(i)); };
-    for (std::size_t i = 0; i < b.slice_begin; ++i) undo_one(i);
-    if (b.bits == 0) {
-      for (std::size_t a = 0; a < b.applied; ++a) undo_one(b.slice_begin + a);
-    } else {
-      for (std::size_t a = 0; a < b.looked_up; ++a) {
-        if (b.order[a].hit == 1) undo_one(b.slice_begin + b.order[a].index);
+  void undo(std::span<const Key> keys, WeightOf weight_of, batch_state& b) noexcept {
+    // By position, for a binary search (the log is empty unless a count
+    // saturated; std::sort does not allocate).
+    std::sort(b.saturated.begin(), b.saturated.end(),
+              [](const saturation& x, const saturation& y) { return x.index < y.index; });
+    const auto undo_one = [&](std::size_t i) {
+      const auto it =
+          std::lower_bound(b.saturated.begin(), b.saturated.end(), i,
+                           [](const saturation& x, std::size_t pos) { return x.index < pos; });
+      auto& c = counts_.find(keys[i]).value();
+      if (it != b.saturated.end() && it->index == i) {
+        c = it->before;
+      } else {
+        c = static_cast<Count>(c - weight_of(i));  // exact: this update's sum fitted
       }
-      for (std::size_t a = 0; a < b.inserting; ++a) {
+    };
+    if (b.bits == 0) {
+      for (std::size_t a = b.applied; a-- > 0;) undo_one(b.slice_begin + a);
+    } else {
+      for (std::size_t a = b.inserting; a-- > 0;) {
         undo_one(b.slice_begin + b.order[b.missed[a]].index);
       }
+      for (std::size_t a = b.looked_up; a-- > 0;) {
+        if (b.order[a].hit == 1) undo_one(b.slice_begin + b.order[a].index);
+      }
     }
+    for (std::size_t i = b.slice_begin; i-- > 0;) undo_one(i);
     for (const auto i : b.inserted) counts_.erase(keys[i]);
-  }
-
-  // count(key) -= w modulo 2^bits. Undoing a batch this way needs no
-  // particular order and allocates nothing: the intermediate values may
-  // wrap, but the end value is the count before the batch, exactly, because
-  // it is in range and equal to it modulo 2^bits.
-  void subtract_wrapping(const Key& key, Count w) noexcept {
-    using U = std::make_unsigned_t<Count>;
-    auto& c = counts_.find(key).value();
-    c = static_cast<Count>(static_cast<U>(static_cast<U>(c) - static_cast<U>(w)));
   }
 
   std::vector<Key> sorted_keys() const {
@@ -569,6 +757,7 @@ class sparse_histogram {
   }
 
   map_type counts_;
+  std::uint64_t out_of_domain_ = 0;
 };
 
 }  // namespace privet

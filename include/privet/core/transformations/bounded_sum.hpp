@@ -1,19 +1,26 @@
-// privet/core/transformations/bounded_sum.hpp — the sum of a dataset whose
-// records are known to lie in [lower, upper]. Adding or removing one record
-// changes the sum by at most max(|lower|, |upper|).
+// privet/core/transformations/bounded_sum.hpp — the sum of a dataset's records
+// clamped to [lower, upper]. Adding or removing one record changes it by at
+// most max(|lower|, |upper|), plus one final rounding (`stability_margin`).
 //
-// It does not clamp: a record outside the bounds throws, so a pipeline must
-// say `clamp(lo, hi) | bounded_sum(lo, hi)` and nothing is bounded silently.
-// Floating-point rounding can make two neighbouring sums differ by more than
-// the ideal sensitivity (Casacuberta et al. 2022, "Widespread
-// underestimation of sensitivity in differentially private libraries"), so
-// the sum is computed pairwise in long double and the stability map adds a
-// proven bound on the rounding of both sums for up to `max_records` records
-// (see `stability_margin`).
+// Data never makes it throw (docs/data_rule.md): a record outside
+// [lower, upper], infinite or not, is clamped to the nearer bound and a NaN
+// record counts as `lower` (the rule of `clamp`); both are record-wise maps,
+// so they keep stability 1 and the guarantee covers every dataset.
+//
+// The sum is exact: each clamped record is rounded to the grid
+// max(|lower|, |upper|) * 2^-62 and the grid integers are added in 128 bits
+// (core/detail/fixed_point_sum.hpp), so the result does not depend on the
+// order of the records and rounds once. `max_records` declares how large the
+// sum may grow: the exact sum saturates at +-max_records * max(|lower|,
+// |upper|), which never changes a dataset of at most max_records records and
+// moves neighbours no further apart beyond that, so more records than
+// declared are summed, not refused, and cost no extra privacy. The declared
+// size only bounds the final rounding (Casacuberta et al. 2022, "Widespread
+// underestimation of sensitivity in differentially private libraries").
 #pragma once
 
 #include <privet/core/concepts.hpp>
-#include <privet/core/detail/pairwise_sum.hpp>
+#include <privet/core/detail/fixed_point_sum.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
@@ -33,65 +40,65 @@ class bounded_sum {
   using input_metric = symmetric_distance;
   using output_metric = absolute_distance;
 
-  /// Throws invalid_parameter unless the bounds are finite and lower <= upper;
-  /// `max_records` bounds the dataset size the stability map accounts for.
+  /// Throws invalid_parameter unless the bounds are finite and lower <= upper,
+  /// max_records >= 1 and max_records * max(|lower|, |upper|) is a finite
+  /// double; `max_records` is where the sum saturates (see above).
   bounded_sum(Real lower, Real upper, std::uint64_t max_records = std::uint64_t{1} << 32)
       : lower_((validate_bounds(static_cast<double>(lower), static_cast<double>(upper)), lower)),
         upper_(upper),
-        max_records_(validate_at_least<std::uint64_t>(max_records, 1, "max_records")) {}
+        max_records_(validate_at_least<std::uint64_t>(max_records, 1, "max_records")),
+        bound_(std::max(std::fabs(static_cast<long double>(lower)),
+                        std::fabs(static_cast<long double>(upper)))),
+        unit_(detail::fixed_point_unit(bound_)),
+        cap_(detail::fixed_point_cap(max_records)) {
+    if (bound_ != 0 && unit_ == 0) {
+      const bool upper_sets = std::fabs(static_cast<long double>(upper)) == bound_;
+      throw_invalid(upper_sets ? "upper" : "lower", static_cast<double>(upper_sets ? upper : lower),
+                    "0 or of magnitude >= " +
+                        detail::format_value(std::ldexp(std::numeric_limits<long double>::min(),
+                                                        detail::fixed_point_bits)));
+    }
+    if (!std::isfinite(stability(1))) {
+      throw_invalid("max_records", max_records,
+                    "<= " + detail::format_value(std::numeric_limits<double>::max() / bound()) +
+                        " (max_records * max(|lower|, |upper|) must be a finite double)");
+    }
+  }
 
+  /// The exact sum of the clamped records (NaN as lower), saturated at
+  /// +-max_records * max(|lower|, |upper|), rounded once to Real. Never throws
+  /// because of the records.
   template <std::ranges::input_range R>
   requires std::convertible_to<std::ranges::range_value_t<R>, Real> Real
   operator()(const R& records) const {
-    detail::pairwise_sum<long double> sum;
-    std::uint64_t n = 0;
+    if (bound_ == 0) return Real(0);  // lower = upper = 0: every record clamps to 0
+    detail::int128 total = 0;
     for (const auto& r : records) {
       const auto x = static_cast<Real>(r);
-      if (!(x >= lower_ && x <= upper_)) {
-        throw_invalid("records[" + std::to_string(n) + "]", static_cast<double>(x),
-                      "[" + detail::format_value(static_cast<double>(lower_)) + ", " +
-                          detail::format_value(static_cast<double>(upper_)) +
-                          "] (bounded_sum does not clamp; put clamp before it)");
-      }
-      if (++n > max_records_) {
-        throw_invalid("records.size()", n,
-                      "<= max_records = " + detail::format_value(max_records_));
-      }
-      sum.add(static_cast<long double>(x));
+      const Real clamped =
+          std::isnan(static_cast<double>(x)) ? lower_ : std::clamp(x, lower_, upper_);
+      total += detail::fixed_point_units(static_cast<long double>(clamped) / bound_);
     }
-    return static_cast<Real>(sum.total());
+    return detail::fixed_point_value<Real>(total, cap_, unit_);
   }
 
-  /// d_in records changed move the exact sum by at most
-  /// d_in * max(|lower|, |upper|); the computed sums may differ by that plus
+  /// d_in records changed move the exact, saturated sum by at most
+  /// d_in * max(|lower|, |upper|); the outputs may differ by that plus
   /// `stability_margin()`.
   [[nodiscard]] double stability(symmetric_distance::distance_type d_in) const noexcept {
-    return detail::add_up(detail::mul_up(static_cast<double>(d_in), bound()), stability_margin());
+    return detail::add_up(detail::mul_up(detail::to_double_up(d_in), bound()), stability_margin());
   }
 
-  /// Rounding of the two neighbouring sums, each of at most n = max_records
-  /// terms bounded by m: pairwise accumulation errs by at most
-  /// gamma_L * n * m with L = ceil(log2 n) + 1 and gamma_L = L u / (1 - L u)
-  /// for the long double unit roundoff u; the final rounding to Real by at
-  /// most n * m * u_Real. Both sums count, hence the factor 2.
+  /// The final rounding of both neighbouring sums, each of magnitude at most
+  /// max_records * max(|lower|, |upper|) after saturation.
   [[nodiscard]] double stability_margin() const noexcept {
-    const double n = static_cast<double>(max_records_);
-    const double total = detail::mul_up(n, bound());
-    int levels = 1;
-    while (levels < 66 && std::ldexp(1.0, levels - 1) < n) ++levels;  // ceil(log2 n) + 1
-    const double u = std::ldexp(1.0, -std::numeric_limits<long double>::digits);
-    const double lu = detail::mul_up(levels, u);
-    const double gamma = detail::div_up(lu, 1 - lu);
-    const double u_real = std::ldexp(1.0, -std::numeric_limits<Real>::digits);
-    const double one_sum =
-        detail::add_up(detail::mul_up(gamma, total), detail::mul_up(total, u_real));
-    return detail::mul_up(2, one_sum);
+    const double radius = detail::mul_up(detail::to_double_up(max_records_), bound());
+    return detail::mul_up(2, detail::fixed_point_error<Real>(radius));
   }
 
-  /// max(|lower|, |upper|): how far one record can move the sum.
-  [[nodiscard]] double bound() const noexcept {
-    return std::max(std::fabs(static_cast<double>(lower_)), std::fabs(static_cast<double>(upper_)));
-  }
+  /// max(|lower|, |upper|), rounded up to a double: how far one record can
+  /// move the sum.
+  [[nodiscard]] double bound() const noexcept { return detail::to_double_up(bound_); }
 
   [[nodiscard]] Real lower() const noexcept { return lower_; }
   [[nodiscard]] Real upper() const noexcept { return upper_; }
@@ -101,6 +108,9 @@ class bounded_sum {
   Real lower_;
   Real upper_;
   std::uint64_t max_records_;
+  long double bound_;
+  long double unit_;
+  detail::int128 cap_;
 };
 
 }  // namespace privet

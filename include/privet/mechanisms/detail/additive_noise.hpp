@@ -1,7 +1,9 @@
 // privet/mechanisms/detail/additive_noise.hpp — what every additive-noise
-// mechanism shares: scalar and vector application with the dimension check,
-// and input validation. The derived mechanism supplies `perturb(x, gen)` for
-// one finite coordinate and `dimension()`.
+// mechanism shares: scalar and vector application, the data rule for a
+// vector of the wrong length, and the release-generator check. The derived
+// mechanism supplies `perturb(x, gen)` for one coordinate (any value of Real:
+// it maps NaN and infinities itself, see mechanisms/detail/grid.hpp) and
+// `dimension()`.
 //
 // Parallel vectors: a long vector's noise can be drawn on several threads
 // (`operator()(xs, gen, parallel_options)`). The coordinates are cut into
@@ -16,9 +18,11 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/parallel.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/noise.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <ranges>
 #include <span>
@@ -33,6 +37,7 @@ class additive_noise {
   /// x + noise, for a mechanism of dimension 1.
   template <random_bit_source G>
   Real operator()(Real x, G& gen) const {
+    require_release_generator<G>();
     if (self().dimension() != 1) {
       throw_invalid("dimension", self().dimension(),
                     "1 for a scalar input (pass a vector of that size)");
@@ -40,16 +45,25 @@ class additive_noise {
     return checked(x, gen);
   }
 
-  /// Independent noise on each coordinate; the input must have `dimension` entries.
+  /// Independent noise on each of the `dimension` coordinates. The input's
+  /// length is data (a vector built from records may come out short or
+  /// long), so it never throws: a longer input is cut to its first
+  /// `dimension` entries and a shorter one padded with zeros, a map of the
+  /// input alone, applied before the noise (see docs/data_rule.md). Inputs
+  /// that a transformation such as clipped_sum built always have the
+  /// declared length.
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to<std::ranges::range_value_t<R>, Real> std::vector<Real>
   operator()(const R& xs, G& gen) const {
+    require_release_generator<G>();
+    const std::size_t d = self().dimension();
     std::vector<Real> out;
-    for (const auto& x : xs) out.push_back(checked(static_cast<Real>(x), gen));
-    if (out.size() != self().dimension()) {
-      throw_invalid("input size", out.size(),
-                    "== dimension = " + std::to_string(self().dimension()));
+    out.reserve(d);
+    for (const auto& x : xs) {
+      if (out.size() == d) break;
+      out.push_back(checked(static_cast<Real>(x), gen));
     }
+    while (out.size() < d) out.push_back(checked(Real(0), gen));
     return out;
   }
 
@@ -58,29 +72,24 @@ class additive_noise {
 
   /// Independent noise on each coordinate, drawn on options.threads threads
   /// from keyed streams under a secret drawn from gen (see the file
-  /// comment). Every input is checked before any noise is drawn. Same
-  /// errors as the one-thread operator(), and invalid_parameter for
+  /// comment). An input of the wrong length is cut or zero-padded to
+  /// `dimension` as in the one-thread operator(); invalid_parameter for
   /// options.threads above max_parallel_threads.
   template <random_bit_source G>
   std::vector<Real> operator()(std::span<const Real> xs, G& gen,
                                const parallel_options& options) const {
+    require_release_generator<G>();
     validate_parallel_options(options);
-    if (xs.size() != self().dimension()) {
-      throw_invalid("input size", xs.size(),
-                    "== dimension = " + std::to_string(self().dimension()));
-    }
-    for (const Real x : xs) {
-      if (!std::isfinite(static_cast<double>(x))) {
-        throw_invalid("x", static_cast<double>(x), "a finite number");
-      }
-    }
+    const std::size_t d = self().dimension();
     const keyed_streams streams = streams_from(gen);
-    std::vector<Real> out(xs.size());
-    const std::size_t blocks = (xs.size() + noise_block - 1) / noise_block;
+    std::vector<Real> out(d);
+    const std::size_t blocks = (d + noise_block - 1) / noise_block;
     parallel_for_index(blocks, options, [&](std::size_t k) {
       auto stream = streams.stream(k);
-      const std::size_t end = std::min(xs.size(), (k + 1) * noise_block);
-      for (std::size_t i = k * noise_block; i < end; ++i) out[i] = self().perturb(xs[i], stream);
+      const std::size_t end = std::min(d, (k + 1) * noise_block);
+      for (std::size_t i = k * noise_block; i < end; ++i) {
+        out[i] = self().perturb(i < xs.size() ? xs[i] : Real(0), stream);
+      }
     });
     return out;
   }
@@ -88,11 +97,17 @@ class additive_noise {
  private:
   const Derived& self() const { return static_cast<const Derived&>(*this); }
 
+  // secure_noise releases; simulation_only_noise says in its name that it
+  // does not, and takes any generator.
+  template <class G>
+  static constexpr void require_release_generator() {
+    if constexpr (!std::same_as<typename Derived::noise_type, simulation_only_noise>) {
+      PRIVET_REQUIRE_SECURE_GENERATOR(G);
+    }
+  }
+
   template <class G>
   Real checked(Real x, G& gen) const {
-    if (!std::isfinite(static_cast<double>(x))) {
-      throw_invalid("x", static_cast<double>(x), "a finite number");
-    }
     return self().perturb(x, gen);
   }
 };
