@@ -365,13 +365,8 @@ TEST_CASE("errors name the parameter") {
   dpne::corpus empty;
   const std::vector<ngram_table::id> some{0};
   CHECK(rejected_parameter([&] { empty.add_sequence(some); }) == "corpus");
-  // A token that is not a word of the vocabulary.
-  ngram_table other;
-  other.word("only");
-  CHECK(rejected_parameter([&] {
-          privet::testing::seeded_release_generator gen(1);
-          (void)dpne::extract(t.corpus, other, dpne::parameters{}, gen);
-        }) == "corpus");
+  // A token that is not a word of the vocabulary is data, not refused: "a
+  // token that is not a word ends its sentence" below.
   ngram_table table = t.vocabulary;
   const dpne::ngram_index short_index(t.corpus, table, 3);
   dpne::parameters p;
@@ -431,12 +426,6 @@ TEST_CASE("DPNE messages name the parameter, its value and the allowed range") {
       invalid_parameter);
   text small;
   small.user({"a b c"});
-  ngram_table other;
-  other.word("only");
-  CHECK_THROWS_WITH_AS(
-      dpne::ngram_index(small.corpus, other, 2),
-      "privet: corpus = 1 is invalid; allowed: word ids of the vocabulary (1-grams, < 1)",
-      invalid_parameter);
   ngram_table table = small.vocabulary;
   CHECK_THROWS_WITH_AS(dpne::ngram_index(small.corpus, table, 0),
                        "privet: max_length = 0 is invalid; allowed: >= 1", invalid_parameter);
@@ -550,4 +539,178 @@ TEST_CASE("corpus accessors name the user or sequence past the end and the range
                        invalid_parameter);
   CHECK(c.end_sequence(1) == 1);
   CHECK(c.sequence(0).size() == 2);
+}
+
+namespace {
+
+constexpr ngram_table::id not_a_word = ~ngram_table::id{0} - 1;  // far beyond any vocabulary
+
+// sample_text's users, with a token that is not a word inside the first
+// phrase ("the quick brown fox <t> jumps over the lazy dog"), or that phrase
+// split into two sentences at the same place. Built afresh, not copied: a
+// copied ngram_table's spellings point into the table it was copied from.
+text with_boundaries(bool split, ngram_table::id token) {
+  text t;
+  auto add = [&](const std::string& s) {
+    std::vector<ngram_table::id> ids;
+    std::istringstream in(s);
+    for (std::string w; in >> w;) ids.push_back(w == "<t>" ? token : t.vocabulary.word(w));
+    t.corpus.add_sequence(ids);
+  };
+  const std::vector<std::string> phrases{"a stitch in time saves nine", "the lazy cat sleeps",
+                                         "over the moon and back again"};
+  for (int u = 0; u < 3000; ++u) {
+    t.corpus.add_user();
+    if (u % 2 == 0) {
+      if (split) {
+        add("the quick brown fox");
+        add("jumps over the lazy dog");
+      } else {
+        add("the quick brown fox <t> jumps over the lazy dog");
+      }
+    }
+    if (u % 3 == 0) add(phrases[0]);
+    if (u % 25 == 0) add(phrases[1]);
+    if (u % 7 == 0) add(phrases[2]);
+    add("private" + std::to_string(u) + " the quick fox word" + std::to_string(u % 50));
+  }
+  return t;
+}
+
+std::vector<std::vector<std::string>> released_by_length(const dpne::extraction& r) {
+  std::vector<std::vector<std::string>> out(r.max_length());
+  for (std::size_t k = 1; k <= r.max_length(); ++k)
+    for (auto g : r.released(k)) out[k - 1].push_back(words(r, g));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a token that is not a word ends its sentence: DPNE releases as at a sentence end") {
+  // Known answer of the rule (corpus, dpne.hpp): the corpus with the token
+  // and the corpus split there release the same sets with the same seed,
+  // for a token beyond the vocabulary, the largest id, and the id of a
+  // 2-gram of the vocabulary (a gram, not a word).
+  dpne::parameters p;
+  p.max_length = 5;
+  p.max_ngrams = 20;
+  const text split = with_boundaries(true, 0);
+  privet::testing::seeded_release_generator g0(31);
+  const auto expected = dpne::extract(split.corpus, split.vocabulary, p, g0);
+  REQUIRE(released_text(expected).count("the quick brown fox") == 1);
+  REQUIRE(released_text(expected).count("jumps over the lazy dog") == 1);
+  ngram_table with_gram = split.vocabulary;
+  const auto gram = with_gram.extend(*with_gram.find_word("fox"), *with_gram.find_word("jumps"));
+  for (const auto token : {not_a_word, ~ngram_table::id{0},
+                           static_cast<ngram_table::id>(split.vocabulary.size()), gram}) {
+    CAPTURE(token);
+    const text t = with_boundaries(false, token);
+    const ngram_table& vocabulary = token == gram ? with_gram : t.vocabulary;
+    privet::testing::seeded_release_generator gen(31);
+    dpne::extraction got;
+    CHECK_NOTHROW(got = dpne::extract(t.corpus, vocabulary, p, gen));
+    CHECK(released_by_length(got) == released_by_length(expected));
+    // Nothing crosses the token: "fox jumps" is in no release.
+    for (const auto& g : released_text(got)) CHECK(g.find("fox jumps") == std::string::npos);
+    CHECK(got.levels()[0].occurrences == expected.levels()[0].occurrences);
+  }
+}
+
+TEST_CASE("a token that is not a word ends its sentence in ngram_index and the baselines") {
+  text small;
+  small.user({"a b c d"});  // a = 0, b = 1, c = 2, d = 3
+  dpne::corpus with_token;
+  with_token.add_user();
+  const std::vector<ngram_table::id> tokens{0, 1, not_a_word, 2, 3};
+  with_token.add_sequence(tokens);
+  ngram_table table = small.vocabulary;
+  const dpne::ngram_index index(with_token, table, 3);
+  CHECK(index.at(1, 2) == dpne::ngram_index::none);
+  CHECK(index.at(2, 1) == dpne::ngram_index::none);  // b <token> is not formed
+  CHECK(index.at(3, 0) == dpne::ngram_index::none);
+  CHECK(table.text(index.at(2, 0)) == "a b");
+  CHECK(table.text(index.at(2, 3)) == "c d");
+  std::vector<ngram_table::id> grams;
+  index.user_ngrams(with_token, 0, 1, 3, grams);
+  std::set<std::string> got;
+  for (const auto g : grams) got.insert(table.text(g));
+  CHECK(got == std::set<std::string>{"a", "b", "c", "d", "a b", "c d"});
+
+  // The baselines accept the index of this corpus and release from it.
+  dpne::parameters p;
+  p.max_length = 3;
+  privet::testing::seeded_release_generator gen(6);
+  CHECK_NOTHROW((void)dpne::dpsu_all(with_token, index, p, gen));
+  CHECK_NOTHROW((void)dpne::dpsu_even(with_token, index, p, gen));
+  CHECK_NOTHROW((void)dpne::dpsu_single(with_token, index, p, 2, gen));
+  // An index that read a word where this corpus has a non-word, and the
+  // other way round, is still another corpus's.
+  ngram_table plain_table = small.vocabulary;
+  dpne::corpus plain;
+  plain.add_user();
+  const std::vector<ngram_table::id> five{0, 1, 2, 3, 0};
+  plain.add_sequence(five);
+  const dpne::ngram_index plain_index(plain, plain_table, 3);
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_all(with_token, plain_index, p, gen),
+                       "privet: index = an index of another corpus is invalid; allowed: an index "
+                       "of this corpus (token 2 is word 4294967294 in the corpus but word 2 in "
+                       "the index)",
+                       privet::invalid_parameter);
+  ngram_table table2 = small.vocabulary;
+  const dpne::ngram_index token_index(with_token, table2, 3);
+  CHECK_THROWS_WITH_AS((void)dpne::dpsu_all(plain, token_index, p, gen),
+                       "privet: index = an index of another corpus is invalid; allowed: an index "
+                       "of this corpus (token 2 is word 2 in the corpus but not a word in the "
+                       "index)",
+                       privet::invalid_parameter);
+}
+
+TEST_CASE("neighbours with tokens that are not words both release, DPNE and the baselines") {
+  // Issue 22: D released and D plus a user with such a token threw. D and
+  // its user-level neighbours (a user added whose text holds tokens that are
+  // not words, and a user's text given such a token) all release now.
+  const text base = sample_text();
+  const auto n = static_cast<ngram_table::id>(base.vocabulary.size());
+  auto run_all = [](const text& t) {
+    dpne::parameters p;
+    p.max_length = 4;
+    p.max_ngrams = 20;
+    privet::testing::seeded_release_generator gen(8);
+    (void)dpne::extract(t.corpus, t.vocabulary, p, gen);
+    ngram_table table = t.vocabulary;
+    const dpne::ngram_index index(t.corpus, table, 4);
+    (void)dpne::dpsu_all(t.corpus, index, p, gen);
+    (void)dpne::dpsu_even(t.corpus, index, p, gen);
+    (void)dpne::dpsu_single(t.corpus, index, p, 2, gen);
+  };
+  CHECK_NOTHROW(run_all(base));
+  text added = base;
+  added.corpus.add_user();
+  const std::vector<ngram_table::id> odd{n, 0, ~ngram_table::id{0}, 1, 2, n + 7, not_a_word};
+  added.corpus.add_sequence(odd);
+  const std::vector<ngram_table::id> only_odd{n, n};
+  added.corpus.add_sequence(only_odd);
+  CHECK_NOTHROW(run_all(added));
+  // The same users with the first user's text replaced by one with such tokens.
+  text replaced;
+  replaced.vocabulary = base.vocabulary;
+  for (std::size_t u = 0; u < base.corpus.users(); ++u) {
+    replaced.corpus.add_user();
+    if (u == 0) {
+      replaced.corpus.add_sequence(odd);
+      continue;
+    }
+    for (std::size_t q = base.corpus.first_sequence(u); q < base.corpus.end_sequence(u); ++q)
+      replaced.corpus.add_sequence(base.corpus.sequence(q));
+  }
+  CHECK_NOTHROW(run_all(replaced));
+  // A vocabulary that holds none of the corpus's words releases nothing.
+  text foreign = base;
+  foreign.vocabulary = ngram_table{};
+  foreign.vocabulary.word("only");
+  dpne::parameters p;
+  privet::testing::seeded_release_generator gen(1);
+  dpne::extraction r;
+  CHECK_NOTHROW(r = dpne::extract(foreign.corpus, foreign.vocabulary, p, gen));
+  CHECK(r.released(2).empty());
 }

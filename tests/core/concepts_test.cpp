@@ -1,6 +1,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/keyed_streams.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 
@@ -10,6 +11,7 @@
 #include <boost/multiprecision/gmp.hpp>
 #endif
 
+#include <concepts>
 #include <cstdint>
 #include <random>
 
@@ -92,4 +94,16 @@ TEST_CASE("only generators marked cryptographically secure are release grade") {
   auto b = streams.stream(1, 2);
   CHECK(a() == b());
   CHECK(a() != streams.stream(1, 3)());
+  // Streams drawn from a generator are as good as the generator: release
+  // grade from the CSPRNG, simulation-only (plain seeded streams) from a seed.
+  privet::seeded_generator seeded(3);
+  static_assert(
+      std::same_as<decltype(privet::streams_from(seeded)), privet::simulation_keyed_streams>);
+  static_assert(!privet::secure_bit_source<decltype(privet::streams_from(seeded).stream(0))>);
+  static_assert(std::same_as<decltype(privet::streams_from(privet::secure_generator())),
+                             privet::keyed_streams>);
+  // The same secret gives the same streams under either type.
+  privet::seeded_generator again(3);
+  const auto sim = privet::streams_from(again);
+  CHECK(privet::keyed_streams(sim.secret()).stream(4)() == sim.stream(4)());
 }

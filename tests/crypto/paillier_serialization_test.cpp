@@ -15,13 +15,16 @@
 
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
+#include <nlohmann/json.hpp>
 #include <support/paillier_backends.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mp = boost::multiprecision;
@@ -103,6 +106,42 @@ const char* const kat_0_5_cli =  // 0.5 at the command-line tool's exponent -32
     "13553701100071258594468274728408090567834861178030274593374854042075185964190848899366711448"
     "3043544911452457619811910895556849355085154827653280278515372";
 
+// a^-1 mod m by the extended Euclidean algorithm on cpp_int (independent of
+// privet's inverse); a coprime to m.
+cpp_int inverse_mod(const cpp_int& a, const cpp_int& m) {
+  cpp_int r0 = m, r1 = a % m, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const cpp_int q = r0 / r1;
+    cpp_int r2 = r0 - q * r1;
+    cpp_int t2 = t0 - q * t1;
+    r0 = std::move(r1);
+    r1 = std::move(r2);
+    t0 = std::move(t1);
+    t1 = std::move(t2);
+  }
+  return t0 < 0 ? cpp_int(t0 + m) : t0;
+}
+
+// The attack of issue 26, finding 1: whoever sent c recomputes c^k mod n^2
+// with Boost's powm for every candidate scalar k in [-limit, limit] and
+// returns those equal to the value that came back.
+std::vector<int> weights_matching(const cpp_int& c, const cpp_int& n, const cpp_int& seen,
+                                  int limit) {
+  const cpp_int n2 = n * n;
+  const cpp_int c_inv = inverse_mod(c, n2);
+  std::vector<int> found;
+  for (int k = -limit; k <= limit; ++k) {
+    const cpp_int guess =
+        k < 0 ? cpp_int(mp::powm(c_inv, cpp_int(-k), n2)) : cpp_int(mp::powm(c, cpp_int(k), n2));
+    if (guess == seen) found.push_back(k);
+  }
+  return found;
+}
+
+cpp_int json_value(const std::string& text) {
+  return cpp_int(nlohmann::json::parse(text).at("v").get<std::string>());
+}
+
 template <class Int>
 paillier::private_key<Int> docs_key() {
   privet::seeded_generator gen(90);
@@ -136,14 +175,15 @@ TEST_CASE_TEMPLATE("binary round trips of keys, ciphertexts and encrypted number
   CHECK(sk2.q() == sk.q());
 
   const auto c = pk.encrypt(Int(424242), gen);
-  const auto c_bytes = paillier::serialize(c);
+  // Written as is (a fresh encryption), so it reads back as the same value.
+  const auto c_bytes = paillier::serialize(c, paillier::already_randomised);
   const auto c2 = paillier::deserialize<paillier::ciphertext<Int>>(view(c_bytes), pk);
   CHECK(c2 == c);
   CHECK(sk2.decrypt(c2) == 424242);
 
   using fp = paillier::fixed_point<Int, S>;
   const auto x = paillier::encrypt(pk, fp::encode(-7.75), fp::encode(10.0), gen);
-  const auto x_bytes = paillier::serialize(x);
+  const auto x_bytes = paillier::serialize(x, paillier::already_randomised);
   const auto x2 = paillier::deserialize<paillier::encrypted_number<Int, S>>(view(x_bytes), pk);
   CHECK(x2.ciphertext() == x.ciphertext());
   CHECK(x2.bound() == fp::encode(10.0));
@@ -162,8 +202,10 @@ TEST_CASE("binary encodings are the same on every backend") {
       fixed.public_key().encrypt_with(privet::test::fixed4096(99), privet::test::fixed4096(r));
   CHECK(paillier::serialize(keys.public_key) == paillier::serialize(fixed.public_key()));
   CHECK(paillier::serialize(keys.private_key) == paillier::serialize(fixed));
-  CHECK(paillier::serialize(c) == paillier::serialize(cf));
-  CHECK(paillier::to_json(c) == paillier::to_json(cf));
+  CHECK(paillier::serialize(c, paillier::already_randomised) ==
+        paillier::serialize(cf, paillier::already_randomised));
+  CHECK(paillier::to_json(c, paillier::already_randomised) ==
+        paillier::to_json(cf, paillier::already_randomised));
   CHECK(paillier::to_jwk(keys.private_key) == paillier::to_jwk(fixed));
 #ifdef PRIVET_HAS_GMP
   const auto gmp = paillier::private_key<mp::mpz_int>::from_primes(
@@ -171,7 +213,8 @@ TEST_CASE("binary encodings are the same on every backend") {
       paillier::allow_insecure);
   const auto cg = gmp.public_key().encrypt_with(mp::mpz_int(99), mp::mpz_int(r.str()));
   CHECK(paillier::serialize(gmp) == paillier::serialize(keys.private_key));
-  CHECK(paillier::serialize(cg) == paillier::serialize(c));
+  CHECK(paillier::serialize(cg, paillier::already_randomised) ==
+        paillier::serialize(c, paillier::already_randomised));
   CHECK(paillier::to_jwk(gmp.public_key()) == paillier::to_jwk(keys.public_key));
   // Bytes written by one backend read on another.
   const auto back = paillier::deserialize<paillier::ciphertext<mp::mpz_int>>(
@@ -201,14 +244,14 @@ TEST_CASE_TEMPLATE("JSON round trips in python-paillier's layouts", Int, PRIVET_
   CHECK(((sk2.p() == sk.p() && sk2.q() == sk.q()) || (sk2.p() == sk.q() && sk2.q() == sk.p())));
 
   const auto c = pk.encrypt(Int(31337), gen);
-  const std::string cj = paillier::to_json(c);
-  CHECK(cj == R"({"v":")" + c.value().str() + R"("})");
+  const std::string cj = paillier::to_json(c, paillier::already_randomised);
+  CHECK(cj == R"({"e":0,"v":")" + c.value().str() + R"("})");
   CHECK(paillier::from_json<paillier::ciphertext<Int>>(cj, pk) == c);
 
   using fp = paillier::fixed_point<Int, S>;
   const fp bound = fp::encode(100.0);
   const auto x = paillier::encrypt(pk, fp::encode(12.5), bound, gen);
-  const std::string xj = paillier::to_json(x);
+  const std::string xj = paillier::to_json(x, paillier::already_randomised);
   CHECK(xj == R"({"e":-4,"v":")" + x.ciphertext().value().str() + R"("})");
   const auto x2 = paillier::from_json<paillier::encrypted_number<Int, S>>(xj, pk, bound);
   CHECK(x2.ciphertext() == x.ciphertext());
@@ -222,14 +265,215 @@ TEST_CASE_TEMPLATE("JSON round trips in python-paillier's layouts", Int, PRIVET_
 
   const std::vector<paillier::encrypted_number<Int, S>> xs = {
       x, paillier::encrypt(pk, fp::encode(-3.0), bound, gen)};
-  const std::string doc =
-      paillier::to_json(pk, std::span<const paillier::encrypted_number<Int, S>>(xs));
+  const std::string doc = paillier::to_json(
+      pk, std::span<const paillier::encrypted_number<Int, S>>(xs), paillier::already_randomised);
   CHECK(doc == R"({"public_key":)" + basic + R"(,"values":[[")" + xs[0].ciphertext().value().str() +
                    R"(",-4],[")" + xs[1].ciphertext().value().str() + R"(",-4]]})");
   const auto back =
       paillier::from_json<std::vector<paillier::encrypted_number<Int, S>>>(doc, pk, bound);
   REQUIRE(back.size() == 2);
   CHECK(paillier::decrypt(sk, back[0] + back[1]).decode() == 9.5);
+}
+
+TEST_CASE_TEMPLATE("a computed ciphertext leaves re-randomised: the weight-recovery attack fails",
+                   Int, PRIVET_PAILLIER_BACKENDS) {
+  // Issue 26, finding 1. A client sends c = Enc(x); a server returns c^k for
+  // its secret weight k. Written as is (opted out by name), the client finds
+  // k among the candidates by recomputing c^k; written by default, no
+  // candidate matches (a match would need the fresh randomiser to hit one of
+  // 129 values among phi(n^2) ~ 2^511: probability < 2^-500) and the value
+  // still decrypts to k x.
+  privet::seeded_generator gen(200);
+  const auto keys = small_keys<Int>(256, 200);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const cpp_int n = to_cpp(pk.n());
+  const int secret_weight = -5;
+  const auto c = pk.encrypt(Int(1234), gen);
+  const auto product = c * secret_weight;
+  const cpp_int sent = to_cpp(c.value());
+
+  const std::string opted_out = paillier::to_json(product, paillier::already_randomised);
+  CHECK(weights_matching(sent, n, json_value(opted_out), 64) == std::vector<int>{secret_weight});
+
+  for (const std::string& written :
+       {paillier::to_json(product, gen), paillier::to_json(product), paillier::to_json(product, pk),
+        paillier::to_json(product, pk, gen)}) {
+    CHECK(weights_matching(sent, n, json_value(written), 64).empty());
+    CHECK(contains(written, R"("e":0)"));
+    const auto back = paillier::from_json<paillier::ciphertext<Int>>(written, pk);
+    CHECK(sk.decrypt_signed(back) == Int(-5 * 1234));
+  }
+
+  // The binary writer likewise.
+  const auto value_of = [&](const bytes& b) {
+    return to_cpp(paillier::deserialize<paillier::ciphertext<Int>>(view(b), pk).value());
+  };
+  CHECK(weights_matching(sent, n,
+                         value_of(paillier::serialize(product, paillier::already_randomised)),
+                         64) == std::vector<int>{secret_weight});
+  const auto fresh_bytes = paillier::serialize(product, gen);
+  CHECK(weights_matching(sent, n, value_of(fresh_bytes), 64).empty());
+  CHECK(weights_matching(sent, n, value_of(paillier::serialize(product)), 64).empty());
+  CHECK(sk.decrypt_signed(paillier::deserialize<paillier::ciphertext<Int>>(view(fresh_bytes),
+                                                                           pk)) == Int(-5 * 1234));
+
+  // A sum of the client's own ciphertexts: by default never the plain product.
+  const auto c2 = pk.encrypt(Int(766), gen);
+  const auto sum = c + c2;
+  CHECK(json_value(paillier::to_json(sum, gen)) != to_cpp(sum.value()));
+  CHECK(json_value(paillier::to_json(sum, paillier::already_randomised)) == to_cpp(sum.value()));
+  CHECK(sk.decrypt(paillier::from_json<paillier::ciphertext<Int>>(paillier::to_json(sum), pk)) ==
+        2000);
+
+  // Encrypted numbers (single, binary and the list layout).
+  using fp = paillier::fixed_point<Int, S>;
+  const auto x = paillier::encrypt(pk, fp::encode(2.5), fp::encode(10.0), gen);
+  const auto scaled = x * secret_weight;  // bound 50
+  const cpp_int sent_x = to_cpp(x.ciphertext().value());
+  CHECK(weights_matching(sent_x, n,
+                         json_value(paillier::to_json(scaled, paillier::already_randomised)),
+                         64) == std::vector<int>{secret_weight});
+  const std::string xj = paillier::to_json(scaled, gen);
+  CHECK(weights_matching(sent_x, n, json_value(xj), 64).empty());
+  CHECK(paillier::decrypt(
+            sk, paillier::from_json<paillier::encrypted_number<Int, S>>(xj, pk, fp::encode(50.0)))
+            .decode() == -12.5);
+  const auto xb = paillier::serialize(scaled, gen);
+  const auto xr = paillier::deserialize<paillier::encrypted_number<Int, S>>(view(xb), pk);
+  CHECK(weights_matching(sent_x, n, to_cpp(xr.ciphertext().value()), 64).empty());
+  CHECK(paillier::decrypt(sk, xr).decode() == -12.5);
+  const std::vector<paillier::encrypted_number<Int, S>> xs = {scaled, x};
+  const std::string doc =
+      paillier::to_json(pk, std::span<const paillier::encrypted_number<Int, S>>(xs), gen);
+  const auto listed = nlohmann::json::parse(doc).at("values");
+  REQUIRE(listed.size() == 2);
+  CHECK(weights_matching(sent_x, n, cpp_int(listed[0][0].get<std::string>()), 64).empty());
+  CHECK(cpp_int(listed[1][0].get<std::string>()) != sent_x);
+  const auto read = paillier::from_json<std::vector<paillier::encrypted_number<Int, S>>>(
+      doc, pk, fp::encode(50.0));
+  CHECK(paillier::decrypt(sk, read[0] + read[1]).decode() == -10.0);
+}
+
+TEST_CASE_TEMPLATE("writers draw the randomiser from the given key's pool", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  privet::seeded_generator gen(201);
+  const auto keys = small_keys<Int>(256, 201);
+  const auto pool = std::make_shared<paillier::randomizer_pool<Int>>(keys.public_key);
+  pool->fill(3, gen);
+  const auto pooled = keys.public_key.with_pool(pool);
+  const auto c = pooled.encrypt(Int(7), gen) * 3;  // takes one randomiser
+  REQUIRE(pool->size() == 2);
+  const std::string j = paillier::to_json(c, pooled, gen);
+  CHECK(pool->size() == 1);
+  const auto b = paillier::serialize(c, pooled);
+  CHECK(pool->size() == 0);
+  CHECK(keys.private_key.decrypt(paillier::from_json<paillier::ciphertext<Int>>(j, pooled)) == 21);
+  CHECK(keys.private_key.decrypt(
+            paillier::deserialize<paillier::ciphertext<Int>>(view(b), pooled)) == 21);
+  // Without a key the ciphertext's own (no pool) serves: the pool is untouched.
+  pool->fill(1, gen);
+  (void)paillier::to_json(c, gen);
+  CHECK(pool->size() == 1);
+  // A key other than the ciphertext's is refused, nothing written.
+  const auto other = small_keys<Int>(256, 202);
+  const char* const refusal =
+      "privet: ciphertext is under a different public key; allowed: a ciphertext under this key "
+      "(the same n)";
+  CHECK_THROWS_WITH_AS((void)paillier::to_json(c, other.public_key, gen), refusal,
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)paillier::serialize(c, other.public_key, gen), refusal,
+                       privet::invalid_parameter);
+}
+
+TEST_CASE_TEMPLATE("ciphertext JSON carries python-paillier's \"e\": 0, and is read with it", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  // phe/command_line.py writes {"v": str(ciphertext), "e": exponent} and its
+  // reader asserts that both are present (issue 26, finding 3).
+  privet::seeded_generator gen(203);
+  const auto keys = small_keys<Int>(256, 203);
+  const auto& pk = keys.public_key;
+  const auto c = pk.encrypt(Int(5), gen);
+  const std::string j = paillier::to_json(c, paillier::already_randomised);
+  CHECK(j == R"({"e":0,"v":")" + c.value().str() + R"("})");
+  CHECK(paillier::from_json<paillier::ciphertext<Int>>(j, pk) == c);
+  CHECK(paillier::from_json<paillier::ciphertext<Int>>(R"({"v": ")" + c.value().str() + R"("})",
+                                                       pk) == c);  // without "e" too
+  CHECK(malformed([&] {
+          (void)paillier::from_json<paillier::ciphertext<Int>>(
+              R"({"e": -4, "v": ")" + c.value().str() + R"("})", pk);
+        }) ==
+        "privet: malformed Paillier ciphertext JSON: \"e\" is not 0 (an encrypted number "
+        "with an exponent: read it as one)");
+  // Read as an encrypted integer at scale 16^0.
+  using S0 = paillier::hex_scale<0>;
+  const auto x = paillier::from_json<paillier::encrypted_number<Int, S0>>(
+      j, pk, paillier::fixed_point<Int, S0>::from_mantissa(Int(10)));
+  CHECK(paillier::decrypt(keys.private_key, x).mantissa() == 5);
+}
+
+TEST_CASE_TEMPLATE("private keys in python-paillier's {p, q} layout are written and read", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  // Issue 26, finding 2: phe/command_line.py (python-paillier >= 1.3) writes
+  // {"kty": "DAJ", "key_ops": ["decrypt"], "p", "q", "pub", "kid"} and reads
+  // "p" and "q"; the {lambda, mu} layout of its documentation is still read
+  // (the known-answer test below).
+  privet::seeded_generator gen(204);
+  const auto keys = small_keys<Int>(256, 204);
+  const auto& sk = keys.private_key;
+  const std::string jwk = paillier::to_jwk(sk, "k1");
+  const auto j = nlohmann::json::parse(jwk);
+  CHECK(j.at("kty") == "DAJ");
+  CHECK(j.at("key_ops") == nlohmann::json::array({"decrypt"}));
+  CHECK(j.at("p") == privet::detail::base64url_encode(privet::detail::be_bytes(sk.p())));
+  CHECK(j.at("q") == privet::detail::base64url_encode(privet::detail::be_bytes(sk.q())));
+  CHECK(j.at("pub") == nlohmann::json::parse(paillier::to_jwk(sk.public_key(), "k1")));
+  CHECK(j.at("kid") == "k1");
+  CHECK(!j.contains("lambda"));
+  CHECK(!j.contains("mu"));
+  const auto back =
+      paillier::from_json<paillier::private_key<Int>>(jwk, gen, paillier::allow_insecure);
+  CHECK(back.p() == sk.p());
+  CHECK(back.q() == sk.q());
+
+  // Known answer: the documentation's key as phe's command line writes it
+  // now, p and q encoded with Python 3's base64.urlsafe_b64encode of their
+  // minimal big-endian bytes, "=" stripped (phe/util.py int_to_base64).
+  const std::string docs_pub =
+      R"({"alg": "PAI-GN1", "n": "haFTvA70KcI5XXReJUlQWoZus12aSJJ5EXAvu93xR7k",
+      "kty": "DAJ", "key_ops": ["encrypt"]})";
+  const std::string pq = R"({"kty": "DAJ", "key_ops": ["decrypt"],
+      "p": "wcnMgG7bLvC_7P9fype5mQ", "q": "sIeGYNEcNGzpHymiA_wTIQ", "pub": )" +
+                         docs_pub + "}";
+  const auto docs =
+      paillier::from_json<paillier::private_key<Int>>(pq, gen, paillier::allow_insecure);
+  CHECK(docs.public_key().n() == Int(docs_n));
+  CHECK(docs.p() == Int(docs_p));
+  CHECK(docs.q() == Int(docs_q));
+  CHECK(docs.mu() == docs_key<Int>().mu());
+
+  // Refusals.
+  const auto read_sk = [&](const std::string& text) {
+    return malformed([&] {
+      (void)paillier::from_json<paillier::private_key<Int>>(text, gen, paillier::allow_insecure);
+    });
+  };
+  const std::string spre = "privet: malformed Paillier private key JSON: ";
+  const auto with = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  CHECK(read_sk(with(pq, R"("q": "sIeGYNEcNGzpHymiA_wTIQ", )", "")) == spre + "has no \"q\" field");
+  CHECK(read_sk(with(pq, "sIeGYNEcNGzpHymiA_wTIQ", "sIeGYNEcNGzpHymiA_wTIw")) ==
+        spre + "\"p\" times \"q\" is not the public key's n");
+  CHECK(read_sk(with(pq, R"("p": )", R"("lambda": "AQ", "p": )")) ==
+        spre + "has both \"p\"/\"q\" and \"lambda\"/\"mu\"; allowed: one of the two layouts");
+  // p q = n with q composite: 1 times n.
+  const std::string one_n = with(with(pq, "wcnMgG7bLvC_7P9fype5mQ", "AQ"), "sIeGYNEcNGzpHymiA_wTIQ",
+                                 "haFTvA70KcI5XXReJUlQWoZus12aSJJ5EXAvu93xR7k");
+  CHECK(read_sk(one_n) ==
+        "privet: malformed Paillier private key: q = a number of 256 bits is invalid; "
+        "allowed: a prime of the same length as p (1 bits)");
 }
 
 TEST_CASE_TEMPLATE("known answers: python-paillier's documented keys and encrypted numbers", Int,
@@ -270,10 +514,11 @@ TEST_CASE_TEMPLATE("known answers: python-paillier's documented keys and encrypt
 
   // The reverse: privet's encryption with the same r is the same JSON.
   const auto mine = paillier::encrypt_with(pk, fp13::encode(-1.5), fp13::encode(4.0), Int(kat_r));
-  CHECK(paillier::to_json(mine) == R"({"e":-13,"v":")" + std::string(kat_minus_1_5) + R"("})");
+  CHECK(paillier::to_json(mine, paillier::already_randomised) ==
+        R"({"e":-13,"v":")" + std::string(kat_minus_1_5) + R"("})");
   CHECK(paillier::to_json(
-            paillier::encrypt_with(pk, fp13::encode(3.0), fp13::encode(4.0), Int(kat_r))) ==
-        R"({"e":-13,"v":")" + std::string(kat_3_0) + R"("})");
+            paillier::encrypt_with(pk, fp13::encode(3.0), fp13::encode(4.0), Int(kat_r)),
+            paillier::already_randomised) == R"({"e":-13,"v":")" + std::string(kat_3_0) + R"("})");
 
   // The documented list layout, n and g as the bare integers json.dumps writes.
   const std::string list = R"({"public_key": {"g": )" + Int(pk.n() + 1).str() + R"(, "n": )" +
@@ -705,9 +950,10 @@ TEST_CASE_TEMPLATE("every serialisation refusal's full message (docs/error_audit
   CHECK(read_sk(with(good, "Dzq1_tz2qDX_-S4shia9Rw34Z9ix9b-fhPi3In76NaI", docs_n_b64)) ==
         spre + "\"mu\" is not below n");
 
-  // A prime n passes every check before the factoring: lambda = n - 1 is
-  // a multiple of Carmichael's lambda(n) and mu = (n - 1)^-1 = n - 1 mod n,
-  // but no base yields a square root of 1 other than +-1.
+  // A prime n: lambda = n - 1 is a multiple of Carmichael's lambda(n) and
+  // mu = (n - 1)^-1 = n - 1 mod n, so only the public key's primality test
+  // (before the factoring, where no base would yield a square root of 1
+  // other than +-1) refuses it.
   {
     const Int p = privet::detail::random_prime<Int>(256, gen);
     const std::string pn = privet::detail::base64url_encode(privet::detail::be_bytes(p));
@@ -715,7 +961,9 @@ TEST_CASE_TEMPLATE("every serialisation refusal's full message (docs/error_audit
     const std::string jwk = R"({"kty": "DAJ", "key_ops": ["decrypt"], "lambda": ")" + pm +
                             R"(", "mu": ")" + pm +
                             R"(", "pub": {"kty": "DAJ", "alg": "PAI-GN1", "n": ")" + pn + "\"}}";
-    CHECK(read_sk(jwk) == spre + "\"lambda\" did not factor n (is n a product of two primes?)");
+    CHECK(read_sk(jwk) ==
+          "privet: malformed Paillier public key: n is prime (a strong probable "
+          "prime to base 2); allowed: n = p q, a product of two distinct primes");
   }
 
   // An exponent of a type other than number or string.

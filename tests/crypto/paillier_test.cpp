@@ -19,6 +19,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/paillier.hpp>
 
 #include <doctest/doctest.h>
@@ -567,6 +568,76 @@ TEST_CASE_TEMPLATE("keys from given primes are checked", Int, PRIVET_PAILLIER_TY
           (void)paillier::private_key<Int>::from_primes(p, composite, gen,
                                                         paillier::allow_insecure);
         }) == "q");
+}
+
+TEST_CASE_TEMPLATE("keys from primes closer than key generation allows are refused", Int,
+                   PRIVET_PAILLIER_TYPES) {
+  // Issue 26, finding 5: key generation keeps |p - q| >= 2^(k - 100) for
+  // k-bit primes (FIPS 186-5 A.1.3, against Fermat's factoring); from_primes
+  // now applies the same rule. For 128-bit primes the floor is 2^28: the
+  // primes nearest below and at/above p + 2^28 sit on either side of it.
+  privet::seeded_generator gen(45);
+  const Int p = privet::detail::random_prime<Int>(128, gen);
+  const Int floor = Int(1) << 28;
+  const auto prime_from = [&](Int x, int step) {
+    if (!mp::bit_test(x, 0)) x += step;
+    while (!privet::detail::is_probable_prime(x, gen)) x += 2 * step;
+    return x;
+  };
+  const Int too_close = prime_from(Int(p + floor - 1), -1);
+  const Int far_enough = prime_from(Int(p + floor), +1);
+  REQUIRE(too_close > p);
+  REQUIRE(Int(too_close - p) < floor);
+  REQUIRE(Int(far_enough - p) >= floor);
+  REQUIRE(privet::detail::bits_of(far_enough) == 128);
+  const std::string refusal =
+      "privet: p and q are too close (|p - q| < 2^28, a number of 28 bits: n = p q falls to "
+      "Fermat's factoring); allowed: 128-bit primes p, q with |p - q| >= 2^28 (2^(k - 100) for "
+      "k-bit primes, as key generation)";
+  // Either order, and primes a few units apart.
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::private_key<Int>::from_primes(p, too_close, gen, paillier::allow_insecure),
+      refusal.c_str(), privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::private_key<Int>::from_primes(too_close, p, gen, paillier::allow_insecure),
+      refusal.c_str(), privet::invalid_parameter);
+  const Int next = prime_from(Int(p + 2), +1);
+  CHECK(rejected_parameter([&] {
+          (void)paillier::private_key<Int>::from_primes(p, next, gen, paillier::allow_insecure);
+        }) == "q");
+  // Coprimality of n and (p-1)(q-1) may still refuse a pair at the floor;
+  // if it does not, the key is built.
+  if (mp::gcd(Int(p * far_enough), Int((p - 1) * (far_enough - 1))) == 1) {
+    const auto sk =
+        paillier::private_key<Int>::from_primes(p, far_enough, gen, paillier::allow_insecure);
+    CHECK(sk.public_key().n() == Int(p * far_enough));
+  }
+  // p = q: refused before anything else.
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::private_key<Int>::from_primes(p, p, gen, paillier::allow_insecure),
+      "privet: q equals p; allowed: a prime other than p", privet::invalid_parameter);
+  // At most 100 bits per prime the rule is not applied (toy sizes).
+  CHECK(paillier::detail::primes_far_apart(Int(101), Int(103), 100));
+  CHECK(!paillier::detail::primes_far_apart(Int(p), Int(too_close), 128));
+  CHECK(paillier::detail::primes_far_apart(Int(p), Int(far_enough), 128));
+}
+
+TEST_CASE_TEMPLATE("a public key with a prime modulus is refused", Int, PRIVET_PAILLIER_TYPES) {
+  // Issue 26, finding 5: n prime has no Paillier private key; every prime is
+  // a strong probable prime to base 2, so the check refuses all of them.
+  privet::seeded_generator gen(46);
+  for (const std::size_t bits : {std::size_t{128}, std::size_t{256}, std::size_t{512}}) {
+    CAPTURE(bits);
+    const Int prime = privet::detail::random_prime<Int>(bits, gen);
+    CHECK_THROWS_WITH_AS(paillier::public_key<Int>(prime, paillier::allow_insecure),
+                         "privet: n is prime (a strong probable prime to base 2); allowed: n = p "
+                         "q, a product of two distinct primes",
+                         privet::invalid_parameter);
+  }
+  // A product of two primes is accepted (and so are all generated keys).
+  const auto keys = small_keys<Int>(256, 47);
+  CHECK(paillier::public_key<Int>(keys.public_key.n(), paillier::allow_insecure) ==
+        keys.public_key);
 }
 
 TEST_CASE_TEMPLATE("a 2048-bit round trip", Int, PRIVET_PAILLIER_TYPES) {

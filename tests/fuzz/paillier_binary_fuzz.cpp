@@ -1,7 +1,8 @@
 // libFuzzer target: the binary Paillier deserialisers on arbitrary bytes. The
 // input is read as a public key, a private key, a ciphertext and an encrypted
 // number (the last two under a fixed 256-bit key); each read either succeeds,
-// and then its encoding is the input again (one encoding per value), or
+// and then its encoding (written as is, paillier::already_randomised) is the
+// input again (one encoding per value), or
 // throws serialization_error. Anything else aborts.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
@@ -55,10 +56,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         paillier::deserialize<paillier::private_key<Int>>(b, gen, paillier::allow_insecure));
   });
   read(in, [&](auto b) {
-    return paillier::serialize(paillier::deserialize<paillier::ciphertext<Int>>(b, key));
+    return paillier::serialize(paillier::deserialize<paillier::ciphertext<Int>>(b, key),
+                               paillier::already_randomised);
   });
   read(in, [&](auto b) {
-    return paillier::serialize(paillier::deserialize<paillier::encrypted_number<Int, S>>(b, key));
+    return paillier::serialize(paillier::deserialize<paillier::encrypted_number<Int, S>>(b, key),
+                               paillier::already_randomised);
   });
   return 0;
 }

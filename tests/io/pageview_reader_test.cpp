@@ -1,11 +1,16 @@
 // The pageview reader: Wikimedia's column layout in TSV and CSV, interning,
-// fixed lists, and an error naming the line for every malformed row.
+// fixed lists; a malformed row skipped and counted (the default, issue 22:
+// the reader feeds a DP release), or an error naming its line in strict mode.
+#include <privet/algorithms/pageview_histogram.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/io/pageview_reader.hpp>
 
 #include <doctest/doctest.h>
 
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 std::vector<privet::pageview::view> read_all(privet::io::pageview_reader& r) {
@@ -43,20 +48,35 @@ TEST_CASE("TSV and CSV rows in Wikimedia's layout") {
   CHECK(crow[0].actor == rows[0].actor);
 }
 
-TEST_CASE("malformed pageview data throws serialization_error naming the line") {
+TEST_CASE(
+    "with malformed_rows::strict a malformed row throws serialization_error naming the line") {
   using privet::serialization_error;
   auto fails = [](const std::string& text, const std::string& message) {
     std::istringstream in(text);
     CAPTURE(text);
     CHECK_THROWS_WITH_AS(
         [&] {
-          privet::io::pageview_reader r(in, {}, privet::io::name_index({"CH"}), 64);
+          privet::io::pageview_reader r(in, {}, privet::io::name_index({"CH"}), 64,
+                                        privet::io::malformed_rows::strict);
           while (r.next()) {
           }
         }(),
         message.c_str(), serialization_error);
   };
   const std::string head = "page_id\tproject\tcountry\tactor_signature\n";
+  // A missing or incomplete header is a format error in either mode.
+  for (const auto mode : {privet::io::malformed_rows::skip, privet::io::malformed_rows::strict}) {
+    std::istringstream empty(""), no_actor("page_id\tproject\tcountry\n1\tp\tCH\n"),
+        long_header(std::string(100, 'h') + "\n");
+    CHECK_THROWS_WITH_AS(privet::io::pageview_reader(empty, {}, {}, 64, mode),
+                         "privet: pageview data is empty: no header line", serialization_error);
+    CHECK_THROWS_WITH_AS(privet::io::pageview_reader(no_actor, {}, {}, 64, mode),
+                         "privet: pageview header (line 1) has no 'actor_signature' column",
+                         serialization_error);
+    CHECK_THROWS_WITH_AS(privet::io::pageview_reader(long_header, {}, {}, 64, mode),
+                         "privet: pageview line 1 is longer than max_line_bytes = 64",
+                         serialization_error);
+  }
   fails("", "privet: pageview data is empty: no header line");
   fails("page_id\tproject\tcountry\n",
         "privet: pageview header (line 1) has no 'actor_signature' column");
@@ -128,7 +148,9 @@ TEST_CASE("pageview reader: the remaining refusals name the line or the paramete
     CAPTURE(text);
     CHECK_THROWS_WITH_AS(
         [&] {
-          privet::io::pageview_reader r(in, projects);
+          privet::io::pageview_reader r(in, projects, {},
+                                        privet::io::pageview_reader::default_max_line_bytes,
+                                        privet::io::malformed_rows::strict);
           while (r.next()) {
           }
         }(),
@@ -143,4 +165,146 @@ TEST_CASE("pageview reader: the remaining refusals name the line or the paramete
   std::string many = head;
   for (int i = 0; i <= 0x10000; ++i) many += "1\tp\tc" + std::to_string(i) + "\ta\n";
   fails(many, "privet: pageview line 65538 has more than 65536 distinct countries");
+}
+
+namespace {
+// Every kind of malformed row, against the fixed lists {p, q} x {CH, US},
+// max_line_bytes = 64, with strict mode's message for it at line 3.
+const std::vector<std::pair<std::string, std::string>>& malformed_rows_kinds() {
+  static const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"\n", "is blank; the header has 4 fields"},
+      {"\r\n", "is blank; the header has 4 fields"},
+      {"5\tp\tCH\n", "has 3 fields; the header has 4"},
+      {"5\tp\tCH\ta\tb\n", "has 5 fields; the header has 4"},
+      {"x5\tp\tCH\ta\n", "has page_id 'x5'; allowed: a decimal integer in [0, 2^64)"},
+      {"18446744073709551616\tp\tCH\ta\n",
+       "has page_id '18446744073709551616'; allowed: a decimal integer in [0, 2^64)"},
+      {"\tp\tCH\ta\n", "has page_id ''; allowed: a decimal integer in [0, 2^64)"},
+      {"5\t\tCH\ta\n", "has an empty project"},
+      {"5\tp\t\ta\n", "has an empty country"},
+      {"5\tp\tCH\t\n", "has an empty actor_signature"},
+      {"5\tzz\tCH\ta\n", "has project 'zz', which is not in the given list"},
+      {"5\tp\tZZ\ta\n", "has country 'ZZ', which is not in the given list"},
+      {"5\t\"p\tCH\ta\n", "has an unterminated quoted field"},
+      {"5\t\"p\"x\tCH\ta\n", "has text after a closing quote"},
+      {"5\tp\tCH\t" + std::string(100, 'a') + "\n", "is longer than max_line_bytes = 64"},
+  };
+  return kinds;
+}
+
+const std::string pv_head = "page_id\tproject\tcountry\tactor_signature\n";
+// Three actors' rows; line 3 is where a malformed row goes.
+const std::string pv_first = "1\tp\tCH\ta\n";
+const std::string pv_rest = "1\tq\tUS\tb\n2\tp\tUS\tc\n1\tp\tCH\tc\n";
+
+bool same_views(const std::vector<privet::pageview::view>& a,
+                const std::vector<privet::pageview::view>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].actor != b[i].actor || !(a[i].tuple == b[i].tuple)) return false;
+  return true;
+}
+
+privet::io::pageview_reader fixed_reader(std::istream& in) {
+  return privet::io::pageview_reader(in, privet::io::name_index({"p", "q"}),
+                                     privet::io::name_index({"CH", "US"}), 64);
+}
+}  // namespace
+
+TEST_CASE("by default a malformed row is skipped and counted, and strict mode names it") {
+  std::istringstream clean_in(pv_head + pv_first + pv_rest);
+  auto clean_reader = fixed_reader(clean_in);
+  const auto clean = read_all(clean_reader);
+  REQUIRE(clean.size() == 4);
+  CHECK(clean_reader.skipped_rows() == 0);
+  CHECK(clean_reader.last_skip_reason().empty());
+  for (const auto& [row, problem] : malformed_rows_kinds()) {
+    const std::string text = pv_head + pv_first + row + pv_rest;
+    CAPTURE(text);
+    std::istringstream in(text);
+    auto r = fixed_reader(in);
+    std::vector<privet::pageview::view> got;
+    CHECK_NOTHROW(got = read_all(r));
+    CHECK(same_views(got, clean));
+    CHECK(r.rows() == 4);
+    CHECK(r.skipped_rows() == 1);
+    CHECK(r.last_skip_reason() == "privet: pageview line 3 " + problem);
+    CHECK(r.line() == 6);  // the rows after it keep their line numbers
+
+    std::istringstream strict_in(text);
+    privet::io::pageview_reader strict(strict_in, privet::io::name_index({"p", "q"}),
+                                       privet::io::name_index({"CH", "US"}), 64,
+                                       privet::io::malformed_rows::strict);
+    CHECK(strict.next().has_value());
+    CHECK_THROWS_WITH_AS((void)strict.next(), ("privet: pageview line 3 " + problem).c_str(),
+                         privet::serialization_error);
+  }
+  // Several in a row, and at the very end without a newline.
+  std::istringstream many(pv_head + "\n\nx\tp\tCH\ta\n" + pv_first + "5\tp\tCH");
+  auto r = fixed_reader(many);
+  CHECK(read_all(r).size() == 1);
+  CHECK(r.skipped_rows() == 4);
+  CHECK(r.last_skip_reason() == "privet: pageview line 6 has 3 fields; the header has 4");
+}
+
+TEST_CASE("a skipped row leaves the interned name lists as they were") {
+  // Each row below is malformed after its project or country would be new:
+  // neither is added, so the ids of the rows that follow do not move.
+  const std::string head = "page_id\tproject\tcountry\tactor_signature\n";
+  std::istringstream in(head + "1\tnew\tXX\t\n" + "x\tnew\tXX\ta\n" + "1\tp\tCH\ta\n");
+  privet::io::pageview_reader r(in);
+  const auto rows = read_all(r);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].tuple == privet::pageview::tuple_key{1, 0, 0});
+  CHECK(r.projects().names() == std::vector<std::string>{"p"});
+  CHECK(r.countries().names() == std::vector<std::string>{"CH"});
+  CHECK(r.skipped_rows() == 2);
+
+  // The 65537th distinct country is skipped, not added; known ones still read.
+  std::string text = head;
+  for (int i = 0; i < 0x10000; ++i) text += "1\tp\tc" + std::to_string(i) + "\ta\n";
+  text += "1\tp\tone-too-many\ta\n2\tp\tc7\ta\n";
+  std::istringstream wide(text);
+  privet::io::pageview_reader w(wide);
+  const auto all = read_all(w);
+  REQUIRE(all.size() == 0x10001);
+  CHECK(all.back().tuple == privet::pageview::tuple_key{2, 0, 7});
+  CHECK(w.countries().size() == 0x10000);
+  CHECK(w.skipped_rows() == 1);
+  CHECK(w.last_skip_reason() ==
+        "privet: pageview line 65538 has more than 65536 distinct countries");
+}
+
+TEST_CASE("a day with a malformed row and the same day without it both release, identically") {
+  // The neighbouring pair of issue 22 at the reader: D and D plus one
+  // malformed row. Before, D released and D plus the row threw, which told
+  // them apart with certainty. Now both release the same histogram (same
+  // keyed streams): the skipped row contributes nothing, like an absent one.
+  namespace pv = privet::pageview;
+  pv::parameters<> p;
+  p.k = 2;
+  p.candidate_threshold = 1;
+  p.release_threshold = -1000000;  // every candidate cell is released, so nothing hides
+  const pv::histogram<> h(p, 2);
+  auto release = [&](const std::string& text) {
+    std::istringstream in(text);
+    auto r = fixed_reader(in);
+    const auto views = read_all(r);
+    pv::page_counts pub;
+    for (const auto& v : views) pub.add(v.tuple.page_of());
+    return h(views, pub, privet::testing::seeded_keyed_streams(22));
+  };
+  const auto d = release(pv_head + pv_first + pv_rest);
+  REQUIRE(d.size() == 3 * 2);  // pages (1, p), (1, q), (2, p) x two countries
+  for (const auto& [row, problem] : malformed_rows_kinds()) {
+    CAPTURE(row);
+    std::vector<pv::release_row> neighbour;
+    CHECK_NOTHROW(neighbour = release(pv_head + pv_first + row + pv_rest));
+    CHECK(neighbour == d);
+  }
+  // And against a well-formed neighbour (one more actor), both release the
+  // same cells: which cells can be released does not depend on the row.
+  const auto more = release(pv_head + pv_first + pv_rest + "1\tp\tCH\td\n");
+  REQUIRE(more.size() == d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) CHECK(more[i].first == d[i].first);
 }

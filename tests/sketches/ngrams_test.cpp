@@ -9,7 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 using id = privet::ngram_table::id;
@@ -109,4 +111,23 @@ TEST_CASE("bad n-gram inputs throw, naming the parameter") {
   CHECK_THROWS_WITH_AS(t.for_each_ngram(bad, 2, [](id, std::size_t, std::size_t) {}),
                        "privet: w = 2 is invalid; allowed: the id of a word (a 1-gram)",
                        privet::invalid_parameter);
+}
+
+TEST_CASE("a copied ngram_table spells its grams after the original is gone") {
+  // The spellings view the word map's keys: a copy used to view the
+  // original's, and read freed memory once the original was destroyed.
+  auto original = std::make_unique<privet::ngram_table>();
+  const auto a = original->word("alpha");
+  const auto ab = original->extend(a, original->word("beta"));
+  privet::ngram_table copy(*original);
+  privet::ngram_table assigned;
+  assigned.word("unrelated");
+  assigned = *original;
+  original.reset();
+  CHECK(copy.text(ab) == "alpha beta");
+  CHECK(assigned.text(ab) == "alpha beta");
+  copy.word("gamma");  // the copy interns on its own
+  CHECK(copy.text(*copy.find_word("gamma")) == "gamma");
+  privet::ngram_table moved(std::move(copy));
+  CHECK(moved.text(ab) == "alpha beta");
 }

@@ -136,6 +136,14 @@ struct parameters {
 
 /// The users' texts: user u owns sequences (sentences, posts) of word ids of
 /// a vocabulary ngram_table; n-grams never cross a sequence boundary.
+///
+/// A token that is not a word id of the vocabulary the corpus is read with
+/// (not a 1-gram id below vocabulary.size()) is data outside the domain and
+/// never makes a release throw (issue 22): it is not a word, so it is never
+/// released or counted, and it ends the sentence there, like a sequence
+/// boundary, so no n-gram contains it or spans it. The rule reads one token
+/// of one user's own text, so it maps each user's text alone and user-level
+/// neighbours stay neighbours (docs/data_rule.md).
 class corpus {
  public:
   /// Starts the next user; users are numbered 0, 1, ... in order.
@@ -328,15 +336,11 @@ inline gram_id last_of(std::uint64_t key) {
   return static_cast<gram_id>(key & 0xffffffffu);
 }
 
-/// Checks that every token of the corpus is a word of the vocabulary.
-inline void validate_corpus(const corpus& c, const ngram_table& vocabulary) {
-  for (const gram_id w : c.token_data()) {
-    if (w >= vocabulary.size() || vocabulary.length(w) != 1) {
-      throw_invalid(
-          "corpus", w,
-          "word ids of the vocabulary (1-grams, < " + std::to_string(vocabulary.size()) + ")");
-    }
-  }
+/// Whether a corpus token is a word of the vocabulary (a 1-gram id). A
+/// token that is not is read as a sentence boundary (see corpus), never
+/// refused: the corpus is the private data of the release.
+inline bool is_word(const ngram_table& vocabulary, gram_id w) {
+  return w < vocabulary.size() && vocabulary.length(w) == 1;
 }
 
 /// sigma_1..sigma_T for the target: sigma* at (eps, delta / 2), spread.
@@ -387,11 +391,10 @@ class extractor {
   }
 
   /// Runs on `text`, whose tokens are word ids of `vocabulary` (grams of
-  /// other lengths in it are ignored). Throws invalid_parameter naming
-  /// `corpus` when a token is not a word of the vocabulary.
+  /// other lengths in it are ignored). A token that is not a word of the
+  /// vocabulary ends its sentence there (see corpus); data never throws.
   template <random_bit_source G>
   extraction operator()(const corpus& text, const ngram_table& vocabulary, G& gen) const {
-    detail::validate_corpus(text, vocabulary);
     const parameters& p = p_;
     const std::size_t T = p.max_length;
     const unsigned threads = p.threads;
@@ -415,13 +418,23 @@ class extractor {
           // Streamed into the bounding: a user's words are never copied whole.
           std::uint64_t n = 0;
           text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) items.push_back(text.token_data()[i]);
-            n += e - b;
+            for (std::size_t i = b; i < e; ++i) {
+              const gram_id w = text.token_data()[i];
+              if (!detail::is_word(vocabulary, w)) continue;  // a boundary, not a word
+              items.push_back(w);
+              ++n;
+            }
           });
           seen += n;
         },
         gen);
+    // Released word of a vocabulary word, none for the rest: a token that is
+    // not a word of the vocabulary (even one beyond it) is never released,
+    // which makes every k-gram through it invalid, as at a sequence end.
     std::vector<gram_id> to_released(vocabulary.size(), detail::none);
+    const auto released_word = [&](gram_id t) {
+      return t < to_released.size() ? to_released[t] : detail::none;
+    };
     for (const gram_id v : words.items) {
       const gram_id w = grams.word(vocabulary.text(v));
       to_released[v] = w;
@@ -445,7 +458,7 @@ class extractor {
     // at[i]: the released (k-1)-gram starting at token i, or none.
     const auto tokens = text.token_data();
     std::vector<gram_id> at(tokens.size());
-    for (std::size_t i = 0; i < tokens.size(); ++i) at[i] = to_released[tokens[i]];
+    for (std::size_t i = 0; i < tokens.size(); ++i) at[i] = released_word(tokens[i]);
     const bool both = p.prune == pruning::both_sides;
 
     for (std::size_t k = 2; k <= T; ++k) {
@@ -531,7 +544,7 @@ class extractor {
               for (std::size_t i = b; i + k <= e; ++i) {
                 const gram_id prefix = at[i];
                 if (prefix == detail::none) continue;
-                const gram_id z = to_released[tokens[i + k - 1]];
+                const gram_id z = released_word(tokens[i + k - 1]);
                 if (z == detail::none) continue;
                 if (both && at[i + 1] == detail::none) continue;
                 items.push_back(detail::pack(prefix, z));
@@ -596,7 +609,7 @@ class extractor {
               for (std::size_t i = b; i < e; ++i) {
                 gram_id next = detail::none;
                 if (at[i] != detail::none && i + k <= e) {
-                  const gram_id z = to_released[tokens[i + k - 1]];
+                  const gram_id z = released_word(tokens[i + k - 1]);
                   if (z != detail::none) {
                     if (const auto g = grams.find_extension(at[i], z)) next = *g;
                   }
@@ -646,8 +659,8 @@ class extractor {
 };
 
 /// DPNE on `text` in one call: extractor<Noise>(p)(text, vocabulary, gen).
-/// Throws invalid_parameter as parameters::validate does, or naming
-/// `corpus` when a token is not a word of the vocabulary.
+/// Throws invalid_parameter as parameters::validate does; a token that is
+/// not a word of the vocabulary ends its sentence (see corpus).
 template <noise_policy Noise = secure_noise, random_bit_source G>
 extraction extract(const corpus& text, const ngram_table& vocabulary, const parameters& p, G& gen) {
   return extractor<Noise>(p)(text, vocabulary, gen);
@@ -663,21 +676,26 @@ class ngram_index {
   static constexpr gram_id none = ~gram_id{0};
 
   /// Interns the n-grams of `text` into `table`, whose words the corpus's
-  /// tokens are. Throws invalid_parameter naming `max_length` (>= 1) or
-  /// `corpus` (a token that is not a word of the table).
+  /// tokens are. Throws invalid_parameter naming `max_length` (>= 1). A
+  /// token that is not a word of the table (as it was before this call) ends
+  /// its sentence there (see corpus): no n-gram holds it.
   ngram_index(const corpus& text, ngram_table& table, std::size_t max_length)
       : table_(&table),
         max_length_(validate_at_least<std::size_t>(max_length, 1, "max_length")),
         tokens_(text.tokens()) {
-    detail::validate_corpus(text, table);
     ids_.assign(max_length_ * tokens_, none);
     const auto tokens = text.token_data();
+    // Decided against the table as given: the grams interned below are
+    // never words, but an id beyond the table could become one of them.
+    std::vector<bool> word(tokens_);
+    for (std::size_t i = 0; i < tokens_; ++i) word[i] = detail::is_word(table, tokens[i]);
     for (std::size_t s = 0; s < text.sequences(); ++s) {
       const std::size_t b = text.sequence_begin(s), e = text.sequence_end(s);
       for (std::size_t i = b; i < e; ++i) {
+        if (!word[i]) continue;
         gram_id g = tokens[i];
         ids_[i] = g;
-        for (std::size_t k = 2; k <= max_length_ && i + k <= e; ++k) {
+        for (std::size_t k = 2; k <= max_length_ && i + k <= e && word[i + k - 1]; ++k) {
           g = table.extend(g, tokens[i + k - 1]);
           ids_[(k - 1) * tokens_ + i] = g;
         }
@@ -686,7 +704,7 @@ class ngram_index {
   }
 
   /// The id of the k-gram starting at token i, or none where it would cross
-  /// the end of its sequence.
+  /// the end of its sequence or hold a token that is not a word.
   [[nodiscard]] gram_id at(std::size_t k, std::size_t i) const {
     if (k < 1 || k > max_length_) throw_invalid("k", k, "[1, " + std::to_string(max_length_) + "]");
     if (i >= tokens_)
@@ -703,7 +721,8 @@ class ngram_index {
     text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = shortest; k <= longest; ++k) {
         const gram_id* row = ids_.data() + (k - 1) * tokens_;
-        for (std::size_t i = b; i + k <= e; ++i) out.push_back(row[i]);
+        for (std::size_t i = b; i + k <= e; ++i)
+          if (row[i] != none) out.push_back(row[i]);
       }
     });
   }
@@ -761,8 +780,9 @@ extraction run_groups(const corpus& text, const ngram_index& index, std::size_t 
 
 /// The baselines read a user's n-grams from the index by token position, so
 /// the index must be of this very corpus: the same token count, the same
-/// word at every token (the 1-gram ids are the tokens) and the same sequence
-/// ends (where the 2-gram id is none), which fixes every longer id as well.
+/// word at every token (the 1-gram ids are the tokens, none where a token is
+/// not a word) and the same sequence ends (where the 2-gram id is none, as
+/// next to a token that is not a word), which fixes every longer id as well.
 /// O(tokens); the message names the first token that differs.
 inline void check_index(const corpus& text, const ngram_index& index, const parameters& p) {
   p.validate();
@@ -775,17 +795,25 @@ inline void check_index(const corpus& text, const ngram_index& index, const para
     throw_invalid("index", "an index of another corpus",
                   "an index of this corpus (token " + std::to_string(i) + " " + what + ")");
   };
+  // The index's 1-grams say which tokens it read as words; a token it read
+  // as a boundary must not be a word of its table (tables only grow).
+  const ngram_table& table = index.table();
+  const auto word = [&](std::size_t i) { return index.at(1, i) != ngram_index::none; };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (index.at(1, i) != tokens[i]) {
-      differs(i, "is word " + std::to_string(tokens[i]) + " in the corpus but word " +
-                     std::to_string(index.at(1, i)) + " in the index");
+    const gram_id w = index.at(1, i);
+    if (w != ngram_index::none ? w != tokens[i] : is_word(table, tokens[i])) {
+      differs(i, "is word " + std::to_string(tokens[i]) + " in the corpus but " +
+                     (w == ngram_index::none ? std::string("not a word")
+                                             : "word " + std::to_string(w)) +
+                     " in the index");
     }
   }
   if (index.max_length() >= 2) {
     for (std::size_t s = 0; s < text.sequences(); ++s) {
       const std::size_t b = text.sequence_begin(s), e = text.sequence_end(s);
       for (std::size_t i = b; i < e; ++i) {
-        const bool ends_here = i + 1 == e;
+        // A token that is not a word ends its sentence as a sequence end does.
+        const bool ends_here = i + 1 == e || !word(i) || !word(i + 1);
         if ((index.at(2, i) == ngram_index::none) != ends_here) {
           differs(i, ends_here ? "ends a sequence in the corpus but not in the index"
                                : "ends a sequence in the index but not in the corpus");

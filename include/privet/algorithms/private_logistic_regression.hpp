@@ -607,7 +607,7 @@ class bob {
       out.iteration = m.iteration;
       out.user = m.user;
       out.bits.resize(2 * e);
-      const keyed_streams streams = streams_from(gen);
+      const auto streams = streams_from(gen);
       std::vector<std::string> errors(e);
       parallel_for_index(e, pl.p.threads, [&](std::size_t i) {
         seeded_generator g = streams.stream(i);
@@ -983,7 +983,7 @@ class alice {
     out.user = user_;
     out.masked.assign(e, detail::constant(key_, Int(0)));
     out.shares.resize(2 * e);
-    const keyed_streams streams = streams_from(gen);
+    const auto streams = streams_from(gen);
     const Int two_c = Int(2) * plan_.c;
     parallel_for_index(e, plan_.p.threads, [&](std::size_t i) {
       seeded_generator g = streams.stream(i);
@@ -1030,7 +1030,7 @@ class alice {
     alpha_.assign(2 * e, false);
     rho_.assign(2 * e, Int(0));
     std::vector<std::string> errors(2 * e);
-    const keyed_streams streams = streams_from(gen);
+    const auto streams = streams_from(gen);
     parallel_for_index(2 * e, plan_.p.threads, [&](std::size_t i) {
       seeded_generator g = streams.stream(i);
       try {

@@ -90,4 +90,23 @@ class keyed_streams {
   key_type secret_{};
 };
 
+/// The same streams under a secret that came from a generator not marked
+/// cryptographically secure (`streams_from(seeded_generator&)`, say): each
+/// stream is a plain `seeded_generator`, so release paths refuse it, and
+/// simulations and parallel tests get the same reproducible streams.
+class simulation_keyed_streams {
+ public:
+  explicit simulation_keyed_streams(const keyed_streams::key_type& secret) : inner_(secret) {}
+
+  /// The stream addressed by (a, b), as keyed_streams::stream computes it.
+  [[nodiscard]] seeded_generator stream(std::uint64_t a, std::uint64_t b = 0) const {
+    return inner_.stream(a, b);
+  }
+
+  [[nodiscard]] const keyed_streams::key_type& secret() const noexcept { return inner_.secret(); }
+
+ private:
+  keyed_streams inner_;
+};
+
 }  // namespace privet

@@ -79,14 +79,22 @@ void parallel_for_index(std::size_t count, const parallel_options& options, Body
 }
 
 /// Keyed streams under a secret of 32 bytes drawn from gen: one stream per
-/// parallel task, all determined by gen's state.
+/// parallel task, all determined by gen's state. The streams are as good as
+/// gen: `keyed_streams` (release grade) when gen is a `secure_bit_source`,
+/// `simulation_keyed_streams` (plain seeded generators) otherwise.
 template <random_bit_source G>
-keyed_streams streams_from(G& gen) {
+auto streams_from(G& gen) {
   keyed_streams::key_type secret{};
   random_bytes(gen, std::as_writable_bytes(std::span(secret)));
-  keyed_streams streams(secret);
-  sodium_memzero(secret.data(), secret.size());
-  return streams;
+  if constexpr (secure_bit_source<G>) {
+    keyed_streams streams(secret);
+    sodium_memzero(secret.data(), secret.size());
+    return streams;
+  } else {
+    simulation_keyed_streams streams(secret);
+    sodium_memzero(secret.data(), secret.size());
+    return streams;
+  }
 }
 
 }  // namespace privet

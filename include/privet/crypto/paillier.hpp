@@ -279,6 +279,21 @@ void check_new_key_bits(std::size_t bits, bool insecure) {
   }
 }
 
+// Key generation's distance between the primes, after FIPS 186-5 A.1.3
+// (|p - q| > 2^(k - 100) for k-bit primes): closer primes fall to Fermat's
+// factoring, which starts at sqrt(n) and finds p and q after about
+// (p - q)^2 / (8 sqrt(n)) steps. For random primes this fails with
+// probability about 2^-99; it is moot, and not applied, for primes of at
+// most 100 bits (toy sizes).
+inline constexpr std::size_t prime_gap_margin_bits = 100;
+
+template <class Int>
+bool primes_far_apart(const Int& p, const Int& q, std::size_t prime_bits) {
+  if (prime_bits <= prime_gap_margin_bits) return true;
+  const Int gap = p > q ? Int(p - q) : Int(q - p);
+  return bits_of(gap) > prime_bits - prime_gap_margin_bits;
+}
+
 [[noreturn]] inline void throw_not_invertible() {
   throw invalid_parameter("ciphertext",
                           "privet: ciphertext is not invertible modulo n^2; allowed: "
@@ -702,8 +717,9 @@ class public_key {
   using integer_type = Int;
   using tag_type = Tag;
 
-  /// The key with modulus n; throws invalid_parameter unless n is odd and of
-  /// min_key_bits to max_key_bits bits.
+  /// The key with modulus n; throws invalid_parameter unless n is odd, of
+  /// min_key_bits to max_key_bits bits, and not prime (no strong probable
+  /// prime to base 2).
   explicit public_key(const Int& n) : public_key(n, false) {}
   /// As above, down to min_insecure_key_bits.
   public_key(const Int& n, allow_insecure_t) : public_key(n, true) {}
@@ -829,6 +845,18 @@ class public_key {
                               "modulus n = p q");
     }
     detail::check_key_bits<Int>(detail::bits_of(n), insecure);
+    // A prime n has no private key, and Z*_{n^2} then has order n (n - 1):
+    // "decryption" by anyone who knows n. Every prime passes Miller-Rabin to
+    // base 2, so one round refuses them all; a product of two large random
+    // primes passes with negligible probability (Pomerance, Selfridge and
+    // Wagstaff 1980, "The pseudoprimes to 25 * 10^9", Math. Comp. 35: 4842
+    // base-2 strong pseudoprimes below 25 * 10^9, their share falling with
+    // size). A fixed base needs no generator here.
+    if (privet::detail::strong_probable_prime(n, Int(2))) {
+      throw invalid_parameter("n",
+                              "privet: n is prime (a strong probable prime to base 2); "
+                              "allowed: n = p q, a product of two distinct primes");
+    }
     ctx_ = std::make_shared<const context>(n);
   }
   explicit public_key(std::shared_ptr<const context> ctx) : ctx_(std::move(ctx)) {}
@@ -875,7 +903,7 @@ class randomizer_pool {
     const auto& ctx = *key_.ctx_;
     const encryption_mode m = mode();
     if (m == encryption_mode::djn) (void)ctx.djn_table();  // built before the tasks start
-    const keyed_streams streams = streams_from(gen);
+    const auto streams = streams_from(gen);
     std::vector<Int> fresh(count);
     parallel_for_index(count, options, [&](std::size_t i) {
       seeded_generator stream = streams.stream(i);
@@ -960,7 +988,8 @@ class private_key {
 
   /// The key of n = p q. Throws invalid_parameter unless p and q are distinct
   /// probable primes (64 Miller–Rabin rounds with bases from `gen`: error <=
-  /// 2^-128 whoever chose them) of equal length with gcd(n, (p-1)(q-1)) = 1
+  /// 2^-128 whoever chose them) of equal length k, at least 2^(k - 100)
+  /// apart when k > 100 (key generation's rule), with gcd(n, (p-1)(q-1)) = 1
   /// and n of min_key_bits to max_key_bits bits.
   template <random_bit_source G>
   static private_key from_primes(const Int& p, const Int& q, G& gen) {
@@ -1056,6 +1085,15 @@ class private_key {
     if (!privet::detail::is_probable_prime(q, gen)) {
       throw invalid_parameter("q", "privet: q is not prime; allowed: a prime");
     }
+    if (!detail::primes_far_apart(p, q, bp)) {
+      const Int gap = p > q ? Int(p - q) : Int(q - p);
+      const std::string floor = std::to_string(bp - detail::prime_gap_margin_bits);
+      throw invalid_parameter(
+          "q", "privet: p and q are too close (|p - q| < 2^" + floor + ", a number of " +
+                   std::to_string(detail::bits_of(gap)) + " bits: n = p q falls to Fermat's " +
+                   "factoring); allowed: " + std::to_string(bp) + "-bit primes p, q with |p - q| " +
+                   ">= 2^" + floor + " (2^(k - 100) for k-bit primes, as key generation)");
+    }
     return from_checked_primes(p, q, insecure);
   }
 
@@ -1132,13 +1170,7 @@ keypair<Int, Tag> generate(std::size_t bits, bool insecure, G& gen) {
   for (;;) {
     const Int q = privet::detail::random_prime<Int>(half, gen);
     if (q == p) continue;
-    // FIPS 186-5 A.1.3 asks |p - q| > 2^(bits/2 - 100), against Fermat's
-    // factoring of close primes; for random primes this fails with
-    // probability about 2^-99, and it is moot for toy sizes.
-    if (half > 100) {
-      const Int gap = p > q ? Int(p - q) : Int(q - p);
-      if (bits_of(gap) <= half - 100) continue;
-    }
+    if (!primes_far_apart(p, q, half)) continue;
     if (boost::multiprecision::gcd(Int(p * q), Int((p - 1) * (q - 1))) != 1) continue;
     private_key<Int, Tag> sk = access::from_checked_primes<Int, Tag>(p, q, insecure);
     return keypair<Int, Tag>{sk.public_key(), std::move(sk)};

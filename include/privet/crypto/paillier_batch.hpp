@@ -68,7 +68,7 @@ void with_randomizers(const public_key<Int, Tag>& key, std::size_t count, G& gen
   if (pooled.size() < count && mode == encryption_mode::djn) {
     (void)ctx.djn_table();  // built before the tasks start
   }
-  const keyed_streams streams = streams_from(gen);
+  const auto streams = streams_from(gen);
   parallel_for_index(count, options, [&](std::size_t i) {
     if (i < pooled.size()) {
       use(i, std::move(pooled[i]));

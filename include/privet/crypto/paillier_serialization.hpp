@@ -22,13 +22,19 @@
 //  - public key, JWK layout: {"kty": "DAJ", "alg": "PAI-GN1", "key_ops":
 //    ["encrypt"], "kid": ..., "n": base64url(n)}, integers as unpadded
 //    base64url of their minimal big-endian bytes;
-//  - private key, JWK layout: {"kty": "DAJ", "key_ops": ["decrypt"], "lambda",
-//    "mu" (base64url), "pub": public JWK, "kid"}; lambda may be any multiple of
-//    Carmichael's lambda(n) (python-paillier's examples carry phi(n)) with mu
-//    = lambda^-1 mod n; the primes are recovered from it (Miller 1976: a
-//    multiple of lambda(n) factors n with probability >= 1/2 per base);
+//  - private key, JWK layout, as phe/command_line.py writes and reads it
+//    since python-paillier 1.3: {"kty": "DAJ", "key_ops": ["decrypt"], "p",
+//    "q" (base64url), "pub": public JWK, "kid"}, p q = n; privet writes this.
+//    The older layout of python-paillier's documentation, with "lambda" and
+//    "mu" (base64url) in place of "p" and "q", is still read: lambda may be
+//    any multiple of Carmichael's lambda(n) (python-paillier's examples carry
+//    phi(n)) with mu = lambda^-1 mod n; the primes are recovered from it
+//    (Miller 1976: a multiple of lambda(n) factors n with probability >= 1/2
+//    per base). A key with both pairs is refused;
 //  - encrypted number: {"v": ciphertext as a decimal string, "e": exponent},
-//    the command-line tool's layout, value = mantissa * 16^e
+//    the command-line tool's layout, value = mantissa * 16^e; a bare
+//    ciphertext is written as an encrypted integer, {"v": ..., "e": 0} (the
+//    command-line reader requires "e")
 //    (EncodedNumber's BASE = 16); a list under one key: {"public_key": {"g",
 //    "n"}, "values": [[ciphertext, exponent], ...]}.
 // python-paillier's ciphertext of a mantissa m (negatives as n + m) is
@@ -39,6 +45,24 @@
 // bound the protocol guarantees (decrypt checks it). python-paillier decodes
 // only |mantissa| <= n/3 - 1 (its max_int): keep bounds below that for
 // numbers Python will decrypt.
+//
+// Re-randomisation. A computed ciphertext — a sum, a product by a scalar, a
+// dot product — is a deterministic function of its inputs: whoever made the
+// inputs can recompute c^k for candidate scalars k and recognise the one that
+// was sent, learning a secret weight without any key. So every writer of a
+// ciphertext or an encrypted number (to_json, serialize, the list layout)
+// multiplies it by a fresh randomiser first (an encryption of 0: r^n mod
+// n^2, or h_N^a for a DJN-mode key), taken from the key's pool when the
+// writer is given a key that has one (as python-paillier's
+// EncryptedNumber.ciphertext(be_secure=True) obfuscates before it writes).
+// The result has the same plaintext and is distributed as a fresh encryption
+// of it. The writers take a generator (default: privet::secure_generator())
+// and, optionally, the public key whose mode and pool serve the randomiser
+// (default: the ciphertext's own key, textbook mode, no pool). Writing a
+// value exactly as it is must be asked for by name, with
+// `paillier::already_randomised`, and is only right for a value that is a
+// fresh encryption already (straight from encrypt or rerandomize, never
+// combined since).
 //
 // Every reader checks what it reads — lengths before allocating, versions,
 // kinds, types, signs, ranges (0 < c < n^2, gcd(c, n) = 1, key sizes) and
@@ -75,6 +99,16 @@ namespace privet::paillier {
 
 /// Version byte of the binary form written by `serialize`.
 inline constexpr std::uint8_t format_version = 1;
+
+/// Asks a writer to write a ciphertext exactly as it is, without the
+/// re-randomisation every writer does by default: only for a value that is
+/// a fresh encryption already (from encrypt or rerandomize, not combined
+/// since). A sum or a product by a scalar written this way lets whoever made
+/// its inputs recover the scalar (see the file comment).
+struct already_randomised_t {
+  explicit already_randomised_t() = default;
+};
+inline constexpr already_randomised_t already_randomised{};
 
 /// A scale with a python-paillier JSON form: 16^D (exponent -D).
 template <class S>
@@ -363,6 +397,19 @@ private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G
   const auto pub = public_key_from<Int, Tag>(f.field(j, "pub"), insecure, f);
   const Int& n = pub.n();
   const std::size_t bytes = (pub.bits() + 7) / 8;
+  const bool has_primes = j.contains("p") || j.contains("q");
+  if (has_primes && (j.contains("lambda") || j.contains("mu"))) {
+    f.fail("has both \"p\"/\"q\" and \"lambda\"/\"mu\"; allowed: one of the two layouts");
+  }
+  if (has_primes) {  // python-paillier >= 1.3
+    const Int p = f.base64<Int>(f.field(j, "p"), "p", bytes);
+    const Int q = f.base64<Int>(f.field(j, "q"), "q", bytes);
+    if (Int(p * q) != n) f.fail("\"p\" times \"q\" is not the public key's n");
+    return rethrow_as_malformed("private key", [&] {
+      return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
+                      : private_key<Int, Tag>::from_primes(p, q, gen);
+    });
+  }
   const Int lambda = f.base64<Int>(f.field(j, "lambda"), "lambda", bytes);
   const Int mu = f.base64<Int>(f.field(j, "mu"), "mu", bytes);
   if (lambda >= n) f.fail("\"lambda\" is not below n");
@@ -400,6 +447,19 @@ encrypted_number<Int, S, Tag> number_from(const public_key<Int, Tag>& key, const
   const auto ct = checked_ciphertext(key, c, [&](const std::string& why) { f.fail(why); });
   const Int factor = Int(1) << static_cast<unsigned>(4 * (e + d));
   return encrypted_number<Int, S, Tag>(factor == 1 ? ct : ct * factor, bound);
+}
+
+// --- re-randomisation before writing ------------------------------------------------
+
+// c times a fresh randomiser of `key` (its mode and pool); throws
+// invalid_parameter when c is under another key.
+template <class Int, class Tag, class G>
+Int fresh_value(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key, G& gen) {
+  return key.rerandomize(c, gen).value();
+}
+template <class Int, class Tag, class G>
+Int fresh_value(const ciphertext<Int, Tag>& c, G& gen) {
+  return fresh_value(c, c.key(), gen);
 }
 
 // --- dispatch by type -----------------------------------------------------------
@@ -591,22 +651,81 @@ std::vector<std::uint8_t> serialize(const private_key<Int, Tag>& key) {
   w.integer(key.q());
   return w.take();
 }
+namespace detail {
+
+template <class Int, class Tag>
+std::vector<std::uint8_t> ciphertext_bytes(const public_key<Int, Tag>& key, const Int& value) {
+  auto w = open_writer(wire_kind::ciphertext);
+  w.bytes(privet::detail::fingerprint_of(key.n()));
+  w.integer(value);
+  return w.take();
+}
+template <class S, class Int, class Tag>
+std::vector<std::uint8_t> number_bytes(const public_key<Int, Tag>& key, const Int& bound,
+                                       const Int& value) {
+  auto w = open_writer(wire_kind::encrypted_number);
+  w.bytes(privet::detail::fingerprint_of(key.n()));
+  w.u32(S::base);
+  w.u32(S::digits);
+  w.integer(bound);
+  w.integer(value);
+  return w.take();
+}
+
+}  // namespace detail
+
+/// The ciphertext, re-randomised first (see the file comment) by a fresh
+/// randomiser of `key` (its mode and pool; invalid_parameter if c is under
+/// another key) with randomness from `gen`.
+template <integer Int, key_tag Tag, random_bit_source G>
+std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key,
+                                    G& gen) {
+  return detail::ciphertext_bytes(key, detail::fresh_value(c, key, gen));
+}
+template <integer Int, key_tag Tag>
+std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c,
+                                    const public_key<Int, Tag>& key) {
+  return serialize(c, key, secure_generator());
+}
+/// Re-randomised by c's own key (textbook mode, no pool).
+template <integer Int, key_tag Tag, random_bit_source G>
+std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, G& gen) {
+  return serialize(c, c.key(), gen);
+}
 template <integer Int, key_tag Tag>
 std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c) {
-  auto w = detail::open_writer(detail::wire_kind::ciphertext);
-  w.bytes(privet::detail::fingerprint_of(c.key().n()));
-  w.integer(c.value());
-  return w.take();
+  return serialize(c, c.key(), secure_generator());
+}
+/// Exactly c, not re-randomised: only for a fresh encryption.
+template <integer Int, key_tag Tag>
+std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, already_randomised_t) {
+  return detail::ciphertext_bytes(c.key(), c.value());
+}
+
+/// The encrypted number, its ciphertext re-randomised first as a
+/// ciphertext's (same overloads).
+template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
+std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
+                                    const public_key<Int, Tag>& key, G& gen) {
+  return detail::number_bytes<S>(key, x.bound_mantissa(),
+                                 detail::fresh_value(x.ciphertext(), key, gen));
+}
+template <integer Int, fixed_point_scale S, key_tag Tag>
+std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
+                                    const public_key<Int, Tag>& key) {
+  return serialize(x, key, secure_generator());
+}
+template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
+std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x, G& gen) {
+  return serialize(x, x.key(), gen);
 }
 template <integer Int, fixed_point_scale S, key_tag Tag>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x) {
-  auto w = detail::open_writer(detail::wire_kind::encrypted_number);
-  w.bytes(privet::detail::fingerprint_of(x.key().n()));
-  w.u32(S::base);
-  w.u32(S::digits);
-  w.integer(x.bound_mantissa());
-  w.integer(x.ciphertext().value());
-  return w.take();
+  return serialize(x, x.key(), secure_generator());
+}
+template <integer Int, fixed_point_scale S, key_tag Tag>
+std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x, already_randomised_t) {
+  return detail::number_bytes<S>(x.key(), x.bound_mantissa(), x.ciphertext().value());
 }
 
 /// Reads the binary form of T:
@@ -639,62 +758,137 @@ std::string to_jwk(const public_key<Int, Tag>& key, std::string_view kid = "") {
   detail::check_kid(kid);
   return detail::public_jwk(key, kid).dump();
 }
-/// python-paillier's JWK private key: lambda = lcm(p-1, q-1), mu = lambda^-1
-/// mod n, and the public JWK under "pub". Secret: protect it.
+/// python-paillier's JWK private key as its command line writes it since
+/// 1.3: the primes "p" and "q" (base64url) and the public JWK under "pub".
+/// Secret: protect it.
 template <integer Int, key_tag Tag>
 std::string to_jwk(const private_key<Int, Tag>& key, std::string_view kid = "") {
   detail::check_kid(kid);
   nlohmann::json j;
   j["kty"] = "DAJ";
   j["key_ops"] = nlohmann::json::array({"decrypt"});
-  j["lambda"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.lambda()));
-  j["mu"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.mu()));
+  j["p"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.p()));
+  j["q"] = privet::detail::base64url_encode(privet::detail::be_bytes(key.q()));
   j["pub"] = detail::public_jwk(key.public_key(), kid);
   if (!kid.empty()) j["kid"] = std::string(kid);
   return j.dump();
 }
-/// {"v": "<decimal>"}: a raw ciphertext (python-paillier reads it as an
-/// encrypted integer with exponent 0).
-template <integer Int, key_tag Tag>
-std::string to_json(const ciphertext<Int, Tag>& c) {
+namespace detail {
+
+// {"v": value, "e": exponent}: python-paillier's command-line layout.
+template <class Int>
+std::string value_json(const Int& value, std::int64_t exponent) {
   nlohmann::json j;
-  j["v"] = c.value().str();
+  j["v"] = value.str();
+  j["e"] = exponent;
   return j.dump();
 }
-/// {"v": "<decimal ciphertext>", "e": -D}: python-paillier's command-line
-/// layout of an EncryptedNumber (value = mantissa * 16^e). The bound is not
-/// written (python-paillier has none).
-template <integer Int, hex_scale_type S, key_tag Tag>
-std::string to_json(const encrypted_number<Int, S, Tag>& x) {
-  nlohmann::json j;
-  j["v"] = x.ciphertext().value().str();
-  j["e"] = -static_cast<std::int64_t>(S::digits);
-  return j.dump();
-}
-/// python-paillier's documented list layout: {"public_key": {"g", "n"},
-/// "values": [["<ciphertext>", -D], ...]}; invalid_parameter if a number is
-/// under another key.
-template <integer Int, hex_scale_type S, key_tag Tag>
-std::string to_json(const public_key<Int, Tag>& key,
-                    std::span<const encrypted_number<Int, S, Tag>> xs) {
-  nlohmann::json j;
-  j["public_key"] = nlohmann::json::parse(to_json(key));
-  j["values"] = nlohmann::json::array();
+
+// The list layout; `value(i)` gives the i-th ciphertext value to write.
+template <class Int, class S, class Tag, class Value>
+std::string list_json(const public_key<Int, Tag>& key,
+                      std::span<const encrypted_number<Int, S, Tag>> xs, Value value) {
+  // Every key is checked before any randomiser is drawn (a pool's are not
+  // spent on a list that is refused).
   for (std::size_t i = 0; i < xs.size(); ++i) {
     if (!(xs[i].key() == key)) {
       throw invalid_parameter("values", "privet: values[" + std::to_string(i) +
                                             "] is under a different public key; allowed: "
                                             "numbers under the given key");
     }
-    j["values"].push_back(nlohmann::json::array(
-        {xs[i].ciphertext().value().str(), -static_cast<std::int64_t>(S::digits)}));
+  }
+  nlohmann::json j;
+  j["public_key"] = nlohmann::json::parse(paillier::to_json(key));
+  j["values"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    j["values"].push_back(
+        nlohmann::json::array({value(i).str(), -static_cast<std::int64_t>(S::digits)}));
   }
   return j.dump();
 }
 
+}  // namespace detail
+
+/// {"e": 0, "v": "<decimal>"}: a ciphertext as python-paillier's encrypted
+/// integer (exponent 0), re-randomised first (see the file comment) by a
+/// fresh randomiser of `key` (its mode and pool; invalid_parameter if c is
+/// under another key) with randomness from `gen`.
+template <integer Int, key_tag Tag, random_bit_source G>
+std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key, G& gen) {
+  return detail::value_json(detail::fresh_value(c, key, gen), 0);
+}
+template <integer Int, key_tag Tag>
+std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key) {
+  return to_json(c, key, secure_generator());
+}
+/// Re-randomised by c's own key (textbook mode, no pool).
+template <integer Int, key_tag Tag, random_bit_source G>
+std::string to_json(const ciphertext<Int, Tag>& c, G& gen) {
+  return to_json(c, c.key(), gen);
+}
+template <integer Int, key_tag Tag>
+std::string to_json(const ciphertext<Int, Tag>& c) {
+  return to_json(c, c.key(), secure_generator());
+}
+/// Exactly c, not re-randomised: only for a fresh encryption.
+template <integer Int, key_tag Tag>
+std::string to_json(const ciphertext<Int, Tag>& c, already_randomised_t) {
+  return detail::value_json(c.value(), 0);
+}
+
+/// {"e": -D, "v": "<decimal ciphertext>"}: python-paillier's command-line
+/// layout of an EncryptedNumber (value = mantissa * 16^e), the ciphertext
+/// re-randomised first as a ciphertext's (same overloads). The bound is not
+/// written (python-paillier has none).
+template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
+std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int, Tag>& key,
+                    G& gen) {
+  return detail::value_json(detail::fresh_value(x.ciphertext(), key, gen),
+                            -static_cast<std::int64_t>(S::digits));
+}
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int, Tag>& key) {
+  return to_json(x, key, secure_generator());
+}
+template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
+std::string to_json(const encrypted_number<Int, S, Tag>& x, G& gen) {
+  return to_json(x, x.key(), gen);
+}
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const encrypted_number<Int, S, Tag>& x) {
+  return to_json(x, x.key(), secure_generator());
+}
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const encrypted_number<Int, S, Tag>& x, already_randomised_t) {
+  return detail::value_json(x.ciphertext().value(), -static_cast<std::int64_t>(S::digits));
+}
+
+/// python-paillier's documented list layout: {"public_key": {"g", "n"},
+/// "values": [["<ciphertext>", -D], ...]}, each ciphertext re-randomised
+/// first by a fresh randomiser of `key` (its mode and pool) with randomness
+/// from `gen`; invalid_parameter if a number is under another key.
+template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
+std::string to_json(const public_key<Int, Tag>& key,
+                    std::span<const encrypted_number<Int, S, Tag>> xs, G& gen) {
+  return detail::list_json(
+      key, xs, [&](std::size_t i) { return key.rerandomize(xs[i].ciphertext(), gen).value(); });
+}
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const public_key<Int, Tag>& key,
+                    std::span<const encrypted_number<Int, S, Tag>> xs) {
+  return to_json(key, xs, secure_generator());
+}
+/// Exactly the ciphertexts, not re-randomised: only for fresh encryptions.
+template <integer Int, hex_scale_type S, key_tag Tag>
+std::string to_json(const public_key<Int, Tag>& key,
+                    std::span<const encrypted_number<Int, S, Tag>> xs, already_randomised_t) {
+  return detail::list_json(key, xs, [&](std::size_t i) { return xs[i].ciphertext().value(); });
+}
+
 /// Reads the JSON form of T:
 ///  - public_key<Int>: (text) or (text, allow_insecure), basic or JWK layout;
-///  - private_key<Int>: (text[, gen][, allow_insecure]), JWK layout;
+///  - private_key<Int>: (text[, gen][, allow_insecure]), JWK layout with
+///    "p" and "q" or with "lambda" and "mu";
 ///  - ciphertext<Int>: (text, key);
 ///  - encrypted_number<Int, S> (S = hex_scale<D>): (text, key, bound), the
 ///    bound being the public bound the protocol guarantees;

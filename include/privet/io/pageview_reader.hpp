@@ -8,15 +8,27 @@
 // millions of rows never sits in memory as text. Projects and countries are
 // interned to dense indices in order of first appearance, or looked up in
 // lists fixed beforehand (the public project and country lists), in which
-// case an unknown one is an error rather than a new cell. The actor
-// signature is hashed to 64 bits with BLAKE2b (a collision merges two
+// case an unknown one makes the row malformed rather than a new cell. The
+// actor signature is hashed to 64 bits with BLAKE2b (a collision merges two
 // actors, which only tightens their joint bound).
 //
-// A malformed row (wrong column count, a blank line, a page_id that is not a
-// decimal integer below 2^64, an empty field, a line over max_line_bytes)
-// throws serialization_error naming the line and the problem; nothing is
-// skipped silently. The newline that ends the last row is not a blank line:
-// a blank line is an empty line between two newlines, wherever it stands.
+// A malformed data row (wrong column count, a blank line, a page_id that is
+// not a decimal integer below 2^64, an empty field, a name missing from a
+// fixed list, a 65537th country, a line over max_line_bytes) is skipped and
+// counted in skipped_rows() by default: the reader feeds a DP release, and
+// an exception caused by one row would be an output without noise (whether
+// the day is released would depend on that row). A skipped row leaves the
+// name lists as they were; with fixed lists, which a release should use
+// (interned ids depend on the order of the rows), whether a row is skipped
+// depends on that row alone, so neighbouring inputs give neighbouring rows
+// (docs/data_rule.md). skipped_rows() and last_skip_reason() describe the
+// raw data: do not release them. With malformed_rows::strict a malformed row
+// throws serialization_error naming the line and the problem instead (for
+// checking a file). A missing header, or one without the four needed
+// columns, is a format error and always throws. The newline that ends the
+// last row is not a blank line: a blank line is an empty line between two
+// newlines, wherever it stands.
+//
 // Fields are not quoted: the layout has no embedded separators except in
 // page_title, which is read only to be skipped, so a CSV title with commas
 // must be quoted with "..." (doubled quotes inside), as RFC 4180 says.
@@ -30,6 +42,7 @@
 #include <charconv>
 #include <cstdint>
 #include <istream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +76,12 @@ class name_index {
     if (fixed_) return std::nullopt;
     return insert(std::string(name));
   }
+  /// The index of `name`, or nothing; never adds.
+  [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name) const {
+    if (auto it = ids_.find(std::string(name)); it != ids_.end()) return it->second;
+    return std::nullopt;
+  }
+  [[nodiscard]] bool fixed() const noexcept { return fixed_; }
   [[nodiscard]] const std::vector<std::string>& names() const noexcept { return names_; }
   [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
 
@@ -79,23 +98,38 @@ class name_index {
   std::vector<std::string> names_;
 };
 
+/// What pageview_reader does with a malformed data row.
+enum class malformed_rows {
+  skip,   ///< count it in skipped_rows() and read on: the default, for a DP release
+  strict  ///< throw serialization_error naming the line: for checking a file
+};
+
 class pageview_reader {
  public:
   static constexpr std::size_t default_max_line_bytes = 1 << 16;
 
-  /// Reads the header line. Throws serialization_error if it lacks one of
-  /// the four columns the histogram needs (page_id, project, country,
-  /// actor_signature).
+  /// Reads the header line. Throws invalid_parameter naming max_line_bytes
+  /// (>= 16), or serialization_error if there is no header line, it is
+  /// longer than max_line_bytes, or it lacks one of the four columns the
+  /// histogram needs (page_id, project, country, actor_signature).
   explicit pageview_reader(std::istream& in, name_index projects = {}, name_index countries = {},
-                           std::size_t max_line_bytes = default_max_line_bytes)
+                           std::size_t max_line_bytes = default_max_line_bytes,
+                           malformed_rows on_malformed = malformed_rows::skip)
       : in_(in),
         projects_(std::move(projects)),
         countries_(std::move(countries)),
-        max_line_(validate_at_least<std::size_t>(max_line_bytes, 16, "max_line_bytes")) {
+        max_line_(validate_at_least<std::size_t>(max_line_bytes, 16, "max_line_bytes")),
+        strict_(on_malformed == malformed_rows::strict) {
     detail::ensure_sodium();
-    if (!next_line()) throw serialization_error("privet: pageview data is empty: no header line");
+    // The header is a format, not a row of data: a bad one always throws.
+    const line_status header = next_line(true);
+    if (header == line_status::end) {
+      throw serialization_error("privet: pageview data is empty: no header line");
+    }
+    if (header == line_status::too_long) throw serialization_error(message(too_long_text()));
     sep_ = line_.find('\t') != std::string::npos ? '\t' : ',';
-    const auto fields = split(line_);
+    std::vector<std::string_view> fields;
+    if (!split(line_, fields)) throw serialization_error(message(problem_));
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const std::string_view f = fields[i];
       if (f == "page_id") page_col_ = i;
@@ -114,39 +148,30 @@ class pageview_reader {
     }
   }
 
-  /// The next row, or nothing at the end. Throws serialization_error for a
-  /// malformed row (a blank line included), naming its line.
+  /// The next well-formed row, or nothing at the end. A malformed row
+  /// (a blank line included) is skipped and counted, or, with
+  /// malformed_rows::strict, throws serialization_error naming its line.
   std::optional<pageview::view> next() {
-    if (next_line()) {
-      if (line_.empty()) fail("is blank; the header has " + std::to_string(columns_) + " fields");
-      const auto fields = split(line_);
-      if (fields.size() != columns_) {
-        fail("has " + std::to_string(fields.size()) + " fields; the header has " +
-             std::to_string(columns_));
+    for (;;) {
+      const line_status s = next_line(strict_);
+      if (s == line_status::end) return std::nullopt;
+      std::optional<pageview::view> v;
+      if (s == line_status::too_long) {
+        problem_ = too_long_text();
+      } else {
+        v = parse();
       }
-      pageview::view v{};
-      const std::string_view page = fields[page_col_];
-      const auto [end, ec] = std::from_chars(page.data(), page.data() + page.size(), v.tuple.page);
-      if (page.empty() || ec != std::errc() || end != page.data() + page.size()) {
-        fail("has page_id '" + std::string(page) + "'; allowed: a decimal integer in [0, 2^64)");
+      if (v) {
+        ++rows_;
+        return v;
       }
-      v.tuple.project = intern(projects_, fields[project_col_], "project");
-      const std::uint32_t c = intern(countries_, fields[country_col_], "country");
-      if (c > 0xFFFF) fail("has more than 65536 distinct countries");
-      v.tuple.country = static_cast<std::uint16_t>(c);
-      const std::string_view actor = fields[actor_col_];
-      if (actor.empty()) fail("has an empty actor_signature");
-      unsigned char h[8];
-      crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(actor.data()),
-                         actor.size(), nullptr, 0);
-      for (int i = 7; i >= 0; --i) v.actor = (v.actor << 8) | h[i];
-      ++rows_;
-      return v;
+      if (strict_) throw serialization_error(message(problem_));
+      ++skipped_;
+      last_skip_ = message(problem_);
     }
-    return std::nullopt;
   }
 
-  /// Calls f(view) for every remaining row; returns the number of rows.
+  /// Calls f(view) for every remaining well-formed row; returns their number.
   template <class F>
   std::uint64_t for_each(F&& f) {
     std::uint64_t n = 0;
@@ -159,15 +184,28 @@ class pageview_reader {
 
   [[nodiscard]] const name_index& projects() const noexcept { return projects_; }
   [[nodiscard]] const name_index& countries() const noexcept { return countries_; }
+  /// Well-formed rows returned so far.
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
+  /// Malformed data rows skipped so far. A diagnostic of the raw data, like
+  /// the histograms' out_of_domain(): do not release it.
+  [[nodiscard]] std::uint64_t skipped_rows() const noexcept { return skipped_; }
+  /// Why the last skipped row was skipped, as strict mode's message (empty
+  /// if none was). Holds raw data: do not release it.
+  [[nodiscard]] const std::string& last_skip_reason() const noexcept { return last_skip_; }
   [[nodiscard]] std::uint64_t line() const noexcept { return line_no_; }
 
  private:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  enum class line_status { read, too_long, end };
 
-  bool next_line() {
+  // Reads one line into line_ (without its newline or a final '\r'). A line
+  // over max_line_bytes is not stored: with stop_at_limit the read stops
+  // there (strict mode throws at once, having read only max_line_bytes of
+  // it); otherwise the rest of it is discarded up to its newline, so the
+  // next row is read normally.
+  line_status next_line(bool stop_at_limit) {
     line_.clear();
-    if (!in_.good()) return false;
+    if (!in_.good()) return line_status::end;
     char ch;
     bool any = false;
     while (in_.get(ch)) {
@@ -175,29 +213,73 @@ class pageview_reader {
       if (ch == '\n') break;
       if (line_.size() >= max_line_) {
         ++line_no_;
-        fail("is longer than max_line_bytes = " + std::to_string(max_line_));
+        line_.clear();
+        if (!stop_at_limit) in_.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        return line_status::too_long;
       }
       line_.push_back(ch);
     }
-    if (!any) return false;
+    if (!any) return line_status::end;
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
     ++line_no_;
-    return true;
+    return line_status::read;
   }
 
-  // Splits on the separator; a field starting with '"' runs to its closing
-  // quote ("" inside is a quote) and is returned without the quotes.
-  std::vector<std::string_view> split(const std::string& s) {
-    std::vector<std::string_view> out;
+  // The row in line_, or nothing with problem_ saying why. Names are added
+  // to the lists only once the whole row is known to be well formed.
+  std::optional<pageview::view> parse() {
+    if (line_.empty())
+      return bad("is blank; the header has " + std::to_string(columns_) + " fields");
+    if (!split(line_, fields_)) return std::nullopt;
+    if (fields_.size() != columns_) {
+      return bad("has " + std::to_string(fields_.size()) + " fields; the header has " +
+                 std::to_string(columns_));
+    }
+    pageview::view v{};
+    const std::string_view page = fields_[page_col_];
+    const auto [end, ec] = std::from_chars(page.data(), page.data() + page.size(), v.tuple.page);
+    if (page.empty() || ec != std::errc() || end != page.data() + page.size()) {
+      return bad("has page_id '" + std::string(page) +
+                 "'; allowed: a decimal integer in [0, 2^64)");
+    }
+    const std::string_view project = fields_[project_col_];
+    if (project.empty()) return bad("has an empty project");
+    const auto project_id = projects_.find(project);
+    if (!project_id && projects_.fixed()) return not_listed("project", project);
+    const std::string_view country = fields_[country_col_];
+    if (country.empty()) return bad("has an empty country");
+    const auto country_id = countries_.find(country);
+    if (!country_id && countries_.fixed()) return not_listed("country", country);
+    if ((country_id ? *country_id : countries_.size()) > 0xFFFF) {
+      return bad("has more than 65536 distinct countries");
+    }
+    const std::string_view actor = fields_[actor_col_];
+    if (actor.empty()) return bad("has an empty actor_signature");
+
+    v.tuple.project = project_id ? *project_id : *projects_.find_or_add(project);
+    v.tuple.country =
+        static_cast<std::uint16_t>(country_id ? *country_id : *countries_.find_or_add(country));
+    unsigned char h[8];
+    crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(actor.data()),
+                       actor.size(), nullptr, 0);
+    for (int i = 7; i >= 0; --i) v.actor = (v.actor << 8) | h[i];
+    return v;
+  }
+
+  // Splits on the separator into out; a field starting with '"' runs to its
+  // closing quote ("" inside is a quote) and is given without the quotes.
+  // False, with problem_ set, for a malformed quoted field.
+  bool split(const std::string& s, std::vector<std::string_view>& out) {
+    out.clear();
     unquoted_.clear();
-    unquoted_.reserve(s.size());
+    unquoted_.reserve(s.size());  // views into unquoted_ must not move
     std::size_t i = 0;
     for (;;) {
       if (i < s.size() && s[i] == '"') {
         const std::size_t start = unquoted_.size();
         ++i;
         for (;;) {
-          if (i >= s.size()) fail("has an unterminated quoted field");
+          if (i >= s.size()) return bad_field("has an unterminated quoted field");
           if (s[i] == '"') {
             if (i + 1 < s.size() && s[i + 1] == '"') {
               unquoted_.push_back('"');
@@ -210,7 +292,7 @@ class pageview_reader {
           unquoted_.push_back(s[i++]);
         }
         out.emplace_back(unquoted_.data() + start, unquoted_.size() - start);
-        if (i < s.size() && s[i] != sep_) fail("has text after a closing quote");
+        if (i < s.size() && s[i] != sep_) return bad_field("has text after a closing quote");
       } else {
         const std::size_t end = s.find(sep_, i);
         const std::size_t stop = end == std::string::npos ? s.size() : end;
@@ -224,31 +306,44 @@ class pageview_reader {
         break;
       }
     }
-    return out;
+    return true;
   }
 
-  std::uint32_t intern(name_index& index, std::string_view name, const char* what) {
-    if (name.empty()) fail(std::string("has an empty ") + what);
-    if (auto id = index.find_or_add(name)) return *id;
-    fail(std::string("has ") + what + " '" + std::string(name) +
-         "', which is not in the given list");
+  bool bad_field(std::string what) {
+    problem_ = std::move(what);
+    return false;
   }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw serialization_error("privet: pageview line " + std::to_string(line_no_) + " " + what);
+  std::optional<pageview::view> bad(std::string what) {
+    problem_ = std::move(what);
+    return std::nullopt;
+  }
+  std::optional<pageview::view> not_listed(const char* what, std::string_view name) {
+    return bad(std::string("has ") + what + " '" + std::string(name) +
+               "', which is not in the given list");
+  }
+  [[nodiscard]] std::string too_long_text() const {
+    return "is longer than max_line_bytes = " + std::to_string(max_line_);
+  }
+  [[nodiscard]] std::string message(const std::string& what) const {
+    return "privet: pageview line " + std::to_string(line_no_) + " " + what;
   }
 
   std::istream& in_;
   name_index projects_;
   name_index countries_;
   std::size_t max_line_;
+  bool strict_;
   std::string line_;
   std::string unquoted_;
+  std::vector<std::string_view> fields_;
+  std::string problem_;
+  std::string last_skip_;
   char sep_ = '\t';
   std::size_t columns_ = 0;
   std::size_t page_col_ = npos, project_col_ = npos, country_col_ = npos, actor_col_ = npos;
   std::uint64_t line_no_ = 0;
   std::uint64_t rows_ = 0;
+  std::uint64_t skipped_ = 0;
 };
 
 }  // namespace privet::io

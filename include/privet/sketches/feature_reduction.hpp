@@ -54,6 +54,11 @@ namespace detail {
 
 /// Throws invalid_parameter named `name` unless x is strictly ascending with
 /// every index below dim. `row`, when given, says which training vector.
+/// A data throw (issue 22) left on purpose: no DP release reads these
+/// vectors (the only caller outside the tests is the Paillier spam filter
+/// example, which releases nothing under DP). A DP path that reduces
+/// features must first map each record alone: read it as a set (sort,
+/// dedupe) and drop the indices >= D.
 inline void validate_sparse(std::span<const std::uint32_t> x, std::uint64_t dim,
                             std::string_view name, std::ptrdiff_t row = -1) {
   auto where = [&](std::size_t i) {

@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace privet {
@@ -33,6 +34,25 @@ namespace privet {
 class ngram_table {
  public:
   using id = std::uint32_t;
+
+  ngram_table() = default;
+  // spelling_ views the keys of words_: a copy must view its own keys, not
+  // the original's (which a moved-from or destroyed original no longer has).
+  ngram_table(const ngram_table& other)
+      : nodes_(other.nodes_), words_(other.words_), children_(other.children_) {
+    respell();
+  }
+  ngram_table& operator=(const ngram_table& other) {
+    if (this != &other) {
+      ngram_table copy(other);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  // Moving a node-based map hands over its nodes, so the views stay valid.
+  ngram_table(ngram_table&&) noexcept = default;
+  ngram_table& operator=(ngram_table&&) noexcept = default;
+  ~ngram_table() = default;
 
   /// The id of word `w` (a 1-gram), interning it if new.
   id word(std::string_view w) {
@@ -180,6 +200,12 @@ class ngram_table {
       throw overflow_error("privet: ngram_table holds at most 2^32 - 1 grams");
     nodes_.push_back(node{prefix, 0, prefix_length + 1});
     return static_cast<id>(nodes_.size() - 1);
+  }
+
+  void respell() {
+    spelling_.clear();
+    spelling_.reserve(words_.size());
+    for (const auto& [w, g] : words_) spelling_.emplace(g, std::string_view(w));
   }
 
   void check(id g, const char* name) const {

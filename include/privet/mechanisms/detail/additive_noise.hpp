@@ -81,7 +81,7 @@ class additive_noise {
     require_release_generator<G>();
     validate_parallel_options(options);
     const std::size_t d = self().dimension();
-    const keyed_streams streams = streams_from(gen);
+    const auto streams = streams_from(gen);
     std::vector<Real> out(d);
     const std::size_t blocks = (d + noise_block - 1) / noise_block;
     parallel_for_index(blocks, options, [&](std::size_t k) {
