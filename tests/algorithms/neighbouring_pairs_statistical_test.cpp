@@ -56,6 +56,7 @@ namespace {
 using privet::test::audit;
 using privet::test::audit_options;
 using privet::test::audit_result;
+using privet::test::audit_summary;  // shown with any failing CHECK after it
 
 constexpr double alpha = 1e-6;
 constexpr double inf = std::numeric_limits<double>::infinity();
@@ -63,21 +64,7 @@ constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 
 audit_options options(std::uint64_t runs, std::uint64_t selection_runs, std::uint64_t seed,
                       double delta = 0) {
-  audit_options o;
-  o.runs = runs;
-  o.selection_runs = selection_runs;
-  o.seed = seed;
-  o.delta = delta;
-  o.alpha = alpha;
-  return o;
-}
-
-// Shown with any failing CHECK after it.
-std::string summary(const std::string& what, const audit_result& r, double claimed) {
-  return what + ": eps_lb = " + std::to_string(r.epsilon_lower) + " (claimed " +
-         std::to_string(claimed) + ") from " + r.witness + ", hits " +
-         std::to_string(r.numerator_hits) + " / " + std::to_string(r.denominator_hits) + " of " +
-         std::to_string(r.runs) + ", " + std::to_string(r.comparisons) + " comparisons";
+  return privet::test::make_audit_options(runs, selection_runs, seed, delta, alpha);
 }
 
 template <class T>
@@ -126,7 +113,7 @@ TEST_CASE("quick start, total minutes: max_records + 1 records and non-finite re
     CHECK(std::isfinite(y));
     CHECK(std::isfinite(y_prime));
     const auto r = audit(total, c.x, c.x_prime, options(60'000, 20'000, seed++));
-    const std::string s = summary(c.name, r, claimed);
+    const std::string s = audit_summary(c.name, r, claimed);
     INFO(s);
     MESSAGE(s);
     CHECK(r.epsilon_lower <= claimed);
@@ -181,12 +168,12 @@ TEST_CASE("quick start, sessions per user: a user with many records, ids at the 
   // Each audit: 10 000 selection and 30 000 counted runs per input, at the
   // claim's delta.
   const auto r = audit(count, sessions, heavy, options(30'000, 10'000, 201, delta));
-  const std::string s = summary("count, user with 200 sessions", r, claimed);
+  const std::string s = audit_summary("count, user with 200 sessions", r, claimed);
   INFO(s);
   MESSAGE(s);
   CHECK(r.epsilon_lower <= claimed);
   const auto m = audit(count, sessions, at_min, options(30'000, 10'000, 202, delta));
-  const std::string ms = summary("count, user at INT_MIN", m, claimed);
+  const std::string ms = audit_summary("count, user at INT_MIN", m, claimed);
   INFO(ms);
   MESSAGE(ms);
   CHECK(m.epsilon_lower <= claimed);
@@ -238,7 +225,7 @@ TEST_CASE("LDP TrieHH: a user's vote at extreme typing counts and words against 
   };
   const auto r = audit(reports_z, user, other, privet::test::value_events<bool>({false, true}),
                        options(100'000, 0, 301));
-  const std::string s = summary("TrieHH vote, indicator of \"ab\"", r, claimed);
+  const std::string s = audit_summary("TrieHH vote, indicator of \"ab\"", r, claimed);
   INFO(s);
   MESSAGE(s);
   CHECK(r.epsilon_lower <= claimed);
@@ -304,12 +291,12 @@ TEST_CASE("DPSU: an item at the threshold, keys at the uint64 limits, a user bey
   };
   const auto events = privet::test::value_events<bool>({false, true});
   const auto r = audit(released, x, one_more, events, options(40'000, 0, 401, claim.delta()));
-  const std::string s = summary("DPSU, one more user at the threshold", r, claim.epsilon());
+  const std::string s = audit_summary("DPSU, one more user at the threshold", r, claim.epsilon());
   INFO(s);
   MESSAGE(s);
   CHECK(r.epsilon_lower <= claim.epsilon());
   const auto h = audit(released, x, heavy, events, options(40'000, 0, 402, claim.delta()));
-  const std::string hs = summary("DPSU, a user with 100 items", h, claim.epsilon());
+  const std::string hs = audit_summary("DPSU, a user with 100 items", h, claim.epsilon());
   INFO(hs);
   MESSAGE(hs);
   CHECK(h.epsilon_lower <= claim.epsilon());
@@ -364,7 +351,7 @@ TEST_CASE("DPNE: a word at the first level's threshold, a user with a long repea
   };
   const auto r = audit(released, x, x_prime, privet::test::value_events<bool>({false, true}),
                        options(20'000, 0, 501, claim.delta()));
-  const std::string s = summary("DPNE, w0 in S_1", r, claim.epsilon());
+  const std::string s = audit_summary("DPNE, w0 in S_1", r, claim.epsilon());
   INFO(s);
   MESSAGE(s);
   CHECK(r.epsilon_lower <= claim.epsilon());
@@ -419,7 +406,7 @@ TEST_CASE("pageview histogram: a cell near 2^31, 2^53, INT64_MAX and the thresho
     CHECK_NOTHROW((void)release(x, gen));
     CHECK_NOTHROW((void)release(x_prime, gen));
     const auto r = audit(release, x, x_prime, options(40'000, 10'000, seed++, delta));
-    const std::string s = summary(c.name, r, claimed);
+    const std::string s = audit_summary(c.name, r, claimed);
     INFO(s);
     MESSAGE(s);
     CHECK(r.epsilon_lower <= claimed);
@@ -497,7 +484,7 @@ TEST_CASE("federated DP-SGD: one noisy clipped step, a record with a huge gradie
   CHECK_NOTHROW((void)first_coordinate(huge, gen));
   // 10 000 selection and 30 000 counted runs per input, at the budget's delta.
   const auto r = audit(first_coordinate, without, huge, options(30'000, 10'000, 701, delta));
-  const std::string s = summary("federated DP-SGD, gradient norm 5e99", r, claimed);
+  const std::string s = audit_summary("federated DP-SGD, gradient norm 5e99", r, claimed);
   INFO(s);
   MESSAGE(s);
   CHECK(r.epsilon_lower <= claimed);
@@ -543,7 +530,7 @@ TEST_CASE("federated DP-SGD: one noisy clipped step, a record whose gradient is 
       continue;
     }
     const auto r = audit(first_coordinate, without, extreme, options(15'000, 5'000, seed++, delta));
-    const std::string s = summary(std::string("federated DP-SGD, ") + c.name, r, claimed);
+    const std::string s = audit_summary(std::string("federated DP-SGD, ") + c.name, r, claimed);
     INFO(s);
     MESSAGE(s);
     CHECK(r.epsilon_lower <= claimed);

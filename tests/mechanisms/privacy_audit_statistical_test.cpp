@@ -40,26 +40,13 @@ using privet::test::audit;
 using privet::test::audit_event;
 using privet::test::audit_options;
 using privet::test::audit_result;
+using privet::test::audit_summary;  // shown with any failing CHECK after it
 
 constexpr double alpha = 1e-6;
 
 audit_options options(std::uint64_t runs, std::uint64_t selection_runs, std::uint64_t seed,
                       double delta = 0) {
-  audit_options o;
-  o.runs = runs;
-  o.selection_runs = selection_runs;
-  o.seed = seed;
-  o.delta = delta;
-  o.alpha = alpha;
-  return o;
-}
-
-// Shown with any failing CHECK after it (and with --success).
-std::string summary(const std::string& what, const audit_result& r, double claimed) {
-  return what + ": eps_lb = " + std::to_string(r.epsilon_lower) + " (claimed " +
-         std::to_string(claimed) + ") from " + r.witness + ", hits " +
-         std::to_string(r.numerator_hits) + " / " + std::to_string(r.denominator_hits) + " of " +
-         std::to_string(r.runs) + ", " + std::to_string(r.comparisons) + " comparisons";
+  return privet::test::make_audit_options(runs, selection_runs, seed, delta, alpha);
 }
 
 }  // namespace
@@ -85,7 +72,7 @@ TEST_CASE("audit: secure Laplace stays within its claim; half its noise is caugh
   const double claimed = m.guarantee(1.0).epsilon();
   // The mechanism object is itself the callable (x, gen) -> x + noise.
   const auto r = audit(m, 0.0, 1.0, options(400'000, 100'000, 1));
-  const std::string r_summary = summary("secure Laplace", r, claimed);
+  const std::string r_summary = audit_summary("secure Laplace", r, claimed);
   INFO(r_summary);
   CHECK(r.epsilon_lower <= claimed);
   // Thresholds beyond both inputs have privacy loss exactly eps: a sound
@@ -96,7 +83,7 @@ TEST_CASE("audit: secure Laplace stays within its claim; half its noise is caugh
   const auto broken =
       privet::laplace_mechanism<double, privet::secure_noise>::from_scale(m.scale() / 2);
   const auto b = audit(broken, 0.0, 1.0, options(400'000, 100'000, 2));
-  const std::string b_summary = summary("halved-noise Laplace", b, claimed);
+  const std::string b_summary = audit_summary("halved-noise Laplace", b, claimed);
   INFO(b_summary);
   CHECK(b.epsilon_lower > 1.5 * claimed);  // caught with margin
   // ... and consistent with the broken mechanism's own (honest) privacy map.
@@ -110,7 +97,8 @@ TEST_CASE("audit: k-ary and binary randomised response") {
   const auto r =
       audit(rr, std::uint64_t{0}, std::uint64_t{1},
             privet::test::value_events<std::uint64_t>({0, 1, 2, 3}), options(200'000, 0, 3));
-  const std::string r_summary = summary("randomized_response k = 4", r, rr.guarantee().epsilon());
+  const std::string r_summary =
+      audit_summary("randomized_response k = 4", r, rr.guarantee().epsilon());
   INFO(r_summary);
   CHECK(r.epsilon_lower <= rr.guarantee().epsilon());
   CHECK(r.epsilon_lower > 0.9 * rr.guarantee().epsilon());
@@ -118,7 +106,8 @@ TEST_CASE("audit: k-ary and binary randomised response") {
   // Binary, bool output, events chosen automatically.
   const privet::binary_randomized_response brr(1.0);
   const auto b = audit(brr, false, true, options(200'000, 20'000, 4));
-  const std::string b_summary = summary("binary_randomized_response", b, brr.guarantee().epsilon());
+  const std::string b_summary =
+      audit_summary("binary_randomized_response", b, brr.guarantee().epsilon());
   INFO(b_summary);
   CHECK(b.epsilon_lower <= brr.guarantee().epsilon());
   CHECK(b.epsilon_lower > 0.9 * brr.guarantee().epsilon());
@@ -141,7 +130,7 @@ TEST_CASE("audit: exponential mechanism and permute-and-flip") {
   const auto events = privet::test::value_events(candidates);
 
   const auto r = audit(em, q, q_prime, events, options(200'000, 0, 5));
-  const std::string r_summary = summary("exponential_mechanism", r, em.guarantee().epsilon());
+  const std::string r_summary = audit_summary("exponential_mechanism", r, em.guarantee().epsilon());
   INFO(r_summary);
   CHECK(r.epsilon_lower <= em.guarantee().epsilon());
   const double h = std::exp(em.epsilon() / 2), kd = static_cast<double>(k);
@@ -149,7 +138,7 @@ TEST_CASE("audit: exponential mechanism and permute-and-flip") {
   CHECK(r.epsilon_lower > em_loss - 0.2);
 
   const auto p = audit(pf, q, q_prime, events, options(200'000, 0, 6));
-  const std::string p_summary = summary("permute_and_flip", p, pf.guarantee().epsilon());
+  const std::string p_summary = audit_summary("permute_and_flip", p, pf.guarantee().epsilon());
   INFO(p_summary);
   CHECK(p.epsilon_lower <= pf.guarantee().epsilon());
   CHECK(p.epsilon_lower > 0.8 * pf.guarantee().epsilon());
@@ -165,7 +154,7 @@ TEST_CASE("audit: discrete Laplace noise added to integers") {
     return x + noise(gen);
   };
   const auto r = audit(mechanism, std::int64_t{0}, sensitivity, options(300'000, 100'000, 7));
-  const std::string r_summary = summary("discrete Laplace", r, claimed);
+  const std::string r_summary = audit_summary("discrete Laplace", r, claimed);
   INFO(r_summary);
   CHECK(r.epsilon_lower <= claimed);
   CHECK(r.epsilon_lower > 0.95 * claimed);
@@ -177,7 +166,7 @@ TEST_CASE("audit: secure Gaussian within its (eps, delta) from zCDP") {
       privet::zcdp(0.5), 1.0);
   const auto claim = privet::to_approx_dp_bun_steinke(m.guarantee(1.0), delta);
   const auto r = audit(m, 0.0, 1.0, options(400'000, 100'000, 8, claim.delta()));
-  const std::string r_summary = summary("secure Gaussian", r, claim.epsilon());
+  const std::string r_summary = audit_summary("secure Gaussian", r, claim.epsilon());
   INFO(r_summary);
   CHECK(r.epsilon_lower <= claim.epsilon());
   // The tighter bound of approx_guarantee must hold too (same delta).
@@ -202,7 +191,7 @@ TEST_CASE("audit: subset selection, set-valued output, given events") {
   events.push_back(
       {"reports 0, not 1", [&](const report_t& y) { return has(y, 0) && !has(y, 1); }});
   const auto r = audit(ss, std::uint64_t{0}, std::uint64_t{1}, events, options(200'000, 0, 9));
-  const std::string r_summary = summary("subset_selection", r, ss.guarantee().epsilon());
+  const std::string r_summary = audit_summary("subset_selection", r, ss.guarantee().epsilon());
   INFO(r_summary);
   CHECK(r.epsilon_lower <= ss.guarantee().epsilon());
   CHECK(r.epsilon_lower > 0.9 * ss.guarantee().epsilon());

@@ -113,6 +113,27 @@ struct audit_result {
   std::vector<audit_counts> counts;  // final counts of every event compared
 };
 
+/// The options most audits vary: runs counted and runs to choose events,
+/// at the given seed, claim delta and alpha (the bound's error probability).
+inline audit_options make_audit_options(std::uint64_t runs, std::uint64_t selection_runs,
+                                        std::uint64_t seed, double delta = 0, double alpha = 1e-6) {
+  audit_options o;
+  o.runs = runs;
+  o.selection_runs = selection_runs;
+  o.seed = seed;
+  o.delta = delta;
+  o.alpha = alpha;
+  return o;
+}
+
+/// One line on an audit's outcome against the claim, for INFO / CHECK messages.
+inline std::string audit_summary(const std::string& what, const audit_result& r, double claimed) {
+  return what + ": eps_lb = " + std::to_string(r.epsilon_lower) + " (claimed " +
+         std::to_string(claimed) + ") from " + r.witness + ", hits " +
+         std::to_string(r.numerator_hits) + " / " + std::to_string(r.denominator_hits) + " of " +
+         std::to_string(r.runs) + ", " + std::to_string(r.comparisons) + " comparisons";
+}
+
 namespace detail {
 
 template <class Output>
