@@ -1,6 +1,8 @@
-// Federated DP-SGD on a speech task (Sotto Voce, arXiv:2207.07816;
-// ../shared/spec/federated-dpsgd.md): organisations that each hold private
-// recordings train one LSTM together, exchanging only privatised gradients
+// Federated DP-SGD on a speech task (Sotto Voce: Shoemate, Jett, Cowan,
+// Colbath, Honaker & Muthukumar 2022, "Sotto Voce: Federated Speech
+// Recognition with Differential Privacy Guarantees", arXiv:2207.07816):
+// organisations that each hold private recordings train one LSTM together,
+// exchanging only privatised gradients
 // (privet/algorithms/federated_dpsgd.hpp).
 //
 //   federated_speech [--quick] [--embedded] [--sample FILE] [--cache DIR]

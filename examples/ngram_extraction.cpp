@@ -1,5 +1,6 @@
-// DPNE: differentially private n-gram extraction (../shared/spec/dpne.md)
-// on real English text, against the paper's baselines.
+// DPNE: differentially private n-gram extraction (Kim, Gopi, Kulkarni &
+// Yekhanin 2021, "Differentially Private n-gram Extraction", NeurIPS) on real
+// English text, against the paper's baselines.
 //
 //   ngram_extraction [--corpus DIR] [--sample FILE] [--sentences-per-user S]
 //                    [--epsilon E] [--delta D] [--length T] [--delta0 D0]

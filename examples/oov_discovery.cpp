@@ -1,5 +1,7 @@
-// LDP TrieHH: private discovery of out-of-vocabulary words
-// (../shared/spec/gboard-oov.md) on real English text.
+// LDP TrieHH: private discovery of out-of-vocabulary words (Sun, Kairouz,
+// Sun, Gascón & Suresh 2024, "Private federated discovery of
+// out-of-vocabulary words for Gboard", arXiv:2404.11607, Algorithm 2) on real
+// English text.
 //
 //   oov_discovery [--corpus DIR] [--sample FILE] [--seeds S] [--quick]
 //                 [--users-per-layer N] [--max-prefixes E] [--contributions B]

@@ -1,16 +1,17 @@
-// The DP pageview histogram by page, project and country
-// (../shared/spec/pageview-histogram.md), end to end on a generated day or
-// on a TSV/CSV file in Wikimedia's column layout:
+// The DP pageview histogram by page, project and country (Wikimedia's
+// release with Tumult Labs: Adeleye et al. 2023, "Publishing Wikipedia usage
+// data with strong privacy guarantees", arXiv:2308.16298), end to end on a
+// generated day or on a TSV/CSV file in Wikimedia's column layout:
 //
 //   pageview_histogram [--rows N] [--threads T] [--seed S] [--tsv FILE]
 //                      [--write-tsv FILE] [--svg FILE]
 //
 // It prints the data used, the parameters, the privacy guarantee spent, the
 // utility report (overall, by continent, subregion and country) against the
-// spec's requirements, the time of every stage, and writes a plot of
-// relative error against true count. Threads bound disjoint sets of actors
-// and release disjoint sets of pages, each from the shared secret's streams,
-// so the result is the same for any number of threads.
+// requirements of Wikimedia's problem statement, the time of every stage, and
+// writes a plot of relative error against true count. Threads bound disjoint
+// sets of actors and release disjoint sets of pages, each from the shared
+// secret's streams, so the result is the same for any number of threads.
 #include <privet/accounting/zcdp.hpp>
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/algorithms/release_utility.hpp>

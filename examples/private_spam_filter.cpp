@@ -1,7 +1,6 @@
-// Private spam filter (../shared/spec/private-spam-filter.md; Pathak,
-// Sharifi & Raj, "Privacy-Preserving Spam Filtering"): logistic regression
-// on hashed character 4-grams of real emails, the paper's tables in our
-// numbers.
+// Private spam filter (Pathak, Sharifi & Raj 2011, "Privacy Preserving Spam
+// Filtering", arXiv:1102.4021): logistic regression on hashed character
+// 4-grams of real emails, the paper's tables in our numbers.
 //
 //   private_spam_filter [--data DIR] [--limit N] [--epochs E]
 //                       [--learning-rate ETA] [--seed S] [--threads T]
@@ -23,7 +22,7 @@
 // each raw email (headers and body), each a 32-bit number taken modulo d
 // (the paper's hashing of the 2^32 possible 4-grams), binary.
 //
-// Training: the spec's gradient ascent, online, one update per block of K
+// Training: the paper's gradient ascent, online, one update per block of K
 // emails (K = 1 unless said), E passes over the training emails in MD5
 // order, learning rate eta / (mean number of active features per training
 // email), so that one update moves an average email's score by about eta

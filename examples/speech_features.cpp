@@ -1,5 +1,6 @@
-// The data side of the federated speech example
-// (../shared/spec/federated-dpsgd.md): a keyword-spotting corpus synthesised
+// The data side of the federated speech example (Sotto Voce: Shoemate et al.
+// 2022, "Sotto Voce: Federated Speech Recognition with Differential Privacy
+// Guarantees", arXiv:2207.07816): a keyword-spotting corpus synthesised
 // with espeak-ng and turned into 13 MFCCs per 10 ms frame
 // (examples/support/speech_corpus.hpp, privet/ml/mfcc.hpp).
 //

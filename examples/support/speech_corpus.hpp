@@ -1,5 +1,6 @@
 // examples/support/speech_corpus.hpp — a keyword-spotting corpus built
-// locally for the federated speech example (../shared/spec/federated-dpsgd.md):
+// locally for the federated speech example (Sotto Voce: Shoemate et al.
+// 2022, arXiv:2207.07816, which trains on LibriSpeech, not available here):
 // ten spoken keywords synthesised by espeak-ng with many voices, speeds and
 // pitches, turned into 13 MFCCs per 10 ms frame (privet/ml/mfcc.hpp), and
 // split into the organisations of the Sotto Voce setting.

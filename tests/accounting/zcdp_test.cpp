@@ -52,8 +52,10 @@ TEST_CASE("CKS is tighter than Bun-Steinke and no tighter than the exact Gaussia
       CHECK(privet::zcdp_delta(privet::zcdp(rho), cks) == doctest::Approx(delta).epsilon(1e-6));
     }
   }
-  // Wikimedia's daily budget rho = 0.015 is "about eps = 1 at delta = 1e-7"
-  // (../shared/spec/pageview-histogram.md); Bun-Steinke gives 0.998.
+  // Wikimedia's daily budget rho = 0.015 is "roughly equivalent to
+  // epsilon = 1, delta = 1e-07" (Wikimedia's documentation of the release,
+  // https://analytics.wikimedia.org/published/datasets/country_project_page/00_README.html);
+  // Bun-Steinke gives 0.998.
   const double wikimedia = privet::to_approx_dp(privet::zcdp(0.015), 1e-7).epsilon();
   CHECK(wikimedia < 0.998);
   CHECK(wikimedia > 0.8);

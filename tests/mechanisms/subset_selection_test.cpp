@@ -1,4 +1,4 @@
-// Unit tests of subset selection: validation messages, the spec's d, report
+// Unit tests of subset selection: validation messages, the paper's d, report
 // shape, the exact eps-LDP ratio of its probabilities, the estimator's
 // identities, and determinism.
 #include <privet/core/seeded_generator.hpp>

@@ -2,7 +2,8 @@
 // Su 2022): the Gaussian mechanism with noise sigma on inputs D apart is
 // exactly (D / sigma)-GDP, and mu_i-GDP mechanisms compose to
 // sqrt(sum mu_i^2)-GDP (their Corollary 3.3), with no loss. For Gaussian
-// mechanisms of L2 sensitivity 1 this is DPNE's rule (../shared/spec/dpne.md,
+// mechanisms of L2 sensitivity 1 this is DPNE's rule (Kim, Gopi, Kulkarni &
+// Yekhanin 2021, "Differentially Private n-gram Extraction", NeurIPS,
 // Theorem 2.1): noises sigma_1..sigma_T act as one Gaussian with
 // 1 / sigma*^2 = sum 1 / sigma_k^2, and spread_sigma goes the other way,
 // splitting a calibrated sigma* over T steps without exceeding it. The

@@ -1,14 +1,17 @@
 // privet/accounting/shuffle.hpp — privacy amplification by shuffling: n
 // users each apply an eps0-LDP randomiser and a shuffler hides who sent
 // which report; the shuffled multiset is (eps, delta)-DP for a change of one
-// user's input (Feldman, McMillan & Talwar, "Hiding among the clones",
-// FOCS 2021, and the 2023 journal version).
+// user's input.
 //
-// Closed form (their Theorem 3.1 as stated in ../shared/spec/gboard-oov.md):
-// for eps0 <= ln(n / (8 ln(2 / delta)) - 1),
+// Closed form (Feldman, McMillan & Talwar 2023, "Stronger Privacy
+// Amplification by Shuffling for Rényi and Approximate Differential Privacy",
+// SODA, Theorem 3.1; arXiv:2208.04591, whose errata restricts that theorem to
+// a class of local randomisers): for eps0 <= ln(n / (8 ln(2 / delta)) - 1),
 //   eps <= ln(1 + (e^eps0 - 1) (4 sqrt(2 ln(4 / delta)) / sqrt((e^eps0 + 1) n) + 4 / n)).
 //
-// Numerical bound (their Section 4): the shuffled output is a
+// Numerical bound (Feldman, McMillan & Talwar 2021, "Hiding Among the
+// Clones: A Simple and Nearly Optimal Analysis of Privacy Amplification by
+// Shuffling", FOCS, Section 4): the shuffled output is a
 // post-processing of the pair P, Q of distributions of (C, A) with
 // C ~ Bin(n - 1, e^-eps0) "clones" of the changed user, A | C = c distributed
 // as P_c = a B + (1 - a)(B + 1) or Q_c = a (B + 1) + (1 - a) B, B ~ Bin(c, 1/2),

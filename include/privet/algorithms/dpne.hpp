@@ -1,8 +1,8 @@
-// privet/algorithms/dpne.hpp — differentially private n-gram extraction
-// (Kim, Gopi, Kulkarni & Yekhanin 2021, "Differentially Private n-gram
-// Extraction", NeurIPS; ../shared/spec/dpne.md): release sets S_1..S_T of
-// k-grams of the users' texts under user-level (eps, delta)-DP, as large as
-// possible and with at most an eta share of k-grams nobody wrote.
+// privet/algorithms/dpne.hpp — differentially private n-gram extraction (Kim,
+// Gopi, Kulkarni & Yekhanin 2021, "Differentially Private n-gram Extraction",
+// NeurIPS, Algorithms 1 and 2, Theorem 2.1): release sets S_1..S_T of k-grams
+// of the users' texts under user-level (eps, delta)-DP, as large as possible
+// and with at most an eta share of k-grams nobody wrote.
 //
 // S_1 is DPSU over words (algorithms/dpsu.hpp: weighted Gaussian, Delta_0
 // words per user, threshold rho_1 at delta / 2). For k >= 2 only the valid
@@ -26,7 +26,7 @@
 //    middle (k-2)-gram y with probability |L(y)| |R(y)| / |V_k| (L(y): the
 //    released (k-1)-grams ending with y, R(y): those starting with it), then
 //    a uniform pair, and rejects members of the support and repeats. This is
-//    the uniform law the spec's draw (x in S_1, w in S_{k-1}, accept if valid
+//    the uniform law the paper's draw (x in S_1, w in S_{k-1}, accept if valid
 //    and new) has, in O(1) expected draws each however sparse V_k is in
 //    S_1 x S_{k-1}, with O(|S_{k-1}|) memory;
 //  - |V_k| = sum over y of |L(y)| |R(y)| is counted exactly from the same

@@ -1,11 +1,11 @@
 // privet/algorithms/dpsu.hpp — differentially private set union (Gopi,
 // Gulhane, Kulkarni, Shen, Shokouhi & Yekhanin 2020, "Differentially Private
-// Set Union", ICML; ../shared/spec/dpne.md): release as many items of the
-// users' sets as possible, from an unbounded universe, under user-level
-// (eps, delta)-DP. Each user keeps at most max_items = Delta_0 of its
-// distinct items (a uniform subset: sketches/key_bounding.hpp), adds an
-// update of norm at most 1 to a histogram over the items, and the items
-// whose weight plus noise exceeds a threshold rho are released.
+// Set Union", ICML): release as many items of the users' sets as possible,
+// from an unbounded universe, under user-level (eps, delta)-DP. Each user
+// keeps at most max_items = Delta_0 of its distinct items (a uniform subset:
+// sketches/key_bounding.hpp), adds an update of norm at most 1 to a histogram
+// over the items, and the items whose weight plus noise exceeds a threshold
+// rho are released.
 //
 // The update is a template parameter (update_policy):
 //   weighted_gaussian  each of m kept items gets 1 / sqrt(m) (L2 norm 1), Gaussian noise
@@ -21,11 +21,11 @@
 // contractive, which keeps the sensitivity at 1).
 //
 // Privacy: the threshold makes the items only one user holds a (0, delta_t)
-// event (mechanisms/tail_threshold.hpp); the noise is a Gaussian mechanism
-// of L2 sensitivity 1 or a Laplace mechanism of L1 sensitivity 1. For a
-// target (eps, delta), the Gaussian policies spend delta / 2 on each (the
-// spec's rho_1 at delta / 2) and the Laplace policies eps on the noise and
-// delta on the threshold; sigma comes from the accounting layer: the
+// event (mechanisms/tail_threshold.hpp); the noise is a Gaussian mechanism of
+// L2 sensitivity 1 or a Laplace mechanism of L1 sensitivity 1. For a target
+// (eps, delta), the Gaussian policies spend delta / 2 on each (DPNE's rho_1
+// at delta / 2, Kim et al. 2021) and the Laplace policies eps on the noise
+// and delta on the threshold; sigma comes from the accounting layer: the
 // analytic Gaussian (Balle & Wang 2018) for simulation_only_noise's
 // continuous Gaussian, and for secure_noise's discrete Gaussian its zCDP
 // (Canonne, Kamath & Steinke 2020, Theorem 14, valid in any dimension)
@@ -135,8 +135,9 @@ void gaps_below_cutoff(std::span<const Key> items, const sparse_histogram<Key, s
 
 }  // namespace detail
 
-/// The spec's DPSU update: each of the m kept items gets floor(2^b / sqrt(m))
-/// units (sketches/key_bounding.hpp's exact weight), L2 norm <= 1.
+/// DPSU's weighted update (Gopi et al. 2020): each of the m kept items gets
+/// floor(2^b / sqrt(m)) units (sketches/key_bounding.hpp's exact weight), L2
+/// norm <= 1.
 struct weighted_gaussian {
   static constexpr update_norm norm = update_norm::l2;
   static constexpr bool sequential = false;

@@ -1,9 +1,8 @@
 // privet/algorithms/federated_dpsgd.hpp — federated DP-SGD across
 // organisations, as in Sotto Voce (Shoemate, Jett, Cowan, Colbath, Honaker &
 // Muthukumar 2022, "Sotto Voce: Federated Speech Recognition with
-// Differential Privacy Guarantees", arXiv:2207.07816;
-// ../shared/spec/federated-dpsgd.md), on the DP-SGD step of ml/dpsgd.hpp
-// (Abadi et al. 2016, Algorithm 1).
+// Differential Privacy Guarantees", arXiv:2207.07816), on the DP-SGD step of
+// ml/dpsgd.hpp (Abadi et al. 2016, Algorithm 1).
 //
 // Several organisations (workers) each hold their own data and a replica of
 // one model. In every round each worker runs the private half of a DP-SGD

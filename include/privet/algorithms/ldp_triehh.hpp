@@ -1,11 +1,12 @@
 // privet/algorithms/ldp_triehh.hpp — LDP TrieHH, Gboard's private discovery
-// of out-of-vocabulary words (Sun, Kairouz, Sun, Gascón & Suresh 2024;
-// ../shared/spec/gboard-oov.md, Algorithm 2), composed from the lower
-// layers: the trie (sketches/prefix_trie.hpp), the subset-selection
-// randomiser (mechanisms/subset_selection.hpp), uniform subsets for the
-// samplers and user groups (core/uniform_subset.hpp), keyed random streams
-// for simulated users (core/keyed_streams.hpp), and the shuffle
-// amplification bounds (accounting/shuffle.hpp) for the report.
+// of out-of-vocabulary words (Sun, Kairouz, Sun, Gascón & Suresh 2024,
+// "Private federated discovery of out-of-vocabulary words for Gboard",
+// arXiv:2404.11607, Algorithm 2), composed from the lower layers: the trie
+// (sketches/prefix_trie.hpp), the subset-selection randomiser
+// (mechanisms/subset_selection.hpp), uniform subsets for the samplers and
+// user groups (core/uniform_subset.hpp), keyed random streams for simulated
+// users (core/keyed_streams.hpp), and the shuffle amplification bounds
+// (accounting/shuffle.hpp) for the report.
 //
 // One layer i: the server broadcasts the kept prefixes P_{i-1}; each client
 // of that layer's fresh user group forms its valid prefixes of length i + 1
@@ -990,7 +991,7 @@ inline privacy_report report(const parameters& p, double delta) {
   return r;
 }
 
-// ---- approximate k-anonymity (the spec's Lemma 1) --------------------------------------------
+// ---- approximate k-anonymity (Sun et al. 2024, Lemma 1) --------------------------------------
 
 /// P[Bin(k, p) + Bin(m, q) >= tau]: the first binomial summed exactly, the
 /// second's upper tail by the regularised incomplete beta function.
@@ -1038,8 +1039,9 @@ inline void check_layer_sizes(const parameters& p, std::uint64_t alphabet_size) 
 }  // namespace detail
 
 /// For one layer's subset selection over s = eta_max |X| + 1 candidates
-/// (the spec's Lemma 1): a prefix contributed k times among the N B reports
-/// gets f(k) = Bin(k, p) + Bin(N B - k, q) votes, q = (d - p) / (s - 1).
+/// (Sun et al. 2024, Lemma 1): a prefix contributed k times among the N B
+/// reports gets f(k) = Bin(k, p) + Bin(N B - k, q) votes,
+/// q = (d - p) / (s - 1).
 /// Returns the largest k with P[f(k) >= tau] <= 1 - alpha: a prefix
 /// contributed at most that many times is kept with probability at most
 /// 1 - alpha, so kept prefixes are alpha-approximately (k + 1)-anonymous.

@@ -1,7 +1,9 @@
 // privet/algorithms/pageview_histogram.hpp — the daily DP histogram of page
 // views by <page, project, country> (Wikimedia's release, built with Tumult
-// Labs in 2022; ../shared/spec/pageview-histogram.md), composed from the
-// lower layers:
+// Labs: Adeleye, Berghel, Desfontaines, Hay, Johnson, Lemoisson,
+// Machanavajjhala, Magerlein, Modena, Pujol, Simmons-Marengo & Triedman 2023,
+// "Publishing Wikipedia usage data with strong privacy guarantees",
+// arXiv:2308.16298), composed from the lower layers:
 //
 //   1. bounding (sketches/key_bounding.hpp, or trusted client-side caps):
 //      each actor contributes at most k distinct tuples, each once;

@@ -1,8 +1,8 @@
 // privet/io/email.hpp — a strict reader for one raw email (RFC 822 / RFC
 // 5322 header, any body) as stored one message per file in the SpamAssassin
 // public corpus, and a deterministic listing of a corpus directory: the
-// input of the private spam filter (Pathak, Sharifi & Raj, "Privacy-Preserving
-// Spam Filtering"; ../shared/spec/private-spam-filter.md).
+// input of the private spam filter (Pathak, Sharifi & Raj 2011, "Privacy
+// Preserving Spam Filtering", arXiv:1102.4021).
 //
 // The paper's features are the character 4-grams of the first 35 KB of each
 // email's raw text, headers and body together. The reader therefore keeps at

@@ -11,7 +11,8 @@
 // otherwise, and their ratio is exactly e^eps: each report is eps-LDP for
 // every d in [1, s - 1]. The default d = ceil(s / (e^eps + 1)) minimises the
 // l2 error of frequency estimates (Ye & Barg, Section III); LDP TrieHH uses
-// it (../shared/spec/gboard-oov.md).
+// it (Sun, Kairouz, Sun, Gascón & Suresh 2024, "Private federated discovery
+// of out-of-vocabulary words for Gboard", arXiv:2404.11607).
 //
 // Sampling is exact and costs O(d) time and memory for any s: the branch is
 // one logistic_bernoulli coin (not a rejection loop over s / d rounds), and

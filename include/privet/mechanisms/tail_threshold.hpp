@@ -1,7 +1,9 @@
 // privet/mechanisms/tail_threshold.hpp — tails of the Gaussian and Laplace
 // noises and the thresholds built from them, for releasing keys whose noisy
 // weight exceeds a threshold: set union and n-gram extraction
-// (algorithms/dpsu.hpp, algorithms/dpne.hpp; ../shared/spec/dpne.md).
+// (algorithms/dpsu.hpp: Gopi et al. 2020, "Differentially Private Set
+// Union", ICML; algorithms/dpne.hpp: Kim, Gopi, Kulkarni & Yekhanin 2021,
+// "Differentially Private n-gram Extraction", NeurIPS).
 //
 // - normal_upper_tail / normal_upper_quantile: Phi-bar(x) = P[N(0,1) > x]
 //   and its inverse, rounded to the safe side (a threshold from the inverse
@@ -148,10 +150,10 @@ inline double discrete_gaussian_upper_tail(const discrete_gaussian_distribution&
 
 /// DPSU's threshold for L2-normalised weights and Gaussian noise of standard
 /// deviation sigma (in weight units): max over t in [1, max_items] of
-/// 1 / sqrt(t) + sigma Phi^-1((1 - delta)^(1 / t)), rounded up. The spec's
-/// rho_1 is this with delta / 2. O(max_items) tail inversions. Throws
-/// invalid_parameter naming max_items (>= 1), sigma (finite, > 0) or delta
-/// (in (0, 1)).
+/// 1 / sqrt(t) + sigma Phi^-1((1 - delta)^(1 / t)), rounded up. DPNE's rho_1
+/// (Kim et al. 2021) is this with delta / 2. O(max_items) tail inversions.
+/// Throws invalid_parameter naming max_items (>= 1), sigma (finite, > 0) or
+/// delta (in (0, 1)).
 inline double set_union_gaussian_threshold(std::uint64_t max_items, double sigma, double delta) {
   validate_at_least<std::uint64_t>(max_items, 1, "max_items");
   validate_positive(sigma, "sigma");

@@ -11,7 +11,7 @@
 // is -1 or 0, so both {-1, +1} and {0, 1} data work unchanged; any other
 // label throws invalid_parameter.
 //
-// Update (the spec's, for the penalised log-likelihood L(w) - lambda |w|^2):
+// Update (Pathak, Sharifi & Raj 2011's, for the penalised log-likelihood L(w) - lambda |w|^2):
 //   w <- w + eta ( sum_i y_i x_i / (1 + e^{y_i w^T x_i}) - 2 lambda w ),
 // a sum over the examples of the batch or block (not a mean), so eta plays
 // the paper's role. The intercept is not penalised. The paper writes the

@@ -6,9 +6,11 @@
 //   mel(f) = 2595 log10(1 + f / 700),   f(mel) = 700 (10^(mel / 2595) - 1).
 //
 // Why it is in the library and not in an example: MFCC sequences are the
-// standard input of the speech models the ml layer trains (the LSTM of
-// ../shared/spec/federated-dpsgd.md), nothing below is specific to one data
-// set, and it needs only KISS FFT, which privet::privet already links.
+// standard input of the speech models the ml layer trains (the LSTM of Sotto
+// Voce: Shoemate et al. 2022, "Sotto Voce: Federated Speech Recognition with
+// Differential Privacy Guarantees", arXiv:2207.07816), nothing below is
+// specific to one data set, and it needs only KISS FFT, which privet::privet
+// already links.
 //
 // The pipeline, for samples x[0..n) at sample rate fs (defaults in brackets):
 //

@@ -1,8 +1,9 @@
 // privet/sketches/char_ngrams.hpp — the private spam filter's features
-// (../shared/spec/private-spam-filter.md): the overlapping 4-byte windows of
-// the first 35 KB of an email, each read as a 32-bit number (one of the 2^32
-// possible 4-grams) and reduced modulo the feature space size d, kept as a
-// binary present/absent set.
+// (Pathak, Sharifi & Raj 2011, "Privacy Preserving Spam Filtering",
+// arXiv:1102.4021): the overlapping 4-byte windows of the first 35 KB of an
+// email, each read as a 32-bit number (one of the 2^32 possible 4-grams) and
+// reduced modulo the feature space size d, kept as a binary present/absent
+// set.
 //
 // Windows are of bytes, not code points: emails are byte streams whose
 // encodings vary, and the paper hashes raw 4-grams. A window's number is

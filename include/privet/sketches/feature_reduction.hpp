@@ -1,7 +1,7 @@
 // privet/sketches/feature_reduction.hpp — dimensionality reduction for sparse
 // binary feature vectors (the spam filter's hashed character 4-grams,
-// char_ngrams.hpp), compared in the private spam filter's Section 6.4
-// (../shared/spec/private-spam-filter.md).
+// char_ngrams.hpp), compared in Section 6.4 of Pathak, Sharifi & Raj 2011,
+// "Privacy Preserving Spam Filtering", arXiv:1102.4021.
 //
 // A vector is the ascending list of its present features, distinct indices
 // in [0, D). Data-independent reductions, which every party can apply

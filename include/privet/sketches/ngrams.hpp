@@ -1,5 +1,6 @@
-// privet/sketches/ngrams.hpp — word n-grams as interned ids, for DPNE
-// (../shared/spec/dpne.md): every n-gram of every length up to T gets a
+// privet/sketches/ngrams.hpp — word n-grams as interned ids, for DPNE (Kim,
+// Gopi, Kulkarni & Yekhanin 2021, "Differentially Private n-gram Extraction",
+// NeurIPS; algorithms/dpne.hpp): every n-gram of every length up to T gets a
 // 32-bit id without its words ever being copied into a per-gram string.
 //
 // A word is a 1-gram; a k-gram (k >= 2) is stored as the pair (id of its

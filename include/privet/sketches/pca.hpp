@@ -1,8 +1,8 @@
 // privet/sketches/pca.hpp — principal component analysis of sparse binary
 // feature vectors: the data-dependent baseline of the private spam filter's
-// dimensionality reduction (../shared/spec/private-spam-filter.md, Section
-// 6.4: PCA to 300 dimensions), next to df_pruning and
-// multinomial_df_sampling in feature_reduction.hpp.
+// dimensionality reduction (Pathak, Sharifi & Raj 2011, "Privacy Preserving
+// Spam Filtering", arXiv:1102.4021, Section 6.4: PCA to 300 dimensions), next
+// to df_pruning and multinomial_df_sampling in feature_reduction.hpp.
 //
 // The top k components are found by randomized subspace iteration (Halko,
 // Martinsson & Tropp 2011, "Finding structure with randomness", Algorithm

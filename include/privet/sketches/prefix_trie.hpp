@@ -1,10 +1,13 @@
-// privet/sketches/prefix_trie.hpp — the layered prefix trie of TrieHH
-// (../shared/spec/gboard-oov.md): layer 0 holds every symbol of the alphabet
-// X; layer i holds the prefixes of length i + 1 that a round of voting kept.
-// A round's candidates are every kept prefix of the last layer extended by
-// every symbol of X (the end-of-word symbol included), numbered
-// parent_position * |X| + symbol_index so that a vote vector over the
-// candidates needs no string at all; keeping candidates grows the next
+// privet/sketches/prefix_trie.hpp — the layered prefix trie of TrieHH (Zhu,
+// Kairouz, McMahan, Sun & Li 2020, "Federated Heavy Hitters Discovery with
+// Differential Privacy", AISTATS) as LDP TrieHH uses it (Sun, Kairouz, Sun,
+// Gascón & Suresh 2024, "Private federated discovery of out-of-vocabulary
+// words for Gboard", arXiv:2404.11607, Algorithm 2): layer 0 holds every
+// symbol of the alphabet X; layer i holds the prefixes of length i + 1 that a
+// round of voting kept. A round's candidates are every kept prefix of the
+// last layer extended by every symbol of X (the end-of-word symbol included),
+// numbered parent_position * |X| + symbol_index so that a vote vector over
+// the candidates needs no string at all; keeping candidates grows the next
 // layer. A prefix that ends with the end-of-word symbol is a discovered word
 // and is never extended.
 //
