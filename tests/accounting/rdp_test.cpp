@@ -273,8 +273,11 @@ TEST_CASE("subsampled Gaussian RDP at q = 5e-324 and sigma = 1e300 is finite, ti
   // at order 2, A_2 = 1 + q^2 (e^{1 / sigma^2} - 1), and the Gaussian's
   // alpha / (2 sigma^2), which subsampling never exceeds.
   const std::vector<double> orders{1.25, 1.5, 2, 2.5, 3, 10.5, 64};
-  for (auto [q, sigma] : std::vector<std::pair<double, double>>{
+  for (const auto& qs : std::vector<std::pair<double, double>>{
            {5e-324, 1.0}, {0.5, 1e300}, {1e-300, 1.0}, {0.01, 1e3}, {0.01, 1e5}}) {
+    // Named copies, not structured bindings: CAPTURE's lambda may not
+    // capture a binding under clang 14.
+    const double q = qs.first, sigma = qs.second;
     const auto r = privet::rdp_subsampled_gaussian(q, sigma, orders);
     CAPTURE(q);
     CAPTURE(sigma);
