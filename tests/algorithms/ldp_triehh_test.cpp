@@ -703,13 +703,13 @@ TEST_CASE("run pads short layers with users who typed nothing, never throws") {
   p.users_per_layer = 50;
   p.max_prefixes = 5;
   p.max_depth = 3;
-  const th::word alphabet = U"abc";
+  const th::word letters = U"abc";
   const th::user_data typed{{U"ab", 3}, {U"cab", 1}};
   for (const std::size_t n : {std::size_t{0}, std::size_t{149}, std::size_t{150}}) {
     const std::vector<th::user_data> users(n, typed);
     privet::testing::seeded_release_generator gen(17);
     std::vector<th::pass_result> out;
-    CHECK_NOTHROW(out = th::run(users, {}, alphabet, U'$', p, 1, gen));
+    CHECK_NOTHROW(out = th::run(users, {}, letters, U'$', p, 1, gen));
     REQUIRE(out.size() == 1);
     std::set<std::uint64_t> seen;
     std::size_t padding = 0;
