@@ -9,6 +9,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace {
 
 // RDP curve of one step on dp_accounting's default orders (integer and
@@ -110,3 +113,139 @@ BENCHMARK(pld_dpsgd_epsilon)
 BENCHMARK(odometer_dpsgd_report)->Name("odometer/dpsgd_report")->Unit(benchmark::kMillisecond);
 BENCHMARK(pld_dpsgd_calibration)->Name("pld/dpsgd_calibration")->Unit(benchmark::kMillisecond);
 BENCHMARK(wor_dpsgd_epsilon)->Name("rdp/wor_dpsgd_epsilon")->Unit(benchmark::kMillisecond);
+
+// ---------------------------------------------------------------------------
+// RDP at production scale (issue 23): the DP-SGD job (q = 0.01, sigma = 1.1,
+// delta = 1e-5) at 10^3 to 10^6 steps. An RDP answer costs one step's curve
+// whatever the number of steps (composition multiplies it), so the times
+// agree across step counts; the epsilons show the growth.
+// bench/compare_dp_accounting.py times rdp/dpsgd_dp_accounting_orders
+// against dp_accounting's RdpAccountant on the same orders, alternately.
+namespace {
+
+// dp_accounting's DEFAULT_RDP_ORDERS (privet's default orders without 1.01,
+// 1.02, 1.05).
+std::vector<double> dp_accounting_rdp_orders() {
+  const auto all = privet::default_rdp_orders();
+  return {all.begin() + 3, all.end()};
+}
+
+void rdp_dpsgd_steps(benchmark::State& state, const std::vector<double>& orders) {
+  const auto steps = static_cast<std::uint64_t>(state.range(0));
+  double eps = 0, order = 0;
+  for (auto _ : state) {
+    const auto curve = privet::rdp_subsampled_gaussian(0.01, 1.1, orders).composed(steps);
+    const auto [g, best] = privet::to_approx_dp_with_order(curve, 1e-5);
+    eps = g.epsilon();
+    order = best;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+  state.counters["order"] = order;
+  state.counters["orders"] = static_cast<double>(orders.size());
+}
+
+void rdp_dpsgd_default_orders(benchmark::State& state) {
+  rdp_dpsgd_steps(state, privet::default_rdp_orders());
+}
+
+void rdp_dpsgd_dp_accounting_orders(benchmark::State& state) {
+  rdp_dpsgd_steps(state, dp_accounting_rdp_orders());
+}
+
+// Calibration by RDP: the smallest sigma for (8, 1e-5) over 10^4 steps at
+// q = 0.01 (dp_accounting's orders give 0.91688081660).
+void rdp_dpsgd_calibration(benchmark::State& state) {
+  privet::calibration_options c;
+  c.accountant = privet::accountant_kind::rdp;
+  c.relative_tolerance = 1e-9;
+  double sigma = 0;
+  for (auto _ : state) {
+    sigma = privet::dpsgd_noise_multiplier(0.01, 10'000, privet::approx_dp(8, 1e-5), c);
+    benchmark::DoNotOptimize(sigma);
+  }
+  state.counters["sigma"] = sigma;
+}
+
+}  // namespace
+
+BENCHMARK(rdp_dpsgd_default_orders)
+    ->Name("rdp/dpsgd_default_orders/steps")
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(rdp_dpsgd_dp_accounting_orders)
+    ->Name("rdp/dpsgd_dp_accounting_orders/steps")
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(rdp_dpsgd_calibration)->Name("rdp/dpsgd_calibration")->Unit(benchmark::kMillisecond);
+// ------------------------- end of the RDP block ----------------------------
+
+// ---------------------------------------------------------------------------
+// PLD at production scale (issue 23): the DP-SGD job (q = 0.01, sigma = 1.1,
+// delta = 1e-5) at 10^3 to 10^6 steps, on the default grid h = 1e-4 and on
+// h = 1e-3 (range(1), in units of 1e-6): one step's connect-the-dots PLD
+// (both orders), its FFT power with the Chernoff window, then epsilon.
+// Counters: epsilon, the composed pmf's points and its mass at +infinity
+// (truncation and round-off allowances). bench/compare_pld.py times the
+// same jobs against dp_accounting's PLD, alternately in one run.
+namespace {
+
+void pld_dpsgd_steps(benchmark::State& state) {
+  const auto steps = static_cast<std::uint64_t>(state.range(0));
+  const double h = static_cast<double>(state.range(1)) * 1e-6;
+  double eps = 0, points = 0, infinity = 0;
+  for (auto _ : state) {
+    const auto step = privet::privacy_loss_distribution::subsampled_gaussian(0.01, 1.1, {h});
+    const auto all = step.self_compose(steps);
+    eps = all.epsilon(1e-5).epsilon();
+    benchmark::DoNotOptimize(eps);
+    points = static_cast<double>(all.remove().probs().size());
+    infinity = std::max(all.remove().infinity_mass(), all.add().infinity_mass());
+  }
+  state.counters["epsilon"] = eps;
+  state.counters["points"] = points;
+  state.counters["infinity"] = infinity;
+}
+
+// The issue's scale checks: q = 1e-3, sigma = 1, 10^5 steps at h = 1e-4
+// (epsilon(1e-7); dp_accounting: 2.065195) and 10^6 steps at h = 1e-3
+// (epsilon(1e-5); dp_accounting: 6.383268).
+void pld_scale_check(benchmark::State& state) {
+  const auto steps = static_cast<std::uint64_t>(state.range(0));
+  const double h = steps >= 1'000'000 ? 1e-3 : 1e-4;
+  const double delta = steps >= 1'000'000 ? 1e-5 : 1e-7;
+  double eps = 0;
+  for (auto _ : state) {
+    const auto step = privet::privacy_loss_distribution::subsampled_gaussian(1e-3, 1.0, {h});
+    eps = step.self_compose(steps).epsilon(delta).epsilon();
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+
+}  // namespace
+
+BENCHMARK(pld_dpsgd_steps)
+    ->Name("pld/dpsgd_steps")
+    ->ArgNames({"steps", "h_micro"})
+    ->Args({1'000, 100})
+    ->Args({10'000, 100})
+    ->Args({100'000, 100})
+    ->Args({1'000'000, 100})
+    ->Args({1'000, 1000})
+    ->Args({10'000, 1000})
+    ->Args({100'000, 1000})
+    ->Args({1'000'000, 1000})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(pld_scale_check)
+    ->Name("pld/scale_check/steps")
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond);
+// ------------------------- end of the PLD block ----------------------------

@@ -15,6 +15,21 @@
 // GMP's mpz_powm and mpz_powm_sec, Boost's generic powm on cpp_int and
 // privet's Montgomery code, so that each Paillier operation reads as a
 // multiple of one raw exponentiation.
+//
+// python-paillier side by side (GMP only). phe itself cannot run where this
+// is built (it is not packaged for Debian), so its algorithms are written
+// here on the same mpz calls gmpy2 makes ("phe-equivalent"): decryption as
+// phe/paillier.py's PaillierPrivateKey.raw_decrypt (powmod(c, p - 1, p^2)
+// and powmod(c, q - 1, q^2) by GMP's variable-time mpz_powm, L, h_p, h_q,
+// crt), encryption as PaillierPublicKey.raw_encrypt with its obfuscation
+// ((n m + 1) r^n mod n^2, r^n by mpz_powm), addition as EncryptedNumber's
+// _raw_add (a product modulo n^2). Python's interpreter overhead is left
+// out, which favours phe. `decrypt_side_by_side` runs phe-equivalent and
+// privet decryptions alternately in one loop on the same ciphertexts and
+// reports both times and their ratio; `powm_half` compares the three
+// exponentiations modulo p^2 with exponent p - 1 (mpz_powm, mpz_powm_sec and
+// privet's pow_secret: OpenSSL's BN_mod_exp_mont_consttime under
+// PRIVET_HAS_OPENSSL).
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
@@ -29,6 +44,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <span>
@@ -286,6 +303,165 @@ void powm_sec_gmp(benchmark::State& state) {
     benchmark::DoNotOptimize(out);
   }
 }
+
+// python-paillier's private key and decryption on gmpy2's calls (see the
+// file comment); p_inverse, hp, hq as PaillierPrivateKey.__init__ makes them.
+class phe_equivalent_key {
+ public:
+  phe_equivalent_key(const mp::mpz_int& p, const mp::mpz_int& q)
+      : p_(p), q_(q), psquare_(p * p), qsquare_(q * q) {
+    mpz_invert(p_inverse_.backend().data(), p_.backend().data(), q_.backend().data());
+    const mp::mpz_int g = p * q + 1;
+    hp_ = h_function(g, p_, psquare_);
+    hq_ = h_function(g, q_, qsquare_);
+  }
+  // raw_decrypt: mulmod(l_function(powmod(c, p-1, psquare), p), hp, p), the
+  // same for q, then crt.
+  [[nodiscard]] mp::mpz_int decrypt(const mp::mpz_int& c) const {
+    const mp::mpz_int m_p = half(c, p_, psquare_, hp_);
+    const mp::mpz_int mq = half(c, q_, qsquare_, hq_);
+    // crt: u = mulmod(mq - mp, p_inverse, q); mp + u p
+    mp::mpz_int u = mp::mpz_int(mq - m_p) * p_inverse_;
+    mpz_mod(u.backend().data(), u.backend().data(), q_.backend().data());
+    return m_p + u * p_;
+  }
+
+ private:
+  static mp::mpz_int powmod(const mp::mpz_int& b, const mp::mpz_int& e, const mp::mpz_int& m) {
+    mp::mpz_int r;
+    mpz_powm(r.backend().data(), b.backend().data(), e.backend().data(), m.backend().data());
+    return r;
+  }
+  static mp::mpz_int h_function(const mp::mpz_int& g, const mp::mpz_int& x,
+                                const mp::mpz_int& xsquare) {
+    const mp::mpz_int l = (powmod(g, x - 1, xsquare) - 1) / x;
+    mp::mpz_int r;
+    mpz_invert(r.backend().data(), l.backend().data(), x.backend().data());
+    return r;
+  }
+  static mp::mpz_int half(const mp::mpz_int& c, const mp::mpz_int& x, const mp::mpz_int& xsquare,
+                          const mp::mpz_int& h) {
+    mp::mpz_int l = ((powmod(c, x - 1, xsquare) - 1) / x) * h;
+    mpz_mod(l.backend().data(), l.backend().data(), x.backend().data());
+    return l;
+  }
+
+  mp::mpz_int p_, q_, psquare_, qsquare_, p_inverse_, hp_, hq_;
+};
+
+// This thread's CPU time in microseconds: the one-core cost, without the
+// time other processes hold the core (the machine is shared).
+double thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
+}
+
+// phe-equivalent and privet CRT decryption alternately (the order swapped
+// every iteration) on 16 ciphertexts; counters: microseconds of thread CPU
+// time per decryption for each and phe_us / privet_us.
+void decrypt_side_by_side(benchmark::State& state) {
+  const auto& pair = keys<mp::mpz_int>(bits_arg(state));
+  const auto& pk = pair.public_key;
+  const auto& sk = pair.private_key;  // named, not a structured binding: the lambdas use it
+  const phe_equivalent_key phe(sk.p(), sk.q());
+  privet::seeded_generator gen(23);
+  std::vector<paillier::ciphertext<mp::mpz_int>> cs;
+  for (int i = 0; i < 16; ++i) cs.push_back(pk.encrypt(privet::uniform_below(gen, pk.n()), gen));
+  double phe_us = 0;
+  double privet_us = 0;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto& c = cs[i % cs.size()];
+    mp::mpz_int a, b;
+    const auto run_phe = [&] {
+      const double t0 = thread_cpu_us();
+      a = phe.decrypt(c.value());
+      phe_us += thread_cpu_us() - t0;
+    };
+    const auto run_privet = [&] {
+      const double t0 = thread_cpu_us();
+      b = sk.decrypt(c);
+      privet_us += thread_cpu_us() - t0;
+    };
+    if (i % 2 == 0) {
+      run_phe();
+      run_privet();
+    } else {
+      run_privet();
+      run_phe();
+    }
+    if (a != b) {
+      state.SkipWithError("phe-equivalent and privet decryptions differ");
+      break;
+    }
+    ++i;
+  }
+  const auto n = static_cast<double>(std::max<std::size_t>(i, 1));
+  state.counters["phe_us"] = phe_us / n;
+  state.counters["privet_us"] = privet_us / n;
+  state.counters["phe/privet"] = privet_us > 0 ? phe_us / privet_us : 0;
+}
+
+// phe-equivalent encryption: raw_encrypt's (n m + 1) mod n^2 times the
+// obfuscator r^n mod n^2 (r = random below n, powmod = mpz_powm).
+void phe_equivalent_encrypt(benchmark::State& state) {
+  const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
+  privet::seeded_generator gen(24);
+  const mp::mpz_int m = privet::uniform_below(gen, pk.n());
+  mp::mpz_int rn, c;
+  for (auto _ : state) {
+    const mp::mpz_int r = privet::uniform_below(gen, pk.n());
+    mpz_powm(rn.backend().data(), r.backend().data(), pk.n().backend().data(),
+             pk.n_squared().backend().data());
+    c = (pk.n() * m + 1) * rn;
+    mpz_mod(c.backend().data(), c.backend().data(), pk.n_squared().backend().data());
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// phe-equivalent addition: _raw_add's mulmod(e_a, e_b, nsquare).
+void phe_equivalent_add(benchmark::State& state) {
+  const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
+  privet::seeded_generator gen(25);
+  const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
+  const auto b = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
+  mp::mpz_int c;
+  for (auto _ : state) {
+    c = a.value() * b.value();
+    mpz_mod(c.backend().data(), c.backend().data(), pk.n_squared().backend().data());
+    benchmark::DoNotOptimize(c);
+  }
+}
+
+// c^(p-1) mod p^2, the half of CRT decryption: range(1) = 0 mpz_powm
+// (variable time, phe's), 1 mpz_powm_sec, 2 privet's pow_secret (OpenSSL's
+// BN_mod_exp_mont_consttime under PRIVET_HAS_OPENSSL, else mpz_powm_sec).
+void powm_half(benchmark::State& state) {
+  const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
+  privet::seeded_generator gen(26);
+  const mp::mpz_int p2 = sk.p() * sk.p();
+  const mp::mpz_int e = sk.p() - 1;
+  const std::size_t k = privet::detail::bits_of(sk.p());
+  const privet::detail::modular<mp::mpz_int> mod(p2);
+  const mp::mpz_int base = privet::uniform_below(gen, p2);
+  mp::mpz_int out;
+  for (auto _ : state) {
+    switch (state.range(1)) {
+      case 0:
+        mpz_powm(out.backend().data(), base.backend().data(), e.backend().data(),
+                 p2.backend().data());
+        break;
+      case 1:
+        mpz_powm_sec(out.backend().data(), base.backend().data(), e.backend().data(),
+                     p2.backend().data());
+        break;
+      default:
+        out = mod.pow_secret(base, e, k);
+    }
+    benchmark::DoNotOptimize(out);
+  }
+}
 #endif
 
 using mp::cpp_int;
@@ -340,6 +516,10 @@ PRIVET_BATCH_BENCH(batch_decrypt, mpz_int);
 PRIVET_BATCH_BENCH(batch_dot, mpz_int);
 BENCHMARK(powm_gmp)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond);
 BENCHMARK(powm_sec_gmp)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond);
+BENCHMARK(decrypt_side_by_side)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond);
+BENCHMARK(phe_equivalent_encrypt)->Arg(2048)->Arg(3072)->Unit(benchmark::kMillisecond);
+BENCHMARK(phe_equivalent_add)->Arg(2048)->Arg(3072)->Unit(benchmark::kMicrosecond);
+BENCHMARK(powm_half)->ArgsProduct({{2048, 3072}, {0, 1, 2}})->Unit(benchmark::kMicrosecond);
 #endif
 
 }  // namespace

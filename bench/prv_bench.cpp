@@ -7,6 +7,8 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 namespace {
 
@@ -44,7 +46,46 @@ void prv_dpsgd_query(benchmark::State& state) {
   state.counters["eps_upper"] = b.upper;
 }
 
+// The DP-SGD job at range(0) steps with the default options: eps_error =
+// 0.01 and delta_error relative, delta / 1000 (Opacus's default), i.e. the
+// composition prv_accountant::epsilon(1e-5) makes.
+void prv_dpsgd_steps(benchmark::State& state) {
+  const auto steps = static_cast<std::uint64_t>(state.range(0));
+  privet::prv_bounds b{};
+  std::size_t grid = 0;
+  for (auto _ : state) {
+    privet::prv_accountant acc;
+    acc.add(privet::prv::subsampled_gaussian(0.01, 1.1), steps);
+    const auto c = acc.compose(1e-5);
+    b = c.epsilon(1e-5);
+    grid = c.size();
+    benchmark::DoNotOptimize(&b);
+  }
+  state.counters["eps_lower"] = b.lower;
+  state.counters["eps_estimate"] = b.estimate;
+  state.counters["eps_upper"] = b.upper;
+  state.counters["grid"] = static_cast<double>(grid);
+}
+
 }  // namespace
 
+BENCHMARK(prv_dpsgd_steps)
+    ->Name("prv_dpsgd_steps/steps")
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Unit(benchmark::kMillisecond);
+// 10^5 and 10^6 steps take about 4 s and 60 s of CPU (the grid grows as
+// sqrt(steps) / eps_error, to 47 million points): registered only when
+// PRIVET_BENCH_LARGE=1, so that the test suite's smoke run stays short.
+const bool prv_large_registered = [] {
+  const char* large = std::getenv("PRIVET_BENCH_LARGE");
+  if (large == nullptr || std::string_view(large) != "1") return false;
+  benchmark::RegisterBenchmark("prv_dpsgd_steps/steps", prv_dpsgd_steps)
+      ->Arg(100'000)
+      ->Arg(1'000'000)
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  return true;
+}();
 BENCHMARK(prv_dpsgd_epsilon)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);
 BENCHMARK(prv_dpsgd_query)->Arg(10)->Arg(100)->Unit(benchmark::kMillisecond);

@@ -11,12 +11,13 @@
 //                    [--epsilon E] [--outlier-epsilon E] [--lr LR] [--q Q] [--clip-all]
 //                    [--last-iterate]
 //                    [--aggregation mean|batch] [--jobs N] [--svg FILE]
+//                    (--help lists every option with its default)
 //
 // Data: the espeak-ng keyword corpus of examples/support/speech_corpus.hpp
 // (ten keywords, 23 speakers in four organisations: public, clinic and
 // callcentre (private), and an outlier whisper voice), 13 MFCCs per 10 ms,
 // synthesised once into the build tree's cache, or the embedded sample
-// (--embedded, or when espeak-ng is missing). Features are standardised per
+// (--embedded or --sample FILE, or when espeak-ng is missing). Features are standardised per
 // coefficient with the public training data's mean and deviation (public
 // statistics, so no budget is spent on them).
 //
@@ -105,6 +106,7 @@
 #include <privet/ml/lstm.hpp>
 #include <privet/ml/metrics.hpp>
 
+#include "support/command_line.hpp"
 #include "support/progress.hpp"
 #include "support/speech_corpus.hpp"
 #include "support/svg_plot.hpp"
@@ -735,64 +737,55 @@ int main(int argc, char** argv) try {
 #endif
   std::optional<std::uint64_t> rounds, warm;
   std::optional<std::size_t> seeds, hidden, public_speakers;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--quick") {
-      cfg.quick = true;
-    } else if (a == "--embedded") {
-      opts.use_sample = true;
-    } else if (a == "--sample") {
-      opts.sample = value();
-    } else if (a == "--cache") {
-      cache = value();
-    } else if (a == "--jobs") {
-      opts.jobs = static_cast<unsigned>(std::stoul(value()));
-    } else if (a == "--seeds") {
-      seeds = std::stoul(value());
-    } else if (a == "--rounds") {
-      rounds = std::stoull(value());
-    } else if (a == "--warm-epochs") {
-      warm = std::stoull(value());
-    } else if (a == "--hidden") {
-      hidden = std::stoul(value());
-    } else if (a == "--labels") {
-      const auto v = value();
-      if (v != "frame" && v != "word") throw std::invalid_argument("--labels: frame or word");
-      cfg.frame_labels = v == "frame";
-    } else if (a == "--snr") {
-      opts.snr_db = std::stod(value());
-    } else if (a == "--public-speakers") {
-      public_speakers = std::stoul(value());
-    } else if (a == "--epsilon") {
-      cfg.epsilon = std::stod(value());
-    } else if (a == "--outlier-epsilon") {
-      cfg.outlier_epsilon = std::stod(value());
-    } else if (a == "--q") {
-      cfg.sampling_rate = std::stod(value());
-      if (!(cfg.sampling_rate > 0 && cfg.sampling_rate <= 1))
-        throw std::invalid_argument("--q: in (0, 1]");
-    } else if (a == "--last-iterate") {
-      cfg.tail_average = false;
-    } else if (a == "--clip-all") {
-      cfg.public_clip_norm = cfg.clip_norm;
-    } else if (a == "--lr") {
-      cfg.learning_rate = std::stod(value());
-    } else if (a == "--warm-lr") {
-      cfg.warm_learning_rate = std::stod(value());
-    } else if (a == "--aggregation") {
-      const auto v = value();
-      if (v != "mean" && v != "batch") throw std::invalid_argument("--aggregation: mean or batch");
-      cfg.rule = v == "mean" ? fed::aggregation::mean : fed::aggregation::batch_weighted;
-    } else if (a == "--svg") {
-      cfg.svg = value();
-    } else {
-      throw std::invalid_argument("unknown option " + a);
-    }
-  }
+  std::optional<double> outlier_epsilon;
+  std::string labels = "frame", aggregation = "batch";
+  privet::examples::command_line cli(
+      "federated_speech",
+      "Federated DP-SGD on a keyword-spotting task (Sotto Voce: Shoemate et al. 2022): "
+      "organisations train one LSTM together, exchanging only privatised gradients.");
+  cli.flag("--quick", cfg.quick,
+           "a small configuration: 8 units, 20 rounds, 5 warm epochs, RDP calibration");
+  cli.flag("--embedded", opts.use_sample, "read the embedded sample even if espeak-ng is there");
+  cli.input_file("--sample", opts.sample, "the embedded sample; given, it is read (as --embedded)");
+  cli.output_directory("--cache", cache, "where synthesised audio and features are kept");
+  cli.count("--jobs", opts.jobs, "espeak-ng processes at a time", 1, 64);
+  cli.count("--seeds", seeds, "seeds each configuration runs with", 1, 1000,
+            std::to_string(cfg.seeds));
+  cli.count("--rounds", rounds, "federated rounds after the warm start", 1, 1'000'000,
+            std::to_string(cfg.rounds) + ", 20 with --quick");
+  cli.count("--warm-epochs", warm, "epochs of plain SGD on the public data first", 0, 100'000,
+            std::to_string(cfg.warm_epochs) + ", 5 with --quick");
+  cli.count("--hidden", hidden, "LSTM units", 1, 1024,
+            std::to_string(cfg.hidden) + ", 8 with --quick");
+  cli.choice("--labels", labels, "a label per frame, or per utterance", {"frame", "word"});
+  cli.real("--snr", opts.snr_db, "white noise added before the MFCCs, in dB SNR",
+           privet::examples::any_real);
+  cli.count("--public-speakers", public_speakers, "speakers the public organisation keeps (0: all)",
+            0, 1000, std::to_string(cfg.public_speakers));
+  cli.real("--epsilon", cfg.epsilon, "each private organisation's budget for the run",
+           privet::examples::positive);
+  cli.real("--outlier-epsilon", outlier_epsilon, "the outlier organisation's own budget",
+           privet::examples::positive, "--epsilon");
+  cli.real("--q", cfg.sampling_rate, "Poisson sampling rate", privet::examples::unit_fraction);
+  cli.flag(
+      "--last-iterate", [&cfg] { cfg.tail_average = false; },
+      "evaluate the final model, not the mean over the second half of the rounds");
+  cli.flag(
+      "--clip-all", [&cfg] { cfg.public_clip_norm = cfg.clip_norm; },
+      "clip the non-private trainings' gradients too");
+  cli.real("--lr", cfg.learning_rate, "learning rate of every continuation",
+           privet::examples::positive);
+  cli.real("--warm-lr", cfg.warm_learning_rate, "learning rate of the warm start",
+           privet::examples::positive);
+  cli.choice("--aggregation", aggregation,
+             "batch-weighted mean of the organisations' updates, or plain mean", {"batch", "mean"});
+  cli.output_file("--svg", cfg.svg, "plot of accuracy during training (and its .csv beside it)");
+  if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
+  // A sample file named on the command line is what the user wants read.
+  if (cli.given("--sample")) opts.use_sample = true;
+  cfg.frame_labels = labels == "frame";
+  cfg.rule = aggregation == "mean" ? fed::aggregation::mean : fed::aggregation::batch_weighted;
+  if (outlier_epsilon) cfg.outlier_epsilon = *outlier_epsilon;
   if (cfg.quick) {
     cfg.hidden = 8;
     cfg.rounds = 20;
@@ -807,7 +800,6 @@ int main(int argc, char** argv) try {
   if (seeds) cfg.seeds = *seeds;
   if (hidden) cfg.hidden = *hidden;
   if (public_speakers) cfg.public_speakers = *public_speakers;
-  if (cfg.seeds < 1) throw std::invalid_argument("--seeds: at least 1");
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
 
   const sp::corpus corpus = sp::load_or_synthesise(cache, opts);
@@ -1020,7 +1012,8 @@ int main(int argc, char** argv) try {
         [](const seed_result& r) -> const curve& { return r.federated_utterance_curve; }, true,
         "#9467bd");
     p.write(cfg.svg);
-    std::printf("\nplot: %s\n", cfg.svg.c_str());
+    std::printf("\nplot: %s (numbers: %s)\n", cfg.svg.c_str(),
+                privet::examples::csv_beside(cfg.svg).c_str());
   }
 } catch (const std::exception& e) {
   std::fprintf(stderr, "federated_speech: %s\n", e.what());

@@ -5,7 +5,7 @@
 //   ngram_extraction [--corpus DIR] [--sample FILE] [--sentences-per-user S]
 //                    [--epsilon E] [--delta D] [--length T] [--delta0 D0]
 //                    [--eta ETA] [--threads N] [--seed S] [--simulation]
-//                    [--only-dpne] [--svg FILE] [--quick]
+//                    [--only-dpne] [--svg FILE] [--quick]   (--help: defaults)
 //
 // Text: the sentences of the `nlp-corpus` npm package (fetched by CMake into
 // the build tree; DIR holds its builds/doc-*.json), split into users of S
@@ -32,6 +32,7 @@
 #include <privet/core/testing.hpp>
 #include <privet/sketches/tokenizer.hpp>
 
+#include "support/command_line.hpp"
 #include "support/progress.hpp"
 #include "support/svg_plot.hpp"
 
@@ -49,6 +50,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace dpne = privet::dpne;
@@ -511,11 +513,30 @@ int run(const options& o, const text_data& text, G& gen) {
     plot.add(s);
   }
   plot.log_y().write(o.svg);
+  // Table 3 as CSV beside the plot: one row per method, one column per k.
+  std::vector<std::string> header{"method"};
+  for (std::size_t k = 1; k <= T; ++k) header.push_back("k=" + std::to_string(k));
+  header.push_back("total");
+  ex::csv_table table3(header);
+  for (const auto& m : methods) {
+    std::vector<std::string> row{m.name};
+    for (auto c : m.counts) row.push_back(std::to_string(c));
+    row.push_back(std::to_string(m.total));
+    table3.row(row);
+  }
+  if (!o.only_dpne) {
+    std::vector<std::string> row{"DPSU-single"};
+    for (auto c : single_counts) row.push_back(std::to_string(c));
+    row.push_back("");
+    table3.row(row);
+  }
+  table3.write(ex::csv_beside(o.svg, "table3"));
   std::printf("\ntimes: DPNE %.2f s", methods[0].seconds);
   for (std::size_t m = 1; m < methods.size(); ++m)
     std::printf(", %s %.2f s", methods[m].name.c_str(), methods[m].seconds);
   if (!o.only_dpne) std::printf(", DPSU-single (all k) %.2f s", single_secs);
-  std::printf("; plot: %s\n", o.svg.c_str());
+  std::printf("; plot: %s (numbers: %s, Table 3: %s)\n", o.svg.c_str(),
+              ex::csv_beside(o.svg).c_str(), ex::csv_beside(o.svg, "table3").c_str());
   return 0;
 }
 
@@ -529,47 +550,35 @@ int main(int argc, char** argv) try {
 #ifdef PRIVET_EXAMPLES_DATA_DIR
   o.sample = std::string(PRIVET_EXAMPLES_DATA_DIR) + "/ngram_sample.txt";
 #endif
-  bool spu_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--corpus")
-      o.corpus_dir = value();
-    else if (a == "--sample")
-      o.sample = value(), o.corpus_dir.clear();
-    else if (a == "--sentences-per-user")
-      o.sentences_per_user = std::stoul(value()), spu_given = true;
-    else if (a == "--epsilon")
-      o.epsilon = std::stod(value());
-    else if (a == "--delta")
-      o.delta = std::stod(value());
-    else if (a == "--length")
-      o.length = std::stoul(value());
-    else if (a == "--delta0")
-      o.delta0 = std::stoull(value());
-    else if (a == "--eta")
-      o.eta = std::stod(value());
-    else if (a == "--threads")
-      o.threads = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--seed")
-      o.seed = std::stoull(value());
-    else if (a == "--svg")
-      o.svg = value();
-    else if (a == "--simulation")
-      o.simulation = true;
-    else if (a == "--only-dpne")
-      o.only_dpne = true;
-    else if (a == "--quick")
-      o.quick = true;
-    else
-      throw std::invalid_argument("unknown option " + a);
-  }
-  if (o.sentences_per_user == 0) throw std::invalid_argument("--sentences-per-user must be >= 1");
-  if (o.corpus_dir.empty() && !spu_given) o.sentences_per_user = 3;
-  if (o.length == 0) o.length = o.corpus_dir.empty() ? 9 : 6;
+  std::optional<std::size_t> sentences_per_user, length;
+  ex::command_line cli("ngram_extraction",
+                       "DPNE (Kim, Gopi, Kulkarni & Yekhanin 2021): differentially private n-gram "
+                       "extraction on English text, against the DPSU baselines.");
+  cli.input_directory("--corpus", o.corpus_dir,
+                      "nlp-corpus builds directory (doc-*.json files); used when present");
+  cli.input_file("--sample", o.sample,
+                 "text sample, one sentence a line; given, it replaces the corpus");
+  cli.count("--sentences-per-user", sentences_per_user, "sentences each user writes S", 1,
+            1'000'000, "1 on nlp-corpus, 3 on the sample");
+  cli.real("--epsilon", o.epsilon, "privacy budget epsilon", ex::positive);
+  cli.real("--delta", o.delta, "privacy budget delta", ex::open_unit);
+  // The truth table holds every n-gram up to T: beyond 20 words, sentences
+  // of this text share almost nothing, and memory grows with T.
+  cli.count("--length", length, "longest n-gram length T", 1, 20,
+            "6 on nlp-corpus, 9 on the sample");
+  cli.count("--delta0", o.delta0, "n-grams kept per user (Delta_0)", 1, 1'000'000);
+  cli.real("--eta", o.eta, "target spurious share eta", ex::open_unit);
+  cli.threads("--threads", o.threads);
+  cli.count("--seed", o.seed, "seed of a repeatable (not releasable) run; 0: the OS CSPRNG");
+  cli.output_file("--svg", o.svg, "plot of the counts per length (and its .csv beside it)");
+  cli.flag("--simulation", o.simulation,
+           "continuous Gaussian noise for every method (simulation only, not for release)");
+  cli.flag("--only-dpne", o.only_dpne, "run DPNE alone, without the truth table and baselines");
+  cli.flag("--quick", o.quick, "a small run: 20 corpus files, or 6000 simulated users");
+  if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
+  if (cli.given("--sample")) o.corpus_dir.clear();
+  o.sentences_per_user = sentences_per_user.value_or(o.corpus_dir.empty() ? 3 : 1);
+  o.length = length.value_or(o.corpus_dir.empty() ? 9 : 6);
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   const text_data text = load(o);
   if (o.seed != 0) {

@@ -5,18 +5,34 @@
 //
 //   pageview_histogram [--rows N] [--threads T] [--seed S] [--tsv FILE]
 //                      [--write-tsv FILE] [--svg FILE]
+//                      [--tune-rows N] [--tune-seed S] [--tune-tsv FILE]
+//                      [--tune-draws R] [--tune-k LIST] [--tune-tau LIST]
 //
 // It prints the data used, the parameters, the privacy guarantee spent, the
 // utility report (overall, by continent, subregion and country) against the
-// requirements of Wikimedia's problem statement, the time of every stage, and
-// writes a plot of relative error against true count. Threads bound disjoint
-// sets of actors and release disjoint sets of pages, each from the shared
-// secret's streams, so the result is the same for any number of threads.
+// requirements of Wikimedia's problem statement, with the drop rate three
+// ways (share of non-zero cells, share of views, share of cells whose true
+// count reaches tau), the time of every stage, and writes a plot of relative
+// error against true count. Threads bound disjoint sets of actors and release
+// disjoint sets of pages, each from the shared secret's streams, so the
+// result is the same for any number of threads.
+//
+// Then a parameter-selection report: for a grid of k (--tune-k, comma
+// separated) and tau (--tune-tau) at the same budget and candidate
+// threshold, whether the requirements are met on every one of R noise draws
+// (--tune-draws), and the smallest tau and largest k that meet both. It runs
+// on data the caller declares public or synthetic, never on the day being
+// released: a generated day of the same size with another seed (--tune-rows,
+// default the day's row count; --tune-seed), or a file the caller declares
+// public, e.g. a day already published (--tune-tsv). Choosing parameters
+// from the private day's truth would spend budget that the guarantee does
+// not count. --tune-rows 0 skips the report.
 #include <privet/accounting/zcdp.hpp>
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/algorithms/release_utility.hpp>
 #include <privet/io/pageview_reader.hpp>
 
+#include "support/command_line.hpp"
 #include "support/pageview_generator.hpp"
 #include "support/progress.hpp"
 #include "support/svg_plot.hpp"
@@ -30,6 +46,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,33 +61,87 @@ struct options {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::uint64_t seed = 20261123;
   std::string tsv, write_tsv, svg = "pageview_error.svg";
+  // The parameter-selection report (header comment); tune_rows 0 = the day's
+  // row count, tune_seed 0 = seed + 1.
+  bool tune = true;
+  std::uint64_t tune_rows = 0, tune_seed = 0;
+  std::string tune_tsv;
+  unsigned tune_draws = 2;
+  std::vector<std::uint64_t> tune_k{4, 5, 6, 7, 8, 10, 12};
+  std::vector<std::int64_t> tune_tau{60, 70, 80, 90, 100, 110, 120, 130, 150, 200};
 };
 
-options parse(int argc, char** argv) {
-  options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--rows")
-      o.rows = std::stoull(value());
-    else if (a == "--threads")
-      o.threads = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--seed")
-      o.seed = std::stoull(value());
-    else if (a == "--tsv")
-      o.tsv = value();
-    else if (a == "--write-tsv")
-      o.write_tsv = value();
-    else if (a == "--svg")
-      o.svg = value();
-    else
-      throw std::invalid_argument("unknown option " + a);
+// A comma-separated list of whole numbers >= 1 (e.g. "4,5,10"), or nullopt.
+template <class T>
+std::optional<std::vector<T>> parse_list(const std::string& text) {
+  std::vector<T> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    if (item.empty() || item.size() > 12 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    const long long v = std::stoll(item);
+    if (v < 1) return std::nullopt;
+    out.push_back(static_cast<T>(v));
+    start = end + 1;
   }
-  if (o.threads == 0) throw std::invalid_argument("--threads must be at least 1");
-  return o;
+  return out;
+}
+
+template <class T>
+std::string list_text(const std::vector<T>& xs) {
+  std::string s;
+  for (const T& x : xs) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+// Fills o from the command line; an exit code when the program should stop
+// (0 after --help, 2 after a one-line refusal).
+std::optional<int> parse(int argc, char** argv, options& o) {
+  ex::command_line cli("pageview_histogram",
+                       "Wikimedia's DP pageview histogram by page, project and country over one "
+                       "day (generated, or read from a TSV file), with a utility report by "
+                       "region and a parameter-selection report on public or synthetic data.");
+  cli.count("--rows", o.rows, "rows of the generated day (ignored with --tsv)", 1, 4'000'000'000);
+  cli.threads("--threads", o.threads);
+  cli.count("--seed", o.seed, "seed of the generated day (not of the noise: that is a CSPRNG)", 1,
+            std::numeric_limits<std::uint64_t>::max());
+  cli.input_file("--tsv", o.tsv, "read the day from this TSV file (actor, page, project, country)");
+  cli.output_file("--write-tsv", o.write_tsv, "also write the generated day as TSV here");
+  cli.output_file("--svg", o.svg, "error-against-count plot (a CSV is written beside it)");
+  std::optional<std::uint64_t> tune_rows;
+  cli.count("--tune-rows", tune_rows,
+            "rows of the synthetic day the parameter-selection report tunes on; 0 skips the "
+            "report",
+            0, 4'000'000'000, "as many as the day");
+  cli.count("--tune-seed", o.tune_seed, "seed of the synthetic tuning day (0 = --seed + 1)", 0,
+            std::numeric_limits<std::uint64_t>::max());
+  cli.input_file("--tune-tsv", o.tune_tsv,
+                 "tune on this TSV file instead, which you declare public");
+  cli.count("--tune-draws", o.tune_draws,
+            "noise draws per grid point (a point is met only if met on every draw)", 1, 100);
+  std::string k_list = list_text(o.tune_k), tau_list = list_text(o.tune_tau);
+  const auto list_check = [](const std::string& v) -> std::string {
+    return parse_list<std::int64_t>(v)
+               ? std::string()
+               : "'" + v + "' is not a list; allowed: whole numbers >= 1 separated by commas";
+  };
+  cli.text("--tune-k", k_list, "values of k (rows kept per actor) the report tries", list_check,
+           "LIST");
+  cli.text("--tune-tau", tau_list, "suppression thresholds tau the report tries", list_check,
+           "LIST");
+  if (auto exit_code = cli.parse(argc, argv)) return exit_code;
+  if (tune_rows) {
+    o.tune_rows = *tune_rows;
+    o.tune = *tune_rows > 0;
+  }
+  o.tune_k = *parse_list<std::uint64_t>(k_list);
+  o.tune_tau = *parse_list<std::int64_t>(tau_list);
+  if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
+  if (o.tune_seed == 0) o.tune_seed = o.seed + 1;
+  return std::nullopt;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -85,23 +156,158 @@ std::string pct(double x) {
 }
 
 void print_row(const std::string& name, const privet::utility_metrics& m) {
-  std::printf("| %-34s | %9zu | %9s | %9s | %8s | %8s |\n", name.c_str(), m.published,
+  std::printf("| %-34s | %9zu | %9s | %9s | %9s | %9s | %9s | %8s |\n", name.c_str(), m.published,
               pct(m.median_relative_error).c_str(), pct(m.share_below_half).c_str(),
-              pct(m.drop_rate()).c_str(), pct(m.spurious_rate()).c_str());
+              pct(m.drop_rate()).c_str(), pct(m.view_drop_rate()).c_str(),
+              pct(m.large_drop_rate()).c_str(), pct(m.spurious_rate()).c_str());
 }
 
+// Dropped three ways (release_utility.hpp): of the non-zero cells, of the
+// views, of the cells whose true count reaches tau.
 void print_table(const std::string& title,
                  const std::map<std::string, privet::utility_metrics>& by) {
-  std::printf("\n%s\n\n| %-34s | %9s | %9s | %9s | %8s | %8s |\n", title.c_str(), "group",
-              "published", "median RE", "RE < 50%", "dropped", "spurious");
-  std::printf("| %s | ---: | ---: | ---: | ---: | ---: |\n", std::string(34, '-').c_str());
+  std::printf("\n%s\n\n| %-34s | %9s | %9s | %9s | %9s | %9s | %9s | %8s |\n", title.c_str(),
+              "group", "published", "median RE", "RE < 50%", "drop cell", "drop view", "drop>=tau",
+              "spurious");
+  std::printf("| %s | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+              std::string(34, '-').c_str());
   for (const auto& [g, m] : by) print_row(g, m);
+}
+
+// A day's views and its public (non-deduplicated) page counts, from a TSV
+// file or the generator.
+struct day_data {
+  std::vector<pv::view> views;
+  pv::page_counts public_counts;
+  std::string description;
+};
+
+day_data read_or_generate(const std::string& tsv, std::uint64_t rows, std::uint64_t seed,
+                          const std::vector<std::string>& project_names,
+                          const std::vector<std::string>& country_codes, const char* what) {
+  day_data d;
+  auto keep = [&](const pv::view& v) {
+    d.views.push_back(v);
+    d.public_counts.add(v.tuple.page_of());
+  };
+  if (!tsv.empty()) {
+    std::ifstream in(tsv);
+    if (!in) throw std::runtime_error("cannot open " + tsv);
+    privet::io::pageview_reader reader(in, privet::io::name_index(project_names),
+                                       privet::io::name_index(country_codes));
+    reader.for_each(keep);
+    d.description = "file " + tsv;
+  } else {
+    ex::generator_options g;
+    g.rows = rows;
+    g.seed = seed;
+    ex::pageview_generator gen(g);
+    d.views.reserve(rows);
+    ex::progress bar(what, rows);
+    const std::uint64_t actors = gen.generate([&](const pv::view& v) {
+      keep(v);
+      if ((d.views.size() & 0xFFFF) == 0) bar.update(d.views.size());
+    });
+    bar.update(d.views.size());
+    d.description = "a generated day (seed " + std::to_string(seed) + ", " +
+                    std::to_string(actors) + " actors, " + std::to_string(d.views.size()) +
+                    " rows)";
+  }
+  return d;
+}
+
+std::string grid_cell(const pv::grid_point& p) {
+  char b[48];
+  const double med = p.worst_median();
+  if (std::isinf(med)) {
+    std::snprintf(b, sizeof b, "nothing %s", p.met ? "ok" : "--");
+  } else {
+    std::snprintf(b, sizeof b, "%.2f/%.1f %s", 100 * med, 100 * p.worst_share(),
+                  p.met ? "ok" : "--");
+  }
+  return b;
+}
+
+void tuning_report(const options& o, const pv::parameters<>& params, std::uint32_t countries,
+                   const std::vector<std::string>& project_names,
+                   const std::vector<std::string>& country_codes, std::uint64_t day_rows) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t rows = o.tune_rows > 0 ? o.tune_rows : day_rows;
+  const day_data d = read_or_generate(o.tune_tsv, rows, o.tune_seed, project_names, country_codes,
+                                      "generating a tuning day");
+  std::printf(
+      "\nparameter selection at the same budget (rho = %g) and candidate filter (t = %lld), on "
+      "%s:\n%s\nTuning on the private day itself would spend budget: the parameters would "
+      "depend on its un-noised truth, which no privacy map here counts.\n",
+      params.budget.rho(), static_cast<long long>(params.candidate_threshold),
+      d.description.c_str(),
+      o.tune_tsv.empty()
+          ? "synthetic data from the example's generator with another seed (the private day "
+            "is not read)."
+          : "data the caller declares public (e.g. a day already published).");
+  std::vector<privet::keyed_streams> secrets(o.tune_draws);  // fresh secrets, one per draw
+  const privet::utility_requirements req;                    // < 5 % median, 95 % within 50 %
+  const auto grid = pv::tune_parameters(d.views, d.public_counts, params, countries, o.tune_k,
+                                        o.tune_tau, secrets, req);
+  if (grid.candidate_cells == 0) {
+    std::printf(
+        "no page of the tuning day reaches t = %lld public views: nothing to tune on a "
+        "day this small (time %.2f s).\n",
+        static_cast<long long>(params.candidate_threshold), seconds_since(t0));
+    return;
+  }
+  std::size_t k_default = grid.ks.size();
+  for (std::size_t i = 0; i < grid.ks.size(); ++i)
+    if (grid.ks[i] == params.k) k_default = i;
+  std::printf(
+      "\neach cell: worst median relative error / worst share within 50 %% over %u noise "
+      "draws, in %%; ok = both requirements met on every draw. %zu candidate cells.\n\n| k | "
+      "views kept |",
+      o.tune_draws, grid.candidate_cells);
+  for (const auto tau : grid.taus) std::printf(" tau %lld |", static_cast<long long>(tau));
+  std::printf("\n| ---: | ---: |");
+  for (std::size_t j = 0; j < grid.taus.size(); ++j) std::printf(" ---: |");
+  std::printf("\n");
+  for (std::size_t i = 0; i < grid.ks.size(); ++i) {
+    const std::string kept = k_default < grid.ks.size() && grid.bounded_views[k_default] > 0
+                                 ? pct(grid.bounded_views[i] / grid.bounded_views[k_default]) +
+                                       " of k=" + std::to_string(params.k)
+                                 : std::to_string(static_cast<long long>(grid.bounded_views[i]));
+    std::printf("| %llu | %s |", static_cast<unsigned long long>(grid.ks[i]), kept.c_str());
+    for (std::size_t j = 0; j < grid.taus.size(); ++j)
+      std::printf(" %s |", grid_cell(grid.at(i, j)).c_str());
+    std::printf("\n");
+  }
+  auto say_tau = [&](std::uint64_t k) {
+    const auto t = grid.smallest_tau(k);
+    return t ? "tau = " + std::to_string(*t) : std::string("no tau of the grid");
+  };
+  auto say_k = [&](std::int64_t tau) {
+    const auto k = grid.largest_k(tau);
+    return k ? "k = " + std::to_string(*k) : std::string("no k of the grid");
+  };
+  std::printf("\nsmallest tau meeting both, per k:");
+  for (const auto k : grid.ks)
+    std::printf(" k=%llu: %s;", static_cast<unsigned long long>(k),
+                grid.smallest_tau(k) ? std::to_string(*grid.smallest_tau(k)).c_str() : "none");
+  std::printf("\n");
+  if (std::find(grid.ks.begin(), grid.ks.end(), params.k) != grid.ks.end()) {
+    std::printf("at the default k = %llu: the smallest tau that meets both is %s.\n",
+                static_cast<unsigned long long>(params.k), say_tau(params.k).c_str());
+  }
+  if (std::find(grid.taus.begin(), grid.taus.end(), params.release_threshold) != grid.taus.end()) {
+    std::printf("at the default tau = %lld: the largest k that meets both is %s.\n",
+                static_cast<long long>(params.release_threshold),
+                say_k(params.release_threshold).c_str());
+  }
+  std::printf("(only grid values are tried; time %.2f s)\n", seconds_since(t0));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const options o = parse(argc, argv);
+  options o;
+  if (const auto exit_code = parse(argc, argv, o)) return *exit_code;
   const auto& country_list = ex::countries();
   const auto& project_list = ex::projects();
   std::vector<std::string> country_codes, project_names;
@@ -177,6 +383,7 @@ int main(int argc, char** argv) try {
   }
   pv::tuple_counts truth = std::move(bounded[0]);
   for (unsigned t = 1; t < o.threads; ++t) truth.merge(bounded[t]);
+  shards = {};  // the rows are not needed again: free them before the tuning day
   const double t_bound = seconds_since(t1);
 
   const auto t2 = std::chrono::steady_clock::now();
@@ -216,7 +423,8 @@ int main(int argc, char** argv) try {
       candidates.size() * country_list.size(), rho.rho(), as_dp.epsilon());
 
   // ---- utility --------------------------------------------------------------------
-  const auto overall = privet::utility(truth, released);
+  const std::int64_t tau = params.release_threshold;
+  const auto overall = privet::utility(truth, released, tau);
   std::printf("\nutility against the bounded, deduplicated truth (%zu non-zero cells):\n",
               truth.size());
   print_table("overall", {{"all", overall}});
@@ -227,9 +435,9 @@ int main(int argc, char** argv) try {
     return std::string(country_list[k.country].subregion);
   };
   auto country = [&](const pv::tuple_key& k) { return std::string(country_list[k.country].code); };
-  print_table("by continent", privet::utility_by(truth, released, continent));
-  print_table("by subregion", privet::utility_by(truth, released, subregion));
-  print_table("by country", privet::utility_by(truth, released, country));
+  print_table("by continent", privet::utility_by(truth, released, continent, tau));
+  print_table("by subregion", privet::utility_by(truth, released, subregion, tau));
+  print_table("by country", privet::utility_by(truth, released, country, tau));
 
   const bool median_ok = overall.median_relative_error < 0.05;
   const bool share_ok = overall.share_below_half >= 0.95;
@@ -238,31 +446,12 @@ int main(int argc, char** argv) try {
       "of published counts: %s (%s)\n",
       median_ok ? "met" : "NOT met", pct(overall.median_relative_error).c_str(),
       share_ok ? "met" : "NOT met", pct(overall.share_below_half).c_str());
-  // The same noise (same secret, same streams) before suppression: how the
-  // requirements move with tau. An evaluation against the truth, not a release.
-  pv::parameters<> unsuppressed = params;
-  unsuppressed.release_threshold = std::numeric_limits<std::int64_t>::min();
-  const auto all_cells =
-      pv::histogram<>(unsuppressed, static_cast<std::uint32_t>(country_list.size()))
-          .release_pages(truth, candidates, streams);
   std::printf(
-      "\nthe same noisy counts at other release thresholds:\n\n"
-      "| tau | published | median RE | RE < 50%% | spurious |\n| ---: | ---: | ---: | ---: | ---: "
-      "|\n");
-  std::int64_t first_ok = -1;
-  for (std::int64_t tau : {60, 90, 120, 150, 200, 300}) {
-    std::vector<pv::release_row> kept;
-    for (const auto& r : all_cells)
-      if (r.second >= tau) kept.push_back(r);
-    const auto m = privet::utility(truth, kept);
-    if (first_ok < 0 && m.median_relative_error < 0.05 && m.share_below_half >= 0.95) {
-      first_ok = tau;
-    }
-    std::printf("| %lld%s | %zu | %s | %s | %s |\n", static_cast<long long>(tau),
-                tau == params.release_threshold ? " (default)" : "", m.published,
-                pct(m.median_relative_error).c_str(), pct(m.share_below_half).c_str(),
-                pct(m.spurious_rate()).c_str());
-  }
+      "dropped: %s of the %zu non-zero cells, but %s of the views; %s of the %zu cells whose "
+      "true count is at least tau = %lld (most non-zero cells of a long-tailed day are counts "
+      "of 1 or 2 that no threshold above the noise can keep).\n",
+      pct(overall.drop_rate()).c_str(), overall.true_nonzero, pct(overall.view_drop_rate()).c_str(),
+      pct(overall.large_drop_rate()).c_str(), overall.true_large, static_cast<long long>(tau));
   if (candidates.empty()) {
     std::printf(
         "nothing was released: no page reached t = %lld public views on a day this small.\n",
@@ -271,12 +460,10 @@ int main(int argc, char** argv) try {
     std::printf(
         "why: the noise (sigma = %.1f) is fixed by rho and k; published counts close to tau = "
         "%lld carry relative errors near sigma / tau. Raising tau trades published cells for "
-        "accuracy, lowering k trades coverage of heavy readers for less noise.\n",
+        "accuracy, lowering k trades coverage of heavy readers for less noise: see the "
+        "parameter-selection report below, computed on other data (choosing tau or k from this "
+        "day's truth would spend budget).\n",
         h.mechanism().distribution().sigma(), static_cast<long long>(params.release_threshold));
-    if (first_ok > 0) {
-      std::printf("on this day tau = %lld is the smallest threshold above that meets both.\n",
-                  static_cast<long long>(first_ok));
-    }
   }
 
   // ---- plot: relative error against true count ------------------------------------
@@ -317,6 +504,12 @@ int main(int argc, char** argv) try {
       t_data, t_bound, static_cast<double>(rows) / t_bound / 1e6, o.threads, t_release,
       static_cast<double>(candidates.size() * country_list.size()) / t_release / 1e6, total,
       o.svg.c_str());
+
+  // ---- parameter selection on public or synthetic data ------------------------
+  if (o.tune) {
+    tuning_report(o, params, static_cast<std::uint32_t>(country_list.size()), project_names,
+                  country_codes, rows);
+  }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "pageview_histogram: %s\n", e.what());

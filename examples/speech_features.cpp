@@ -6,16 +6,18 @@
 //
 //   speech_features [--quick] [--cache DIR] [--embedded] [--sample FILE]
 //                   [--jobs N] [--svg FILE] [--write-sample FILE]
+//                   (--help lists every option with its default)
 //
 // Prints where the corpus came from (synthesised now, the build tree's
 // cache, or the embedded sample when espeak-ng is missing or --embedded is
-// given), the keywords, each organisation's speakers, utterances and frames
+// given, or --sample FILE), the keywords, each organisation's speakers, utterances and frames
 // per utterance, and the time taken; writes an SVG of MFCC c_1 over time for
 // one utterance of each keyword. --quick synthesises a smaller corpus (2
 // speakers per organisation, 4 repetitions). --write-sample regenerates the
 // embedded sample, examples/data/speech_sample.bin, from the full corpus:
 //
 //   speech_features --write-sample examples/data/speech_sample.bin
+#include "support/command_line.hpp"
 #include "support/speech_corpus.hpp"
 #include "support/svg_plot.hpp"
 
@@ -110,7 +112,7 @@ void plot(const sp::corpus& c, const std::string& path) {
     p.add(std::move(s));
   }
   p.write(path);
-  std::printf("plot: %s\n", path.c_str());
+  std::printf("plot: %s (numbers: %s)\n", path.c_str(), privet::examples::csv_beside(path).c_str());
 }
 
 }  // namespace
@@ -125,32 +127,28 @@ int main(int argc, char** argv) try {
   opts.sample = std::filesystem::path(PRIVET_EXAMPLES_DATA_DIR) / "speech_sample.bin";
 #endif
   std::string svg, write_sample;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--quick") {
-      opts.speakers_per_organisation = 2;
-      opts.repetitions = 4;
-      opts.test_repetitions = 1;
-    } else if (a == "--cache") {
-      cache = value();
-    } else if (a == "--embedded") {
-      opts.use_sample = true;
-    } else if (a == "--sample") {
-      opts.sample = value();
-    } else if (a == "--jobs") {
-      opts.jobs = static_cast<unsigned>(std::stoul(value()));
-    } else if (a == "--svg") {
-      svg = value();
-    } else if (a == "--write-sample") {
-      write_sample = value();
-    } else {
-      throw std::invalid_argument("unknown option " + a);
-    }
-  }
+  privet::examples::command_line cli(
+      "speech_features",
+      "The federated speech example's data: ten keywords synthesised by espeak-ng into 13 "
+      "MFCCs per 10 ms frame, or the embedded sample.");
+  cli.flag(
+      "--quick",
+      [&opts] {
+        opts.speakers_per_organisation = 2;
+        opts.repetitions = 4;
+        opts.test_repetitions = 1;
+      },
+      "a smaller corpus: 2 speakers per organisation, 4 repetitions");
+  cli.output_directory("--cache", cache, "where synthesised audio and features are kept");
+  cli.flag("--embedded", opts.use_sample, "read the embedded sample even if espeak-ng is there");
+  cli.input_file("--sample", opts.sample, "the embedded sample; given, it is read (as --embedded)");
+  cli.count("--jobs", opts.jobs, "espeak-ng processes at a time", 1, 64);
+  cli.output_file("--svg", svg, "plot of MFCC c1 over time (and its .csv beside it)");
+  cli.output_file("--write-sample", write_sample,
+                  "regenerate the embedded sample from the synthesised corpus into FILE");
+  if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
+  // A sample file named on the command line is what the user wants read.
+  if (cli.given("--sample")) opts.use_sample = true;
   const sp::corpus c = sp::load_or_synthesise(cache, opts);
   print(c);
   if (!svg.empty()) plot(c, svg);

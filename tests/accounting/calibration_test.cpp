@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
 namespace {
 using privet::accountant_kind;
@@ -45,7 +46,9 @@ TEST_CASE("RDP calibration returns the smallest sigma that meets the target") {
 
 TEST_CASE("PLD calibration is tighter than RDP and meets the target by the PLD") {
   const approx_dp target(2.0, 1e-5);
-  const auto c = by(accountant_kind::pld);
+  // The coarser grid h = 1e-3 keeps the test fast (the default is 1e-4).
+  auto c = by(accountant_kind::pld);
+  c.pld.value_discretization_interval = 1e-3;
   const double by_pld = privet::dpsgd_noise_multiplier(0.02, 1000, target, c);
   const double by_rdp =
       privet::dpsgd_noise_multiplier(0.02, 1000, target, by(accountant_kind::rdp));
@@ -64,12 +67,15 @@ TEST_CASE("PLD calibration is tighter than RDP and meets the target by the PLD")
 
 TEST_CASE("one Gaussian calibrated by the PLD is the analytic Gaussian's sigma") {
   // The analytic Gaussian sigma is exact for one release; the PLD's is
-  // pessimistic by its grid, so slightly larger and within 1e-3 relative.
+  // pessimistic by its grid, so slightly larger and within 1e-3 relative
+  // (at h = 1e-3, coarser than the default, to keep the test fast).
+  auto c = by(accountant_kind::pld);
+  c.pld.value_discretization_interval = 1e-3;
   for (double eps : {0.5, 1.0, 3.0}) {
     const approx_dp target(eps, 1e-6);
     const double exact = privet::analytic_gaussian_sigma(target, 1.0);
     const double got = privet::smallest_noise_multiplier(
-        [](double s) { return privet::gaussian_event{s}; }, 1, target, by(accountant_kind::pld));
+        [](double s) { return privet::gaussian_event{s}; }, 1, target, c);
     CAPTURE(eps);
     CHECK(got >= exact * (1 - 2e-6));
     CHECK(got <= exact * (1 + 1e-3));
@@ -89,6 +95,21 @@ TEST_CASE("bad calibration inputs throw, naming the parameter") {
                                         approx_dp(1, 1e-5), by(accountant_kind::pld)),
       "privet: accountant = PLD is invalid; allowed: an accountant that supports zcdp(rho = 0.5)",
       invalid_parameter);
+  // A PLD that cannot reach the target delta names the cause, not the
+  // accountant: 100 steps leave about 1e-11 at +infinity.
+  try {
+    (void)privet::dpsgd_noise_multiplier(0.01, 100, approx_dp(1, 1e-300), by(accountant_kind::pld));
+    FAIL("no exception");
+  } catch (const invalid_parameter& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.rfind("privet: accountant = PLD cannot certify 100 runs of subsampled_gaussian(q = "
+                     "0.01, ",
+                     0) == 0);
+    CHECK(what.find("at delta = 1e-300: delta = 1e-300 is not above the composed PLD's mass at "
+                    "+infinity, ") != std::string::npos);
+    CHECK(e.parameter() == "accountant");
+  }
   auto c = by(accountant_kind::rdp);
   c.relative_tolerance = 0;
   CHECK_THROWS_AS(privet::dpsgd_noise_multiplier(0.1, 10, approx_dp(1, 1e-5), c),
@@ -124,6 +145,21 @@ TEST_CASE("calibration messages name the parameter, value and range") {
       privet::smallest_noise_multiplier([](double s) { return privet::gaussian_event{s}; }, 0,
                                         approx_dp(1, 1e-5)),
       "privet: count = 0 is invalid; allowed: >= 1", invalid_parameter);
+  // A PLD that cannot reach the target delta names the cause, not the
+  // accountant: 100 steps leave about 1e-11 at +infinity.
+  try {
+    (void)privet::dpsgd_noise_multiplier(0.01, 100, approx_dp(1, 1e-300), by(accountant_kind::pld));
+    FAIL("no exception");
+  } catch (const invalid_parameter& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(what.rfind("privet: accountant = PLD cannot certify 100 runs of subsampled_gaussian(q = "
+                     "0.01, ",
+                     0) == 0);
+    CHECK(what.find("at delta = 1e-300: delta = 1e-300 is not above the composed PLD's mass at "
+                    "+infinity, ") != std::string::npos);
+    CHECK(e.parameter() == "accountant");
+  }
   auto c = by(accountant_kind::rdp);
   c.relative_tolerance = 0;
   CHECK_THROWS_WITH_AS(privet::dpsgd_noise_multiplier(0.1, 10, approx_dp(1, 1e-5), c),

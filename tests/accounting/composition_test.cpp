@@ -155,8 +155,15 @@ TEST_CASE("composition messages name the parameter, value and range") {
   CHECK_THROWS_WITH_AS((void)privet::compose_optimal_delta(approx_dp(1, 0), 2, -1),
                        "privet: eps_prime = -1 is invalid; allowed: finite and >= 0",
                        invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(1, 0), 2, 0),
-                       "privet: delta = 0 is invalid; allowed: (0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(1, 0), 2, 1),
+                       "privet: delta = 1 is invalid; allowed: [0, 1)", invalid_parameter);
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(1, 0), 2, -0.5),
+                       "privet: delta = -0.5 is invalid; allowed: [0, 1)", invalid_parameter);
+  // delta = 0 needs pure-DP runs.
+  CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(0.1, 1e-9), 10, 0),
+                       doctest::Contains("privet: delta = 0 is invalid; allowed: > 1 - (1 - "
+                                         "each.delta)^k = 9.99999995"),
+                       invalid_parameter);
   // Below the runs' own failure probability 1 - (1 - 1e-3)^10 = 0.00995...
   CHECK_THROWS_WITH_AS(privet::compose_optimal(approx_dp(0.1, 1e-3), 10, 1e-3),
                        doctest::Contains("privet: delta = 0.001 is invalid; allowed: > 1 - (1 - "
@@ -256,6 +263,39 @@ TEST_CASE(
   // k eps overflows: no finite eps' is certified, and the message says why.
   CHECK_THROWS_WITH_AS(
       privet::compose_optimal(approx_dp(1e305, 0), k, 0.5),
+      "privet: each.epsilon = 1e+305 is invalid; allowed: <= DBL_MAX / k with k = 16777216 (the "
+      "composed epsilon must be finite)",
+      privet::invalid_parameter);
+}
+
+TEST_CASE("optimal composition at delta = 0 is k eps, as brute force and small deltas say") {
+  using privet::approx_dp;
+  // Kairouz, Oh & Viswanath (2015, Theorem 3.3) at delta = 0: the
+  // hockey-stick divergence of k randomised responses vanishes exactly from
+  // eps' = k eps on. Brute force over all 2^k outcomes confirms that it is
+  // positive just below, and the delta > 0 path approaches k eps from below.
+  for (const double eps : {0.1, 0.5, 2.0}) {
+    for (const int k : {1, 3, 8}) {
+      CAPTURE(eps);
+      CAPTURE(k);
+      const auto pure =
+          privet::compose_optimal(approx_dp(eps, 0), static_cast<std::uint64_t>(k), 0);
+      CHECK(pure.delta() == 0);
+      CHECK(pure.epsilon() >= k * eps);
+      CHECK(pure.epsilon() <= k * eps * (1 + 1e-15));
+      // (Brute force rounds: its exact zero comes out as a few 1e-17.)
+      CHECK(brute_force_rr_delta(eps, k, pure.epsilon()) < 1e-15);
+      CHECK(brute_force_rr_delta(eps, k, k * eps * (1 - 1e-6)) > 1e-12);
+      const double near =
+          privet::compose_optimal(approx_dp(eps, 0), static_cast<std::uint64_t>(k), 1e-12)
+              .epsilon();
+      CHECK(near <= pure.epsilon());
+      CHECK(near >= k * eps - 1e-6);
+    }
+  }
+  CHECK(privet::compose_optimal(approx_dp(0, 0), 5, 0).epsilon() == 0);
+  CHECK_THROWS_WITH_AS(
+      privet::compose_optimal(approx_dp(1e305, 0), privet::compose_optimal_max_k, 0),
       "privet: each.epsilon = 1e+305 is invalid; allowed: <= DBL_MAX / k with k = 16777216 (the "
       "composed epsilon must be finite)",
       privet::invalid_parameter);

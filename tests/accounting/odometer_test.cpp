@@ -2,6 +2,7 @@
 // curves and PLDs. Second methods: the named RDP/PLD constructors, the exact
 // optimal composition of (eps, delta)-DP (Kairouz, Oh & Viswanath 2015, via
 // accounting/composition.hpp) and mu-GDP's exact delta (Dong, Roth & Su).
+#include <privet/accounting/calibration.hpp>
 #include <privet/accounting/composition.hpp>
 #include <privet/accounting/odometer.hpp>
 #include <privet/core/analytic_gaussian.hpp>
@@ -152,7 +153,7 @@ TEST_CASE("events without a PLD leave the RDP accountant alone") {
   CHECK_THROWS_WITH_AS(
       (void)odo.report(2e-7),
       "privet: delta = 2e-07 is invalid; allowed: > 2e-07, the recorded (eps, delta) events' "
-      "total delta",
+      "total delta; PLD: no PLD for zcdp(rho = 0.05)",
       privet::invalid_parameter);
 }
 
@@ -324,4 +325,37 @@ TEST_CASE("odometer and event messages name the parameter, value and range") {
                        "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::prv_of(privet::gdp(0)),
                        "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
+}
+
+TEST_CASE("an odometer whose PLD cannot answer says so and why") {
+  // No silent fall-back to RDP: 100 DP-SGD steps leave about 1e-11 at
+  // +infinity (truncation and round-off allowances), so no PLD epsilon
+  // exists for delta = 1e-300; RDP answers and the report names the cause.
+  privacy_odometer odo;
+  odo.record(privet::subsampled_gaussian_event{0.01, 1.1}, 100);
+  const auto r = odo.report(1e-300);
+  CHECK_FALSE(r.pld);
+  REQUIRE(r.rdp);
+  CHECK(r.method == privet::accountant_kind::rdp);
+  CHECK(r.pld_unavailable.rfind(
+            "delta = 1e-300 is not above the composed PLD's mass at +infinity, ", 0) == 0);
+  CHECK(r.prv_unavailable.empty());  // the PRV accountant is off
+  // Where the PLD answers, the note is empty.
+  const auto fine = odo.report(1e-5);
+  CHECK(fine.pld);
+  CHECK(fine.pld_unavailable.empty());
+  // An entry without a PLD is named.
+  odo.record(privet::zcdp(0.05));
+  CHECK(odo.report(1e-5).pld_unavailable == "no PLD for zcdp(rho = 0.05)");
+}
+
+TEST_CASE("the odometer's PLD grid is pld_options' default, as calibration's") {
+  // One set of PLD defaults (issue 23): the same grid everywhere.
+  CHECK(privet::odometer_options{}.pld.value_discretization_interval ==
+        privet::pld_options{}.value_discretization_interval);
+  CHECK(privet::odometer_options{}.pld.tail_mass_truncation ==
+        privet::pld_options{}.tail_mass_truncation);
+  CHECK(privet::calibration_options{}.pld.value_discretization_interval ==
+        privet::pld_options{}.value_discretization_interval);
+  CHECK(privet::pld_options{}.value_discretization_interval == 1e-4);
 }

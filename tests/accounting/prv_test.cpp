@@ -159,7 +159,7 @@ TEST_CASE("PRV refuses deltas where its error terms dominate") {
   CHECK_THROWS_WITH_AS(static_cast<void>(c.epsilon(1.13e-18)),
                        doctest::Contains("privet: delta = 1.13e-18 is invalid; allowed: ("),
                        privet::invalid_parameter);
-  const double floor = c.options().delta_error + c.numerical_error();
+  const double floor = c.delta_error() + c.numerical_error();
   CHECK(thrown_parameter([&] { static_cast<void>(c.epsilon(floor)); }) == "delta");
   // Just above the floor the answer exists and is ordered.
   check_ordered(c.epsilon(1e-8));
@@ -225,7 +225,7 @@ TEST_CASE("PRV brackets the exact k-fold Gaussian") {
       CHECK(b.lower <= exact);
       CHECK(exact <= b.upper);
       CHECK(std::fabs(b.estimate - exact) <= eps_error / 10);
-      const double slack = c.options().delta_error + c.numerical_error();
+      const double slack = c.delta_error() + c.numerical_error();
       const double moved = privet::to_approx_dp(total, delta - slack).epsilon() -
                            privet::to_approx_dp(total, delta + slack).epsilon();
       CHECK(b.upper - b.lower <= 2 * eps_error + moved + eps_error / 5);
@@ -433,9 +433,9 @@ TEST_CASE("PRV mechanisms: orders and identities") {
   // A composition answers any number of queries; the accountant's
   // shortcuts agree with it.
   const auto comp = whole.compose();
-  CHECK(comp.epsilon(1e-5).upper == whole.epsilon(1e-5).upper);
+  CHECK(whole.compose(1e-5).epsilon(1e-5).upper == whole.epsilon(1e-5).upper);
   CHECK(comp.delta(1).upper == whole.delta(1).upper);
-  CHECK(comp.failure_probability() <= comp.options().delta_error);
+  CHECK(comp.failure_probability() <= comp.delta_error());
   CHECK(comp.mesh() > 0);
   CHECK(comp.size() > 0);
 }
@@ -509,4 +509,33 @@ TEST_CASE("PRV accountant messages for nothing recorded and too many steps") {
                        "privet: more than 2^40 steps in one prv_accountant",
                        privet::overflow_error);
   CHECK(acc.steps() == std::uint64_t{1} << 40);
+}
+
+TEST_CASE("PRV's default delta_error is delta / 1000, as Opacus's") {
+  // Opacus's PRVAccountant.get_epsilon(delta) uses delta_error = delta /
+  // 1000 unless told otherwise; so does privet when prv_options leaves it
+  // unset, bit for bit the same as setting it by hand.
+  prv_accountant relative;
+  relative.add(prv::subsampled_gaussian(0.001, 3.0), 1000);
+  prv_accountant by_hand({.eps_error = 0.01, .delta_error = 1e-6 / 1000});
+  by_hand.add(prv::subsampled_gaussian(0.001, 3.0), 1000);
+  CHECK(relative.compose(1e-6).delta_error() == 1e-6 * privet::prv_relative_delta_error);
+  CHECK(relative.epsilon(1e-6).upper == by_hand.epsilon(1e-6).upper);
+  CHECK(privet::to_approx_dp(relative, 1e-6).epsilon() == by_hand.epsilon(1e-6).upper);
+  // With no delta to scale by, compose() and delta(epsilon) use 1e-10.
+  CHECK(relative.compose().delta_error() == privet::prv_untargeted_delta_error);
+  // The old absolute default 1e-10 refused delta = 1e-10; the relative one
+  // answers it, with bounds around the exact Gaussian epsilon (10 runs of
+  // sigma = 2: mu = sqrt(10) / 2 GDP, Dong, Roth & Su 2022).
+  prv_accountant gauss;
+  gauss.add(prv::gaussian(2), 10);
+  prv_accountant absolute({.eps_error = 0.01, .delta_error = 1e-10});
+  absolute.add(prv::gaussian(2), 10);
+  CHECK(thrown_parameter([&] { static_cast<void>(absolute.epsilon(1e-10)); }) == "delta");
+  const prv_bounds b = gauss.epsilon(1e-10);
+  check_ordered(b);
+  const double exact = privet::to_approx_dp(privet::gdp(std::sqrt(10.0) / 2), 1e-10).epsilon();
+  CHECK(b.lower <= exact);
+  CHECK(exact <= b.upper);
+  CHECK(b.upper - exact < 0.05);
 }

@@ -106,3 +106,39 @@ TEST_CASE("zCDP helpers name the rest of their parameters") {
                        "privet: l2_sensitivity = nan is invalid; allowed: finite and >= 0",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("zcdp_rho_for inverts zcdp_delta and is at least Bun-Steinke's rho") {
+  // Expected rhos: Corollary 13 of Canonne, Kamath & Steinke (2020) solved
+  // for rho independently in mpmath at 40 digits (golden-section search over
+  // log(alpha - 1), then 70 geometric bisection steps on rho); the Bun &
+  // Steinke (2016, Proposition 1.3) rho, (sqrt(L + eps) - sqrt(L))^2 with L =
+  // log(1/delta), is below each (0.02082, 0.9097, 1.203e-4).
+  struct target {
+    double eps, delta, rho;
+  };
+  for (const target& t : {target{1, 1e-5, 0.0305565951976396}, target{8, 1e-6, 1.05235800455699},
+                          target{0.1, 1e-9, 0.000177138447185021}}) {
+    const double rho = privet::zcdp_rho_for(privet::approx_dp(t.eps, t.delta)).rho();
+    const double eps = t.eps, delta = t.delta;
+    CAPTURE(eps);
+    CAPTURE(delta);
+    CHECK(rho == doctest::Approx(t.rho).epsilon(1e-9));
+    // Sound and largest: the target holds at rho, not a little above it.
+    CHECK(privet::zcdp_delta(privet::zcdp(rho), eps) <= delta);
+    CHECK(privet::zcdp_delta(privet::zcdp(rho * (1 + 1e-9)), eps) > delta);
+    CHECK(privet::to_approx_dp(privet::zcdp(rho), delta).epsilon() <= eps * (1 + 1e-9));
+    const double log_inv = std::log(1 / delta);
+    const double bun_steinke = std::pow(std::sqrt(log_inv + eps) - std::sqrt(log_inv), 2);
+    CHECK(rho > bun_steinke);
+    // No conversion beats the exact curve of a Gaussian with that rho.
+    CHECK(gaussian_delta(std::sqrt(2 * rho), eps) <= delta);
+  }
+  // eps = 0 still allows a small rho; delta = 0 allows none but 0.
+  const double at_zero = privet::zcdp_rho_for(privet::approx_dp(0, 1e-3)).rho();
+  CHECK(at_zero > 0);
+  CHECK(privet::zcdp_delta(privet::zcdp(at_zero), 0) <= 1e-3);
+  CHECK(privet::zcdp_rho_for(privet::approx_dp(1, 0)).rho() == 0);
+  CHECK_THROWS_WITH_AS(privet::zcdp_rho_for(privet::approx_dp(1, 1)),
+                       "privet: target.delta = 1 is invalid; allowed: [0, 1)",
+                       privet::invalid_parameter);
+}

@@ -9,9 +9,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -48,11 +51,106 @@ TEST_CASE("no actor contributes more than k tuples, each once") {
   CHECK(counts[pv::tuple_key{5, 0, 7}] <= 2);
   for (std::uint64_t p = 0; p < 4; ++p) CHECK(counts[pv::tuple_key{p, 1, 2}] == 1);
 
-  // Client-side bounding counts rows as given, with the same stability.
-  const pv::histogram<pv::client_bounded> trusted(pv::parameters<>{}, 200);
-  const auto raw = trusted.bounded_counts(views, gen);
-  CHECK(raw[pv::tuple_key{5, 0, 7}] == 10'000 + 5);
-  CHECK(trusted.guarantee() == h.guarantee());
+  // Client-side bounding is enforced by the server (issue 24): actor 2's
+  // 10^4 rows of one tuple count once, as with bound_per_actor, and for the
+  // same generator state the counts are bound_per_actor's.
+  const pv::histogram<pv::client_bounded> clients(pv::parameters<>{}, 200);
+  privet::testing::seeded_release_generator g1(12), g2(12);
+  const auto from_clients = clients.bounded_counts(views, g1);
+  CHECK(from_clients[pv::tuple_key{5, 0, 7}] <= 2);
+  CHECK(from_clients.sorted_by_key() == h.bounded_counts(views, g2).sorted_by_key());
+  CHECK(clients.guarantee() == h.guarantee());
+}
+
+namespace {
+
+// One client's effect on the bounded counts: counts(D) - counts(D without
+// the client), for the same bounding salt (the coupling under which the
+// stability map is stated).
+struct contribution {
+  double l2_squared = 0;
+  std::int64_t l1 = 0;
+  std::int64_t linf = 0;
+};
+
+template <class H>
+contribution effect_of(const H& h, const std::vector<pv::view>& day, std::uint64_t client) {
+  std::vector<pv::view> without;
+  for (const auto& v : day)
+    if (v.actor != client) without.push_back(v);
+  privet::testing::seeded_release_generator g1(77), g2(77);
+  const auto with_counts = h.bounded_counts(day, g1);
+  const auto without_counts = h.bounded_counts(without, g2);
+  std::set<pv::tuple_key> keys;
+  for (const auto& [t, c] : with_counts.sorted_by_key()) keys.insert(t);
+  for (const auto& [t, c] : without_counts.sorted_by_key()) keys.insert(t);
+  contribution out;
+  for (const auto& t : keys) {
+    const std::int64_t d = std::abs(with_counts[t] - without_counts[t]);
+    out.l2_squared += static_cast<double>(d) * static_cast<double>(d);
+    out.l1 += d;
+    out.linf = std::max(out.linf, d);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Issue 24: client_bounded counted rows as sent and claimed {k, 1}, so a
+// client sending k rows of one tuple moved one cell by k (L2 k, not
+// sqrt(k)): rho was k = 10 times the stated 0.015. The check is on the
+// counts themselves (removing each client, the first method) against the
+// sensitivity the noise was calibrated for (the privacy map, the second).
+TEST_CASE("a client repeating one tuple cannot exceed the client-bounded guarantee") {
+  const pv::parameters<> p;  // k = 10, rho = 0.015
+  const pv::histogram<pv::client_bounded> h(p, 5);
+  std::vector<pv::view> day;
+  // 60 honest clients with 3 distinct tuples each, sent once.
+  for (std::uint64_t c = 0; c < 60; ++c)
+    for (std::uint64_t j = 0; j < 3; ++j)
+      day.push_back({c, {(c + 7 * j) % 20, 0, static_cast<std::uint16_t>(j % 5)}});
+  const pv::tuple_key hot{3, 0, 1};
+  for (std::uint64_t i = 0; i < p.k; ++i) day.push_back({1000, hot});  // k rows, one tuple
+  for (int i = 0; i < 10'000; ++i) day.push_back({1001, hot});         // 10^4 rows, one tuple
+  for (int rep = 0; rep < 7; ++rep)  // 50 distinct tuples, 7 rows each
+    for (std::uint64_t j = 0; j < 50; ++j)
+      day.push_back({1002, {j, 1, static_cast<std::uint16_t>(j % 5)}});
+  for (int rep = 0; rep < 2; ++rep)  // k distinct tuples, twice each
+    for (std::uint64_t j = 0; j < p.k; ++j) day.push_back({1003, {j, 2, 0}});
+
+  // Repeats count once: the k-row and 10^4-row clients add 1 each to `hot`.
+  privet::testing::seeded_release_generator gen(1);
+  const auto counts = h.bounded_counts(day, gen);
+  std::int64_t honest_hot = 0;
+  for (std::uint64_t c = 0; c < 60; ++c)
+    for (std::uint64_t j = 0; j < 3; ++j)
+      honest_hot += pv::tuple_key{(c + 7 * j) % 20, 0, static_cast<std::uint16_t>(j % 5)} == hot;
+  CHECK(counts[hot] == honest_hot + 2);
+
+  // The calibration: sigma^2 = k / (2 rho), so L2 sensitivity sqrt(k).
+  const double sigma2 = h.mechanism().distribution().sigma2();
+  CHECK(sigma2 == doctest::Approx(static_cast<double>(p.k) / (2 * 0.015)).epsilon(1e-12));
+  CHECK(h.guarantee().rho() <= 0.015);
+
+  std::set<std::uint64_t> clients;
+  for (const auto& v : day) clients.insert(v.actor);
+  double worst = 0;
+  for (const std::uint64_t c : clients) {
+    const contribution e = effect_of(h, day, c);
+    CAPTURE(c);
+    CHECK(e.l2_squared <= static_cast<double>(p.k));
+    CHECK(e.l1 <= static_cast<std::int64_t>(p.k));
+    CHECK(e.linf <= 1);
+    worst = std::max(worst, e.l2_squared);
+  }
+  // The repeating clients move exactly one cell by one; the client with 50
+  // distinct tuples moves exactly k cells.
+  CHECK(effect_of(h, day, 1000).l2_squared == 1);
+  CHECK(effect_of(h, day, 1001).l2_squared == 1);
+  CHECK(effect_of(h, day, 1002).l2_squared == static_cast<double>(p.k));
+  // The zCDP cost of the worst actual neighbour pair, Delta^2 / (2 sigma^2)
+  // (Canonne, Kamath & Steinke 2020, Theorem 14), is within the stated rho.
+  CHECK(worst / (2 * sigma2) <= h.guarantee().rho() * (1 + 1e-12));
 }
 
 TEST_CASE("the released key set depends only on public data") {
@@ -197,4 +295,147 @@ TEST_CASE("a view of a country outside the list is not released and never throws
     found = found || (t.page == 3 && t.country == 1);
   }
   CHECK(found);
+}
+
+namespace {
+
+// A small day with a long tail: actor a views 1 + a % 13 rows, page
+// (a * 7 + j * j) % 40 squared-down so low pages are popular, country
+// (a + j) % 4; some rows repeat.
+std::vector<pv::view> small_day() {
+  std::vector<pv::view> out;
+  for (std::uint64_t a = 0; a < 3000; ++a) {
+    for (std::uint64_t j = 0; j < 1 + a % 13; ++j) {
+      const std::uint64_t r = (a * 7 + j * j) % 40;
+      out.push_back({a, {r * r / 40, 0, static_cast<std::uint16_t>((a + j / 2) % 4)}});
+    }
+  }
+  return out;
+}
+
+pv::page_counts public_counts_of(const std::vector<pv::view>& day) {
+  pv::page_counts out;
+  for (const auto& v : day) out.add(v.tuple.page_of());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bounding for many caps in one pass equals bounding for each cap") {
+  const auto day = small_day();
+  // 20 > 16 also takes bound_keys' per-unit-vector path, not the flat one.
+  const std::vector<std::uint64_t> ks{3, 1, 10, 20};
+  privet::testing::seeded_release_generator g(8);
+  const auto all = pv::bounded_counts_for_caps(day, ks, g);
+  REQUIRE(all.size() == ks.size());
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    privet::testing::seeded_release_generator gi(8);
+    CAPTURE(ks[i]);
+    CHECK(all[i].sorted_by_key() == pv::bound_per_actor(ks[i])(day, gi).sorted_by_key());
+  }
+  // The caps bind: k = 1 keeps one view per actor, k = 20 keeps more.
+  std::int64_t one = 0, twenty = 0;
+  for (const auto& [t, c] : all[1]) one += c;
+  for (const auto& [t, c] : all[3]) twenty += c;
+  CHECK(one == 3000);
+  CHECK(twenty > one);
+}
+
+TEST_CASE("the parameter grid equals the releases it stands for") {
+  // Each grid point against a direct run at that k and tau with the same
+  // secrets: the bounded truth, the release, and utility() of the two.
+  const auto day = small_day();
+  const auto pub = public_counts_of(day);
+  pv::parameters<> base;
+  base.budget = privet::zcdp(0.5);
+  base.candidate_threshold = 400;
+  const std::vector<privet::keyed_streams> secrets{privet::testing::seeded_keyed_streams(1),
+                                                   privet::testing::seeded_keyed_streams(2)};
+  privet::utility_requirements req;
+  req.max_median_relative_error = 0.02;
+  const auto grid =
+      pv::tune_parameters(day, pub, base, 4, {8, 3, 5}, {60, 5, 20, 20}, secrets, req);
+  REQUIRE(grid.ks == std::vector<std::uint64_t>{3, 5, 8});
+  REQUIRE(grid.taus == std::vector<std::int64_t>{5, 20, 60});
+  REQUIRE(grid.points.size() == 9);
+  bool some_met = false, some_missed = false;
+  for (std::size_t i = 0; i < grid.ks.size(); ++i) {
+    pv::parameters<> p = base;
+    p.k = grid.ks[i];
+    for (std::size_t j = 0; j < grid.taus.size(); ++j) {
+      p.release_threshold = grid.taus[j];
+      const pv::histogram<> h(p, 4);
+      auto gen = pv::histogram<>::bounding_stream(secrets[0]);
+      const auto truth = h.bounded_counts(day, gen);
+      const auto& pt = grid.at(i, j);
+      CHECK(pt.k == grid.ks[i]);
+      CHECK(pt.tau == grid.taus[j]);
+      REQUIRE(pt.draws.size() == 2);
+      bool met = true;
+      for (std::size_t s = 0; s < secrets.size(); ++s) {
+        const auto direct =
+            privet::utility(truth, h.release(truth, pub, secrets[s]), p.release_threshold);
+        CAPTURE(i);
+        CAPTURE(j);
+        CAPTURE(s);
+        CHECK(pt.draws[s].published == direct.published);
+        CHECK(pt.draws[s].dropped == direct.dropped);
+        CHECK(pt.draws[s].dropped_views == direct.dropped_views);
+        CHECK(pt.draws[s].dropped_large == direct.dropped_large);
+        CHECK(pt.draws[s].median_relative_error == direct.median_relative_error);
+        CHECK(pt.draws[s].share_below_half == direct.share_below_half);
+        met = met && req.met_by(direct);
+      }
+      CHECK(pt.met == met);
+      some_met = some_met || met;
+      some_missed = some_missed || !met;
+    }
+  }
+  CHECK(some_met);
+  CHECK(some_missed);
+  // The selection by brute force over the grid.
+  for (std::size_t i = 0; i < grid.ks.size(); ++i) {
+    std::optional<std::int64_t> first;
+    for (std::size_t j = grid.taus.size(); j-- > 0;)
+      if (grid.at(i, j).met) first = grid.taus[j];
+    CHECK(grid.smallest_tau(grid.ks[i]) == first);
+  }
+  for (std::size_t j = 0; j < grid.taus.size(); ++j) {
+    std::optional<std::uint64_t> last;
+    for (std::size_t i = 0; i < grid.ks.size(); ++i)
+      if (grid.at(i, j).met) last = grid.ks[i];
+    CHECK(grid.largest_k(grid.taus[j]) == last);
+  }
+  CHECK(grid.smallest_tau(4) == std::nullopt);  // not in the grid
+  // Views kept grow with k.
+  CHECK(grid.bounded_views[0] < grid.bounded_views[2]);
+}
+
+TEST_CASE("the parameter grid refuses empty or invalid grids, naming them") {
+  const auto day = small_day();
+  const auto pub = public_counts_of(day);
+  const std::vector<privet::keyed_streams> secrets{privet::testing::seeded_keyed_streams(1)};
+  const pv::parameters<> p;
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {}, {90}, secrets),
+                       "privet: ks is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5, 0}, {90}, secrets),
+                       "privet: ks = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {}, secrets),
+                       "privet: taus is empty; allowed: at least one element", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {90, 0}, secrets),
+                       "privet: taus = 0 is invalid; allowed: >= 1", invalid_parameter);
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {90}, {}),
+                       "privet: noise_secrets is empty; allowed: at least one element",
+                       invalid_parameter);
+  privet::utility_requirements bad;
+  bad.max_median_relative_error = 0;
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {90}, secrets, bad),
+                       "privet: max_median_relative_error = 0 is invalid; allowed: (0, inf]",
+                       invalid_parameter);
+  bad = {};
+  bad.min_share_below_half = 1.5;
+  CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {90}, secrets, bad),
+                       "privet: min_share_below_half = 1.5 is invalid; allowed: [0, 1]",
+                       invalid_parameter);
 }

@@ -2,7 +2,8 @@
 // exponentiation against Boost's generic powm on random inputs of many
 // sizes and every window width, the edge cases (exponent 0 and 1, base 0,
 // base >= modulus, one-limb moduli down to 1), a textbook known answer,
-// products and reductions, the GMP backend's mpz_powm_sec path, and the
+// products and reductions, the GMP backend's constant-time path (OpenSSL's
+// BN_mod_exp_mont_consttime under PRIVET_HAS_OPENSSL, else mpz_powm_sec), and the
 // rejection of even moduli and of exponents longer than their public bound.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mp = boost::multiprecision;
@@ -222,7 +224,7 @@ TEST_CASE("bad moduli and exponents are rejected") {
 }
 
 #ifdef PRIVET_HAS_GMP
-TEST_CASE("the GMP backend's mpz_powm_sec agrees with the cpp_int Montgomery code") {
+TEST_CASE("the GMP backend's constant-time power agrees with the cpp_int Montgomery code") {
   using mp::mpz_int;
   privet::seeded_generator gen(15);
   for (std::size_t bits : {64u, 521u, 2048u}) {
@@ -238,6 +240,44 @@ TEST_CASE("the GMP backend's mpz_powm_sec agrees with the cpp_int Montgomery cod
             ours.pow_public(base, exp).str());
     }
     CHECK(gmp.pow_secret(mpz_int(5), mpz_int(0), 8) == 1);  // GMP refuses exp = 0 itself
+    // Bases at and beyond the edges of [0, m), exponent 1 and a short
+    // exponent scanned over a longer bound: the same answers as GMP's
+    // variable-time mpz_powm.
+    const mpz_int gm(m.str());
+    const std::vector<mpz_int> edge_bases{mpz_int(0), mpz_int(1),          mpz_int(gm - 1),
+                                          gm,         mpz_int(gm * 3 + 2), mpz_int(-gm - 5)};
+    for (const mpz_int& base : edge_bases) {
+      for (const long e : {1L, 2L, 65537L}) {
+        const mpz_int exp(e);
+        mpz_int want;
+        mpz_powm(want.backend().data(), base.backend().data(), exp.backend().data(),
+                 gm.backend().data());
+        CHECK(gmp.pow_secret(base, exp, bits) == want);
+      }
+    }
+  }
+  // One modulus object used from several threads at once (each thread has
+  // its own scratch): every result equals the serial one.
+  {
+    const cpp_int m = random_odd_modulus<cpp_int>(gen, 1024);
+    const modular<mpz_int> shared{mpz_int(m.str())};
+    std::vector<mpz_int> bases, exps, want;
+    for (int i = 0; i < 8; ++i) {
+      bases.emplace_back(privet::random_bits<cpp_int>(gen, 1024).str());
+      exps.emplace_back(privet::random_bits<cpp_int>(gen, 512).str());
+      want.push_back(shared.pow_secret(bases.back(), exps.back(), 512));
+    }
+    std::vector<mpz_int> got(bases.size());
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 2; ++t) {
+      threads.emplace_back([&, t] {
+        for (std::size_t i = t; i < bases.size(); i += 2) {
+          got[i] = shared.pow_secret(bases[i], exps[i], 512);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == want[i]);
   }
   CHECK(rejected_parameter([] { modular<mpz_int> m(mpz_int(10)); }) == "modulus");
   const modular<mpz_int> mod(mpz_int(1000003));

@@ -2,7 +2,8 @@
 // over every backend: binary and JSON round trips of keys, ciphertexts and
 // encrypted numbers; byte-identical encodings across backends; known answers
 // in python-paillier's documented layouts (its documentation's example keys,
-// and encrypted numbers computed from its encoding and encryption formulas);
+// and encrypted numbers, an overflowed sum and an obfuscation computed from
+// its encoding and encryption formulas); python-paillier's plaintext band;
 // and every kind of malformed input (truncated, wrong magic, version or
 // kind, non-minimal, too long, out of range, wrong types, negative,
 // non-decimal, wrong key, randomly corrupted) failing with
@@ -16,6 +17,7 @@
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <nlohmann/json.hpp>
+#include <support/errors.hpp>
 #include <support/paillier_backends.hpp>
 
 #include <cstdint>
@@ -30,6 +32,7 @@
 namespace mp = boost::multiprecision;
 namespace paillier = privet::paillier;
 using mp::cpp_int;
+using privet::test::rejected_parameter;
 using privet::test::small_keys;
 using privet::test::to_cpp;
 
@@ -1026,4 +1029,147 @@ TEST_CASE("the binary writer refuses a length its 32-bit field cannot hold") {
                        "field; allowed: at most 4294967295 bytes",
                        privet::overflow_error);
   CHECK(w.take().empty());  // nothing written
+}
+
+namespace {
+
+// Known answers computed with Python 3 from python-paillier's formulas under
+// the documentation's key (docs_p, docs_q): phe/encoding.py's max_int = n //
+// 3 - 1; phe/paillier.py raw_encrypt ((n m + 1) r^n mod n^2), _raw_add (a
+// product modulo n^2) and EncryptedNumber.obfuscate (c r^n mod n^2).
+const char* const kat_max_int =
+    "20147549717998440512270065084319064363719580869847657555076086008533648174396";
+// raw_encrypt(max_int, kat_r) + raw_encrypt(max_int, kat_r2): phe's
+// max_int + max_int, whose decryption phe's decode refuses (OverflowError).
+const char* const kat_r2 = "987654321987654321";
+const char* const kat_overflowed_sum =
+    "83787492370988175335886550303483845100679229709520392632882022382577481997011699325448410600"
+    "7834081433357118834477712196215307150997102955856152176571417";
+// kat_minus_1_5 obfuscated with r = kat_r2.
+const char* const kat_minus_1_5_obfuscated =
+    "47974033116831112113655276599057261226718815870978971771327638023329973601895226243661730961"
+    "5148165176773749921237752057479605470818596743024711637784455";
+
+}  // namespace
+
+TEST_CASE_TEMPLATE(
+    "python-paillier's plaintext band: encode at most max_int, refuse its overflow band", Int,
+    PRIVET_PAILLIER_BACKENDS) {
+  // Issue 26, finding 4: phe encodes |m| <= n // 3 - 1 and raises
+  // OverflowError for a decrypted value in (max_int, n - max_int).
+  privet::seeded_generator gen(260);
+  const auto keys = small_keys<Int>(256, 260);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  const cpp_int n = to_cpp(pk.n());
+  const cpp_int max_int = n / 3 - 1;  // phe/encoding.py
+  using band = paillier::plaintext_band;
+  CHECK(to_cpp(pk.max_signed(band::python_paillier)) == max_int);
+  CHECK(to_cpp(pk.max_signed(band::privet)) == (n - 1) / 2);
+  const Int top(max_int.str());
+
+  // Encoding: +-max_int cross, one more is refused in phe's band (and still
+  // accepted in privet's).
+  for (const Int& x : {top, Int(-top), Int(0), Int(-1)}) {
+    const auto c = pk.encrypt_signed(x, gen, band::python_paillier);
+    CHECK(sk.decrypt_signed(c, band::python_paillier) == x);
+    CHECK(sk.decrypt_signed(c) == x);
+  }
+  const std::string encode_message =
+      "privet: signed plaintext x is outside python-paillier's plaintext range; allowed: "
+      "[-max_int, max_int] with max_int = floor(n/3) - 1 and n the 256-bit modulus "
+      "(plaintext_band::python_paillier)";
+  CHECK_THROWS_WITH_AS((void)pk.encrypt_signed(Int(top + 1), gen, band::python_paillier),
+                       encode_message.c_str(), privet::overflow_error);
+  CHECK_THROWS_WITH_AS((void)sk.encrypt_signed(Int(-top - 1), gen, band::python_paillier),
+                       encode_message.c_str(), privet::overflow_error);
+  CHECK(sk.decrypt_signed(pk.encrypt_signed(Int(top + 1), gen)) == Int(top + 1));
+
+  // Decoding: the edges of the band, and phe's own overflow (max_int +
+  // max_int), which privet's band decodes to a wrong negative number.
+  const std::string decode_message =
+      "privet: the decrypted value lies in python-paillier's overflow band (max_int, n - "
+      "max_int), max_int = floor(n/3) - 1 for the 256-bit modulus n: the result of a sum or "
+      "product that overflowed; allowed: values in [0, max_int] or [n - max_int, n), i.e. signed "
+      "values in [-max_int, max_int] (plaintext_band::python_paillier)";
+  const Int nn = pk.n();
+  CHECK(sk.decrypt_signed(pk.encrypt(Int(nn - top), gen), band::python_paillier) == Int(-top));
+  for (const Int& m : {Int(top + 1), Int(nn - top - 1), Int((nn - 1) / 2)}) {
+    CHECK_THROWS_WITH_AS((void)sk.decrypt_signed(pk.encrypt(m, gen), band::python_paillier),
+                         decode_message.c_str(), privet::overflow_error);
+  }
+  const auto top_c = pk.encrypt_signed(top, gen, band::python_paillier);
+  const auto overflowed = top_c + top_c;
+  CHECK_THROWS_WITH_AS((void)sk.decrypt_signed(overflowed, band::python_paillier),
+                       decode_message.c_str(), privet::overflow_error);
+  CHECK(to_cpp(sk.decrypt_signed(overflowed)) == 2 * max_int - n);  // privet's band: wraps
+
+  // Fixed point: the bound must fit phe's band; decryption refuses the band.
+  using S0 = paillier::hex_scale<0>;
+  using fp = paillier::fixed_point<Int, S0>;
+  const auto x = paillier::encrypt(pk, fp::from_mantissa(top), fp::from_mantissa(top), gen,
+                                   band::python_paillier);
+  CHECK(paillier::decrypt(sk, x, band::python_paillier).mantissa() == top);
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::encrypt(pk, fp::from_mantissa(Int(1)), fp::from_mantissa(Int(top + 1)), gen,
+                              band::python_paillier),
+      ("privet: bound = " + privet::paillier::detail::int_text(Int(top + 1)) +
+       " exceeds python-paillier's max_int = floor(n/3) - 1 = " +
+       privet::paillier::detail::int_text(top) +
+       " for the 256-bit modulus n; allowed: [0, max_int] (plaintext_band::python_paillier)")
+          .c_str(),
+      privet::overflow_error);
+  const std::string fp_message =
+      "privet: fixed-point mantissa is outside python-paillier's plaintext range; allowed: "
+      "[-max_int, max_int] with max_int = floor(n/3) - 1 and n the 256-bit modulus (the value "
+      "times its scale 16^0; plaintext_band::python_paillier)";
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::to_plaintext(pk, fp::from_mantissa(Int(-top - 1)), band::python_paillier),
+      fp_message.c_str(), privet::overflow_error);
+  const paillier::encrypted_number<Int, S0> wide(overflowed, fp::from_mantissa(pk.max_signed()));
+  CHECK_THROWS_WITH_AS((void)paillier::decrypt(sk, wide, band::python_paillier),
+                       decode_message.c_str(), privet::overflow_error);
+  CHECK(to_cpp(paillier::decrypt(sk, wide).mantissa()) == 2 * max_int - n);
+
+  // A band that is neither enumerator (a cast from a bad integer).
+  const auto bad = static_cast<band>(7);
+  CHECK(rejected_parameter([&] { (void)pk.max_signed(bad); }) == "band");
+  CHECK_THROWS_WITH_AS((void)pk.max_signed(bad),
+                       "privet: band = 7 is invalid; allowed: plaintext_band::privet or "
+                       "plaintext_band::python_paillier",
+                       privet::invalid_parameter);
+  CHECK(rejected_parameter([&] { (void)sk.decrypt_signed(top_c, bad); }) == "band");
+  CHECK(rejected_parameter([&] { (void)pk.encrypt_signed(Int(1), gen, bad); }) == "band");
+}
+
+TEST_CASE_TEMPLATE("known answers: python-paillier's overflowed sum and obfuscation", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  const auto sk = docs_key<Int>();
+  const auto& pk = sk.public_key();
+  CHECK(pk.max_signed(paillier::plaintext_band::python_paillier) == Int(kat_max_int));
+  // phe's max_int + max_int, as its command line writes an encrypted
+  // integer: refused in phe's band, read silently as a negative number in
+  // privet's.
+  const auto sum = paillier::from_json<paillier::ciphertext<Int>>(
+      R"({"v": ")" + std::string(kat_overflowed_sum) + R"(", "e": 0})", pk);
+  CHECK_THROWS_AS((void)sk.decrypt_signed(sum, paillier::plaintext_band::python_paillier),
+                  privet::overflow_error);
+  CHECK(sk.decrypt(sum) == Int(2 * Int(kat_max_int)));
+  // The same ciphertext made by privet with the same r: equal to phe's.
+  const auto mine = pk.encrypt_with(Int(kat_max_int), Int(kat_r)) +
+                    pk.encrypt_with(Int(kat_max_int), Int(kat_r2));
+  CHECK(mine.value() == Int(kat_overflowed_sum));
+
+  // Re-randomisation: phe's obfuscate(c) = c r^n mod n^2 is privet's c times
+  // an encryption of 0 with the same r, and decrypts to the same value.
+  using S13 = paillier::hex_scale<13>;
+  using fp13 = paillier::fixed_point<Int, S13>;
+  const auto c = paillier::from_json<paillier::ciphertext<Int>>(
+      R"({"v": ")" + std::string(kat_minus_1_5) + R"("})", pk);
+  const auto obfuscated = c + pk.encrypt_with(Int(0), Int(kat_r2));
+  CHECK(obfuscated.value() == Int(kat_minus_1_5_obfuscated));
+  const auto x = paillier::from_json<paillier::encrypted_number<Int, S13>>(
+      R"({"v": ")" + std::string(kat_minus_1_5_obfuscated) + R"(", "e": -13})", pk,
+      fp13::encode(4.0));
+  CHECK(paillier::decrypt(sk, x, paillier::plaintext_band::python_paillier).decode() == -1.5);
 }

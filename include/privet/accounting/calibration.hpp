@@ -19,12 +19,14 @@
 #include <privet/accounting/odometer.hpp>
 #include <privet/accounting/pld.hpp>
 #include <privet/accounting/rdp.hpp>
+#include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
 #include <concepts>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -85,9 +87,9 @@ struct calibration_options {
   accountant_kind accountant = accountant_kind::pld;
   /// The RDP accountant's orders.
   std::vector<double> orders = default_rdp_orders();
-  /// The PLD accountant's grid: DP-SGD's epsilon at h = 1e-3 is within 1e-3
-  /// relative of the converged value, always above it.
-  pld_options pld = {1e-3, 1e-15, pld_discretization::connect_dots};
+  /// The PLD accountant's grid: pld_options' defaults, the odometer's too
+  /// (a sigma calibrated here gives the odometer's epsilon back).
+  pld_options pld = {};
   /// The PRV accountant's errors (its upper bound certifies the target).
   prv_options prv = {};
   /// Relative width of the final bisection bracket.
@@ -95,7 +97,10 @@ struct calibration_options {
 };
 
 /// The epsilon one accountant certifies for `count` runs of `event` at
-/// `delta`.
+/// `delta`. Throws invalid_parameter naming `accountant` when it cannot
+/// answer, with the cause: no such accountant for the event, or (PLD, PRV)
+/// a delta at or below what the composition leaves at +infinity, or a grid
+/// too fine for the composition.
 template <privacy_event E>
 double accountant_epsilon(const E& event, std::uint64_t count, double delta,
                           accountant_kind accountant, const std::vector<double>& orders,
@@ -113,8 +118,18 @@ double accountant_epsilon(const E& event, std::uint64_t count, double delta,
                        : accountant == accountant_kind::prv ? r.prv
                                                             : r.rdp;
   if (!answer) {
-    throw_invalid("accountant", to_string(accountant),
-                  "an accountant that supports " + describe(event));
+    const std::string& why = accountant == accountant_kind::pld   ? r.pld_unavailable
+                             : accountant == accountant_kind::prv ? r.prv_unavailable
+                                                                  : std::string();
+    if (why.empty() || why.rfind("no P", 0) == 0) {
+      throw_invalid("accountant", to_string(accountant),
+                    "an accountant that supports " + describe(event));
+    }
+    throw invalid_parameter(
+        "accountant", "privet: accountant = " + std::string(to_string(accountant)) +
+                          " cannot certify " + detail::format_value(count) + " runs of " +
+                          describe(event) + " at delta = " + detail::format_value(delta) + ": " +
+                          why);
   }
   return answer->epsilon();
 }

@@ -174,15 +174,29 @@ inline double compose_optimal_delta(const approx_dp& each, std::uint64_t k, doub
 }
 
 /// The smallest eps' with compose_optimal_delta(each, k, eps') <= delta
-/// (bisection to 1e-12 relative, rounded up). Throws invalid_parameter naming
-/// delta when it is below k runs' own failure probability 1 - (1 -
-/// each.delta)^k, k outside [1, compose_optimal_max_k], and each.epsilon
-/// when k * each.epsilon overflows (no finite eps' can then be certified).
+/// (bisection to 1e-12 relative, rounded up). delta = 0 is pure DP: with
+/// each.delta = 0 the optimal k-fold composition is k * each.epsilon exactly
+/// (Kairouz, Oh & Viswanath 2015, Theorem 3.3: below eps' = k eps the l = 0
+/// term p^k (1 - e^{eps' - k eps}) of delta_k is positive), i.e. basic
+/// composition, rounded up. Throws invalid_parameter naming delta when it is
+/// outside [0, 1) or below k runs' own failure probability 1 - (1 -
+/// each.delta)^k (so delta = 0 needs each.delta = 0), k outside [1,
+/// compose_optimal_max_k], and each.epsilon when k * each.epsilon overflows
+/// (no finite eps' can then be certified).
 inline approx_dp compose_optimal(const approx_dp& each, std::uint64_t k, double delta) {
   detail::validate_optimal_k(k);
-  validate_delta_positive(delta);
-  if (compose_optimal_delta(each, k, 0) <= delta) return approx_dp(0, delta);
+  validate_delta(delta);
   const double floor_delta = -std::expm1(static_cast<double>(k) * std::log1p(-each.delta()));
+  if (delta == 0 && each.delta() == 0) {
+    const double total = detail::mul_up(static_cast<double>(k), each.epsilon());
+    if (!std::isfinite(total)) {
+      throw_invalid("each.epsilon", each.epsilon(),
+                    "<= DBL_MAX / k with k = " + detail::format_value(k) +
+                        " (the composed epsilon must be finite)");
+    }
+    return approx_dp(total, 0);
+  }
+  if (compose_optimal_delta(each, k, 0) <= delta) return approx_dp(0, delta);
   if (!(delta > floor_delta)) {
     throw_invalid("delta", delta,
                   "> 1 - (1 - each.delta)^k = " + detail::format_value(floor_delta));

@@ -22,9 +22,15 @@
 // not from every later query; an entry keeps it (at the default grid 2,000
 // to 16,000 doubles per order: 44 KiB for a DP-SGD step, 128 KiB for a
 // Gaussian with sigma = 1), which also spares each query rebuilding it. The
-// composition is not cached: a query costs one PLD composition (about 15 ms
-// for 10^4 DP-SGD steps at the default grid, more at finer ones), which
+// composition is not cached: a query costs one PLD composition (about 50 ms
+// for 10^4 DP-SGD steps at the default grid h = 1e-4, 5 ms at 1e-3), which
 // keeps const queries safe to run from several threads.
+//
+// No silent fall-back: when an accountant that is on gives no answer (an
+// entry without a PLD or PRV, a delta at or below the composed PLD's mass at
+// +infinity, a loss grid too fine for the composition), the report says so
+// and why (odometer_report::pld_unavailable, prv_unavailable), and an
+// odometer with no answer at all names that cause in its exception.
 #pragma once
 
 #include <privet/accounting/events.hpp>
@@ -54,10 +60,10 @@ namespace privet {
 struct odometer_options {
   /// Renyi orders of the RDP accountant.
   std::vector<double> orders = default_rdp_orders();
-  /// Grid and truncation of the PLD accountant. The coarser default than
-  /// pld_options' keeps a query near 15 ms for 10^4 steps; DP-SGD's epsilon
-  /// then sits within 1e-3 relative of the converged value (and above it).
-  pld_options pld = {1e-3, 1e-15, pld_discretization::connect_dots};
+  /// Grid and truncation of the PLD accountant: pld_options' defaults (see
+  /// there), the same as calibration's, so that calibrating a sigma and then
+  /// recording its runs give the same epsilon.
+  pld_options pld = {};
   /// Whether to run the PLD accountant at all.
   bool use_pld = true;
   /// Whether to run the PRV accountant too (off by default: it answers with
@@ -88,6 +94,12 @@ struct odometer_report {
   std::optional<approx_dp> prv;  ///< the PRV accountant's upper bound
   approx_dp tightest;
   accountant_kind method;
+  /// Why the PLD accountant, when on, has no answer (empty when it has one):
+  /// an entry without a PLD, delta not above the composed PLD's mass at
+  /// +infinity, or a composition the loss grid cannot hold.
+  std::string pld_unavailable;
+  /// Likewise for the PRV accountant.
+  std::string prv_unavailable;
 };
 
 class privacy_odometer {
@@ -167,26 +179,54 @@ class privacy_odometer {
       const double eps = has_curve_ ? to_approx_dp(total_rdp_, rest).epsilon() : 0.0;
       by_rdp = approx_dp(detail::add_up(eps, basic_epsilon_), delta);
     }
-    if (auto p = composed_pld()) {
-      if (delta > std::max(p->remove().infinity_mass(), p->add().infinity_mass())) {
-        by_pld = p->epsilon(delta);
-      }
-    } else if (o_.use_pld && entries_.empty()) {
+    std::string pld_why, prv_why;
+    if (o_.use_pld && entries_.empty()) {
       by_pld = approx_dp(0, delta);
+    } else if (o_.use_pld) {
+      try {
+        if (auto p = composed_pld()) {
+          const double top = std::max(p->remove().infinity_mass(), p->add().infinity_mass());
+          if (delta > top) {
+            by_pld = p->epsilon(delta);
+          } else {
+            pld_why = "delta = " + detail::format_value(delta) +
+                      " is not above the composed PLD's mass at +infinity, " +
+                      detail::format_value(top) +
+                      " (the tails truncated at pld.tail_mass_truncation and the round-off "
+                      "allowances of every step)";
+          }
+        } else {
+          pld_why = "no PLD for " + first_without(&item::pld);
+        }
+      } catch (const invalid_parameter& e) {
+        // A grid too fine for the composed loss range (more than 2^27 points).
+        pld_why = std::string("the composition cannot be held on its grid: ") + e.what();
+      }
     }
     std::optional<approx_dp> by_prv;
     if (o_.use_prv && !entries_.empty()) {
       if (auto acc = prv_accounting()) {
-        const auto c = acc->compose();
-        if (delta > c.smallest_delta()) by_prv = to_approx_dp(c, delta);
+        const auto c = acc->compose(delta);  // delta_error relative to this delta
+        if (delta > c.smallest_delta()) {
+          by_prv = to_approx_dp(c, delta);
+        } else {
+          prv_why = "delta = " + detail::format_value(delta) +
+                    " is not above the PRV's smallest delta, " +
+                    detail::format_value(c.smallest_delta());
+        }
+      } else {
+        prv_why = "no PRV for " + first_without(&item::prv);
       }
     }
     if (!by_rdp && !by_pld && !by_prv) {
-      throw_invalid("delta", delta,
-                    "> " + detail::format_value(basic_delta_) +
-                        ", the recorded (eps, delta) events' total delta");
+      std::string why = "> " + detail::format_value(basic_delta_) +
+                        ", the recorded (eps, delta) events' total delta";
+      if (!pld_why.empty()) why += "; PLD: " + pld_why;
+      if (!prv_why.empty()) why += "; PRV: " + prv_why;
+      throw_invalid("delta", delta, why);
     }
-    odometer_report r{by_rdp, by_pld, by_prv, approx_dp(0, delta), accountant_kind::rdp};
+    odometer_report r{by_rdp,  by_pld, by_prv, approx_dp(0, delta), accountant_kind::rdp,
+                      pld_why, prv_why};
     bool first = true;
     for (auto [kind, answer] :
          {std::pair{accountant_kind::rdp, &by_rdp}, std::pair{accountant_kind::pld, &by_pld},
@@ -265,6 +305,16 @@ class privacy_odometer {
     optional_pld pld;  // built by record() when the PLD accountant is on
     optional_prv prv;  // likewise for the PRV accountant
   };
+
+  /// The description of the first entry whose `member` (PLD or PRV) is
+  /// missing.
+  template <class Member>
+  [[nodiscard]] std::string first_without(Member item::*member) const {
+    for (const auto& e : entries_) {
+      if (!(e.*member)) return e.description;
+    }
+    return "an entry";
+  }
 
   rdp zero_curve() const {
     return detail::rdp_curve(o_.orders, [](double) { return 0.0; });

@@ -94,6 +94,13 @@
 // allowances), the estimate is eps_Z(delta) and prv_accountant's own upper
 // bound is eps_Z(delta - delta_error) + eps_error.
 //
+// delta_error by default. Left unset in prv_options, it is relative to the
+// question: delta / 1000 when the accountant composes for a target delta
+// (epsilon(delta), to_approx_dp, compose(delta)), as Opacus's PRVAccountant
+// does, so that one default fits delta = 1e-5 and delta = 1e-12 alike (an
+// absolute 1e-10 is above the latter). A composition made with no target
+// (compose(), delta(epsilon)) uses 1e-10.
+//
 // Refusals. epsilon(delta) needs delta > delta_error + e_num: below it the
 // bounds say nothing (prv_accountant refuses delta - delta_error below the
 // float epsilon times the domain size; its test refuses delta = 1.13e-18),
@@ -134,13 +141,25 @@
 
 namespace privet {
 
+/// delta_error as a fraction of the target delta when prv_options leaves it
+/// unset: delta / 1000, Opacus's PRVAccountant default.
+inline constexpr double prv_relative_delta_error = 1e-3;
+
+/// delta_error for a composition made with no target delta in view
+/// (prv_accountant::compose() and delta(epsilon)) when prv_options leaves
+/// it unset: good for queries at any delta well above 1e-10.
+inline constexpr double prv_untargeted_delta_error = 1e-10;
+
 /// The accuracy of a prv_accountant (the paper's eps_error and delta_error).
 struct prv_options {
   /// Half-width of the eps bracket due to rounding, > 0; it sets the mesh.
   double eps_error = 0.01;
   /// Failure probability of the approximation, in (0, 1); epsilon(delta)
-  /// needs delta above it.
-  double delta_error = 1e-10;
+  /// needs delta above it. Unset (the default): relative to the query,
+  /// delta * prv_relative_delta_error for epsilon(delta) and to_approx_dp,
+  /// which compose for their delta, and prv_untargeted_delta_error for
+  /// compose() and delta(epsilon), which have no delta to scale by.
+  std::optional<double> delta_error = std::nullopt;
 };
 
 /// lower <= the true value <= upper; estimate is the paper's point estimate
@@ -666,7 +685,7 @@ inline prv_curve compose_steps(const std::vector<prv_part>& parts, double h, con
   if (!(std::fabs(full_lo) < 4e15 && std::fabs(full_hi) < 4e15)) {
     throw overflow_error("privet: the composed loss range exceeds the grid's index range");
   }
-  const double eps_error = o.eps_error, delta_error = o.delta_error;
+  const double eps_error = o.eps_error, delta_error = o.delta_error.value();
   // Step 2: each difference lies in an interval of length h plus the
   // boundaries' rounding.
   const double range = h + 4 * unit_roundoff * span;
@@ -873,7 +892,7 @@ class prv_composition {
     if (!(delta > floor)) {
       throw_invalid("delta", delta,
                     "(" + detail::format_value(floor) +
-                        ", 1): above delta_error = " + detail::format_value(o_.delta_error) +
+                        ", 1): above delta_error = " + detail::format_value(delta_error()) +
                         " plus the numerical error bound; the PRV bounds say nothing below it");
     }
     prv_bounds b = epsilon_of(remove_, delta);
@@ -888,7 +907,7 @@ class prv_composition {
   /// epsilon(delta) needs delta above this: delta_error plus the numerical
   /// error bound.
   [[nodiscard]] double smallest_delta() const noexcept {
-    return detail::next_up((o_.delta_error + numerical_error()) * (1 + 1e-12));
+    return detail::next_up((delta_error() + numerical_error()) * (1 + 1e-12));
   }
 
   /// Bounds on the smallest delta at `epsilon` (finite, >= 0).
@@ -903,7 +922,11 @@ class prv_composition {
     return b;
   }
 
+  /// The options it was composed with, delta_error always set (to the value
+  /// used when the accountant's was unset).
   [[nodiscard]] const prv_options& options() const noexcept { return o_; }
+  /// The delta_error it was composed with.
+  [[nodiscard]] double delta_error() const noexcept { return o_.delta_error.value_or(0); }
   /// The mesh h.
   [[nodiscard]] double mesh() const noexcept { return h_; }
   /// Grid points of the FFT (per order).
@@ -926,7 +949,7 @@ class prv_composition {
       : o_(o), h_(h), remove_(std::move(remove)), add_(std::move(add)) {}
 
   [[nodiscard]] prv_bounds epsilon_of(const detail::prv_curve& c, double delta) const {
-    const double ee = o_.eps_error, slack = o_.delta_error + c.numerical_error();
+    const double ee = o_.eps_error, slack = delta_error() + c.numerical_error();
     const double reach = ee + c.pad();
     // Upper: delta_Y(e + reach) <= delta_Z(e) + slack <= delta.
     const double e_up = c.crossing_above((delta - slack) * (1 - 1e-12), -reach);
@@ -944,7 +967,7 @@ class prv_composition {
   }
 
   [[nodiscard]] prv_bounds delta_of(const detail::prv_curve& c, double eps) const {
-    const double slack = o_.delta_error + c.numerical_error();
+    const double slack = delta_error() + c.numerical_error();
     const double reach = o_.eps_error + c.pad();
     const double upper = c.delta(eps - reach) * (1 + 1e-12) + slack * (1 + 1e-15);
     const double lower = c.delta(eps + reach) * (1 - 1e-12) - slack * (1 + 1e-15);
@@ -964,11 +987,11 @@ class prv_composition {
 class prv_accountant {
  public:
   /// Throws invalid_parameter unless eps_error is finite and > 0 and
-  /// delta_error is in (0, 1).
+  /// delta_error, if set, is in (0, 1).
   explicit prv_accountant(const prv_options& o = {}) : o_(o) {
     validate_positive(o.eps_error, "eps_error");
-    if (!(o.delta_error > 0 && o.delta_error < 1)) {
-      throw_invalid("delta_error", o.delta_error, "(0, 1)");
+    if (o.delta_error && !(*o.delta_error > 0 && *o.delta_error < 1)) {
+      throw_invalid("delta_error", *o.delta_error, "(0, 1)");
     }
   }
 
@@ -983,15 +1006,46 @@ class prv_accountant {
     return *this;
   }
 
-  /// The composition of everything recorded. Its grid grows with the total
-  /// number of steps k as about sqrt(k) / eps_error points (the paper's
-  /// O~(sqrt k)); call it once for several queries. Throws invalid_parameter when nothing
-  /// was recorded or the grid would exceed 2^27 points.
+  /// The composition of everything recorded, for queries at any delta well
+  /// above its delta_error (the options' or, unset, prv_untargeted_delta_error).
+  /// Its grid grows with the total number of steps k as about sqrt(k) /
+  /// eps_error points (the paper's O~(sqrt k)); call it once for several
+  /// queries. Throws invalid_parameter when nothing was recorded or the grid
+  /// would exceed 2^27 points.
   [[nodiscard]] prv_composition compose() const {
+    return compose_with(o_.delta_error.value_or(prv_untargeted_delta_error));
+  }
+
+  /// The composition for queries at `delta` (in (0, 1)): delta_error is the
+  /// options' or, unset, delta * prv_relative_delta_error.
+  [[nodiscard]] prv_composition compose(double delta) const {
+    validate_delta_positive(delta);
+    return compose_with(o_.delta_error.value_or(delta * prv_relative_delta_error));
+  }
+
+  /// compose(delta).epsilon(delta), with delta checked for (0, 1) first.
+  [[nodiscard]] prv_bounds epsilon(double delta) const {
+    validate_delta_positive(delta);
+    return compose(delta).epsilon(delta);
+  }
+  /// compose().delta(epsilon), with epsilon checked first.
+  [[nodiscard]] prv_bounds delta(double epsilon) const {
+    validate_non_negative(epsilon, "epsilon");
+    return compose().delta(epsilon);
+  }
+
+  [[nodiscard]] const prv_options& options() const noexcept { return o_; }
+  /// The total number of steps recorded.
+  [[nodiscard]] std::uint64_t steps() const noexcept { return total_; }
+
+ private:
+  [[nodiscard]] prv_composition compose_with(double delta_error) const {
     if (parts_.empty()) throw_empty("mechanisms");
+    prv_options resolved = o_;
+    resolved.delta_error = delta_error;
     const double k = static_cast<double>(total_);
-    const double h = o_.eps_error / std::sqrt(k / 2 * std::log(12 / o_.delta_error));
-    const double tail = o_.delta_error / (8 * k);
+    const double h = resolved.eps_error / std::sqrt(k / 2 * std::log(12 / delta_error));
+    const double tail = delta_error / (8 * k);
     std::vector<detail::prv_step> removes, adds;
     removes.reserve(parts_.size());
     adds.reserve(parts_.size());
@@ -999,7 +1053,7 @@ class prv_accountant {
     auto discretize = [&](const detail::prv_model_variant& m) {
       return std::visit(
           [&](const detail::prv_model auto& model) {
-            return detail::discretize_step(model, h, tail, o_.eps_error);
+            return detail::discretize_step(model, h, tail, resolved.eps_error);
           },
           m);
     };
@@ -1017,28 +1071,12 @@ class prv_accountant {
       rm.push_back({&removes[i], parts_[i].second});
       ad.push_back({parts_[i].first.add_ ? &adds[i] : &removes[i], parts_[i].second});
     }
-    detail::prv_curve remove = detail::compose_steps(rm, h, o_);
+    detail::prv_curve remove = detail::compose_steps(rm, h, resolved);
     std::optional<detail::prv_curve> add;
-    if (asymmetric) add = detail::compose_steps(ad, h, o_);
-    return prv_composition(o_, h, std::move(remove), std::move(add));
+    if (asymmetric) add = detail::compose_steps(ad, h, resolved);
+    return prv_composition(resolved, h, std::move(remove), std::move(add));
   }
 
-  /// compose().epsilon(delta), with delta checked for (0, 1) first.
-  [[nodiscard]] prv_bounds epsilon(double delta) const {
-    validate_delta_positive(delta);
-    return compose().epsilon(delta);
-  }
-  /// compose().delta(epsilon), with epsilon checked first.
-  [[nodiscard]] prv_bounds delta(double epsilon) const {
-    validate_non_negative(epsilon, "epsilon");
-    return compose().delta(epsilon);
-  }
-
-  [[nodiscard]] const prv_options& options() const noexcept { return o_; }
-  /// The total number of steps recorded.
-  [[nodiscard]] std::uint64_t steps() const noexcept { return total_; }
-
- private:
   prv_options o_;
   std::vector<std::pair<prv, std::uint64_t>> parts_;
   std::uint64_t total_ = 0;
@@ -1049,9 +1087,10 @@ inline approx_dp to_approx_dp(const prv_composition& c, double delta) {
   return approx_dp(c.epsilon(delta).upper, delta);
 }
 
-/// The guarantee of everything recorded: (upper bound on epsilon, delta)-DP.
+/// The guarantee of everything recorded: (upper bound on epsilon, delta)-DP,
+/// composed for this delta (compose(delta)).
 inline approx_dp to_approx_dp(const prv_accountant& a, double delta) {
-  return to_approx_dp(a.compose(), delta);
+  return to_approx_dp(a.compose(delta), delta);
 }
 
 }  // namespace privet

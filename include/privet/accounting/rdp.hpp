@@ -40,17 +40,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace privet {
 
-/// The orders dp_accounting uses by default: 1.25 ... 4.5, 5 ... 63, 128, 256, 512.
+/// The default orders, 159 of them: 1.01, 1.02 and 1.05, then exactly
+/// dp_accounting's DEFAULT_RDP_ORDERS (google/differential-privacy,
+/// python/dp_accounting/dp_accounting/rdp/rdp_privacy_accountant.py):
+/// 1 + x / 10 for x = 1, ..., 99 (1.1, 1.2, ..., 10.9, computed as there),
+/// the integers 11, ..., 63, and 128, 256, 512, 1024. The three orders near
+/// 1 serve compositions with a large privacy loss, whose best order is
+/// close to 1 (140 Gaussian steps at noise multiplier 0.1 are best at 1.05);
+/// extra orders can only lower the (eps, delta) answer, a minimum over orders.
 inline std::vector<double> default_rdp_orders() {
-  std::vector<double> orders{1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5};
-  for (int a = 5; a < 64; ++a) orders.push_back(a);
-  for (double a : {128.0, 256.0, 512.0}) orders.push_back(a);
+  std::vector<double> orders{1.01, 1.02, 1.05};
+  for (int x = 1; x < 100; ++x) orders.push_back(1 + x / 10.0);
+  for (int a = 11; a < 64; ++a) orders.push_back(a);
+  for (double a : {128.0, 256.0, 512.0, 1024.0}) orders.push_back(a);
   return orders;
 }
 
@@ -154,16 +163,64 @@ inline double gaussian_moment_exponent(double i, double sigma) {
 // The most terms a subsampled-Gaussian series may take (about 0.1 s).
 inline constexpr double max_rdp_series_terms = 1e6;
 
-// log A_alpha of the Poisson-subsampled Gaussian, 0 < q < 1, integer alpha
-// up to max_rdp_series_terms (alpha + 1 terms).
-inline double log_a_integer(double q, double sigma, double alpha) {
-  const double log_q = std::log(q), log_1mq = std::log1p(-q);
-  double log_a = neg_inf;
-  for (double i = 0; i <= alpha; ++i) {
-    log_a = log_add(log_a, log_abs_binomial(alpha, i) + i * log_q + (alpha - i) * log_1mq +
-                               gaussian_moment_exponent(i, sigma));
+// log k for k = 0, 1, ..., n (entry 0 is -inf), shared by the integer
+// orders of one curve so that their binomial coefficients cost no logarithm.
+inline std::vector<double> log_integers(std::size_t n) {
+  std::vector<double> t(n + 1);
+  t[0] = neg_inf;
+  for (std::size_t k = 1; k <= n; ++k) t[k] = std::log(static_cast<double>(k));
+  return t;
+}
+
+// log sum_i e^{l_i} + e^{extra}, for a sum A = 1 + (something small) whose
+// "1" sits in l_0 (l_0 = log of (1 - q)^alpha times a factor near 1). Where
+// every term is below e^600 the sum is taken as A - 1 = expm1(l_0) + the
+// rest and returned as log1p(A - 1): log A ~ alpha q^2 is then as precise as
+// its largest terms (~ ulps of q), where summing A ~ 1 directly would leave
+// it an absolute error of an ulp of 1 (1e-11 relative at q = 0.01, worse as
+// q falls). Larger sums: max + log sum e^{l_i - max}. NaN and +inf
+// propagate.
+inline double log_sum_near_one(const std::vector<double>& l, double extra) {
+  double top = extra;
+  for (double v : l) {
+    if (std::isnan(v)) return v;
+    top = std::max(top, v);
   }
-  return log_a;
+  if (top == std::numeric_limits<double>::infinity()) return top;
+  if (top < 600) {
+    double am1 = std::expm1(l[0]);
+    for (std::size_t i = 1; i < l.size(); ++i) am1 += std::exp(l[i]);
+    am1 += std::exp(extra);
+    return std::log1p(am1);
+  }
+  double s = std::exp(extra - top);
+  for (double v : l) s += std::exp(v - top);
+  return top + std::log(s);
+}
+
+// log A_alpha of the Poisson-subsampled Gaussian, 0 < q < 1, integer alpha
+// up to max_rdp_series_terms: the alpha + 1 terms C(alpha, i) q^i (1 -
+// q)^{alpha - i} e^{i (i - 1) / (2 sigma^2)} of the binomial expansion
+// (Mironov, Talwar & Zhang 2019, Section 3.2). log C(alpha, i) comes from the
+// recurrence log C(alpha, i + 1) = log C(alpha, i) + log(alpha - i) - log(i +
+// 1) on a table of logs, with no lgamma: its rounding adds up to i ulps of
+// log C (about 1e-10 at alpha = 1024, where log A is ~ 10^5).
+inline double log_a_integer(double q, double sigma, double alpha,
+                            const std::vector<double>& log_k) {
+  const auto n = static_cast<std::size_t>(alpha);
+  const double log_q = std::log(q), log_1mq = std::log1p(-q);
+  std::vector<double> l(n + 1);
+  double log_c = 0;
+  for (std::size_t i = 0; i <= n; ++i) {
+    const auto id = static_cast<double>(i);
+    l[i] = log_c + id * log_q + (alpha - id) * log_1mq + gaussian_moment_exponent(id, sigma);
+    if (i < n) log_c += log_k[n - i] - log_k[i + 1];
+  }
+  return log_sum_near_one(l, neg_inf);
+}
+
+inline double log_a_integer(double q, double sigma, double alpha) {
+  return log_a_integer(q, sigma, alpha, log_integers(static_cast<std::size_t>(alpha)));
 }
 
 // An upper bound on log A_alpha at any order: A_alpha = integral of
@@ -178,14 +235,57 @@ inline double log_a_convex_bound(double q, double sigma, double alpha) {
   return y + log_add(std::log(q), std::log1p(-q) - y);  // y + log(q + (1 - q) e^{-y})
 }
 
+// log(erfc(x) / 2); for x < 0 as log1p(-erfc(-x) / 2), which keeps the
+// relative precision of a log near 0.
+inline double log_half_erfc(double x) {
+  if (x < 0) return std::log1p(-0.5 * std::erfc(-x));
+  return log_erfc(x) - std::numbers::ln2;
+}
+
+// An upper bound on erfcx(x) = e^{x^2} erfc(x) for x >= 10: the asymptotic
+// series (DLMF 7.12.1) cut after its 5th term, positive; for real x the
+// remainder has the sign of the first omitted term, here negative, and is
+// below it in size (DLMF 7.12(ii)): 945 / (32 x^10) < 3e-9 relative at x = 10.
+inline double erfcx_upper(double x) {
+  const double inv = 1 / x, r = inv * inv;
+  return (1 - r / 2 + 3 * r * r / 4 - 15 * r * r * r / 8 + 105 * r * r * r * r / 16) * inv *
+         std::numbers::inv_sqrtpi;
+}
+
 // log A_alpha for fractional alpha: A_alpha splits at z0 = sigma^2
-// log(1/q - 1) + 1/2 into two series (Mironov, Talwar & Zhang 2019,
-// Section 3.3), here with the absolute values of the coefficients. The terms
-// decay only once i passes z0, so where z0 is beyond max_rdp_series_terms
-// (huge sigma, or q near the smallest double), or the series has not
-// converged within that many terms, the order is rounded up: a Renyi
-// divergence does not decrease with its order (van Erven & Harremoes 2014,
-// Theorem 3), so the integer order ceil(alpha)'s exact value bounds it.
+// log(1/q - 1) + 1/2 into two series (Mironov, Talwar & Zhang 2019, Section
+// 3.3), here with the absolute values of the coefficients:
+//   A = sum_i |C(alpha, i)| (s0_i + s1_i), j = alpha - i,
+//   s0_i = q^i (1 - q)^j e^{i (i - 1) / (2 sigma^2)} erfc((i - z0) / (sqrt 2 sigma)) / 2,
+//   s1_i = q^j (1 - q)^i e^{j (j - 1) / (2 sigma^2)} erfc((z0 - j) / (sqrt 2 sigma)) / 2.
+// Completing the square with (2 z0 - 1) / (2 sigma^2) = log(1/q - 1) gives,
+// for every i, with P = (1 - q)^alpha e^{-z0^2 / (2 sigma^2)} / 2,
+//   |C(alpha, i)| (s0_i + s1_i) = P |C(alpha, i)| (erfcx(x0_i) + erfcx(x1_i)),
+//   x0_i = (i - z0) / (sqrt 2 sigma), x1_i = (i - (alpha - z0)) / (sqrt 2 sigma).
+// The head (i below the first M >= ceil(alpha) with x0_M, x1_M >= 10) is
+// summed term by term in log space. The tail i >= M costs no transcendental
+// function: |C(alpha, i)| by its ratio (i - alpha) / (i + 1) and erfcx by
+// erfcx_upper. It decays only polynomially (as i^{-alpha - 2}: some 10^4
+// terms at alpha = 1.1 for a double's precision), so it is cut at the first
+// m where this proven bound on everything from m on is small enough, and
+// the bound is added, so the truncation never lowers the value:
+//   sum_{i >= m} |C(alpha, i)| erfcx(x_i) <= |C(alpha, m)| sigma sqrt(2 / pi) / r
+//                                            (1 / (m + 1) + 1 / (alpha + 1)),
+//   x_i = (i - z) / (sqrt 2 sigma), r = min(1, (m - z) / (m + 1)) > 0,
+// for each of the two series (z = z0, alpha - z0), because for i >= m >=
+// ceil(alpha): |C(alpha, i)| <= |C(alpha, m)| ((m + 1) / (i + 1))^{alpha + 1}
+// (each ratio 1 - (alpha + 1) / (k + 1) <= e^{-(alpha + 1) / (k + 1)}, and
+// the harmonic sum exceeds the log), erfcx(x) <= 1 / (x sqrt pi) for x > 0,
+// x_i >= r (i + 1) / (sqrt 2 sigma), and sum_{n > m} n^{-p} <= (m + 1)^{-p} +
+// (m + 1)^{1 - p} / (p - 1) at p = alpha + 2. The bound exceeds the true
+// tail by a relative O((alpha^2 + z) / m), so the cut waits until that
+// excess is below 1e-12 of A - 1 (or 1e-20 of A).
+//
+// Where z0 or the head is beyond max_rdp_series_terms (huge sigma, or q
+// near the smallest double or near 1), or the tail has not met its bound
+// within that many terms, the order is rounded up: a Renyi divergence does
+// not decrease with its order (van Erven & Harremoes 2014, Theorem 3), so
+// the integer order ceil(alpha)'s exact value bounds it.
 inline double log_a_fractional(double q, double sigma, double alpha) {
   const double ceil_alpha = std::ceil(alpha);
   // log(A_ceil) / (ceil - 1) bounds log(A_alpha) / (alpha - 1).
@@ -197,32 +297,58 @@ inline double log_a_fractional(double q, double sigma, double alpha) {
   };
   const double log_q = std::log(q), log_1mq = std::log1p(-q);
   // log(1/q - 1) as log(1 - q) - log q: 1/q overflows for subnormal q.
-  const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5;
-  if (!(z0 < max_rdp_series_terms) || !(alpha < max_rdp_series_terms)) return rounded_up();
+  const double z0 = sigma * sigma * (log_1mq - log_q) + 0.5, z1 = alpha - z0;
   const double scale = std::sqrt(2.0) * sigma;
-  double a0 = neg_inf, a1 = neg_inf;
-  double prev0 = neg_inf, prev1 = neg_inf;
-  // The terms decay geometrically once i passes alpha and z0; stop when both
-  // fall and the larger is below e^-40 of the sum (under a double's
-  // resolution). A sum that reaches +inf stays there (A_alpha past double
-  // range: the order gives no finite guarantee); NaN is read as +inf by
-  // rdp_curve.
-  for (double i = 0; i < max_rdp_series_terms; ++i) {
+  constexpr double tail_x = 10;
+  const double head_end =
+      std::ceil(std::max({ceil_alpha, z0 + tail_x * scale, z1 + tail_x * scale}));
+  // z0 is NaN at sigma^2 = inf and q = 1/2 (inf * 0), which the max above
+  // would drop: it is tested on its own.
+  if (!(std::fabs(z0) < max_rdp_series_terms) || !(head_end < max_rdp_series_terms) ||
+      !(alpha < max_rdp_series_terms)) {
+    return rounded_up();
+  }
+
+  const auto n_head = static_cast<std::size_t>(head_end);
+  // s0_0 first: it carries the 1 of A (log_sum_near_one).
+  std::vector<double> l(2 * n_head);
+  double log_c = 0;  // log |C(alpha, i)|
+  for (std::size_t k = 0; k < n_head; ++k) {
+    const auto i = static_cast<double>(k);
     const double j = alpha - i;
-    const double log_c = log_abs_binomial(alpha, i);
-    const double s0 = log_c + i * log_q + j * log_1mq + gaussian_moment_exponent(i, sigma) +
-                      std::log(0.5) + log_erfc((i - z0) / scale);
-    const double s1 = log_c + j * log_q + i * log_1mq + gaussian_moment_exponent(j, sigma) +
-                      std::log(0.5) + log_erfc((z0 - j) / scale);
-    a0 = log_add(a0, s0);
-    a1 = log_add(a1, s1);
-    const double total = log_add(a0, a1);
-    if (!(total < std::numeric_limits<double>::infinity())) return total;
-    if (i > alpha && i > z0 && s0 < prev0 && s1 < prev1 && std::max(s0, s1) < total - 40) {
-      return total;
+    l[2 * k] = log_c + i * log_q + j * log_1mq + gaussian_moment_exponent(i, sigma) +
+               log_half_erfc((i - z0) / scale);
+    l[2 * k + 1] = log_c + j * log_q + i * log_1mq + gaussian_moment_exponent(j, sigma) +
+                   log_half_erfc((z0 - j) / scale);
+    log_c += std::log(std::fabs(alpha - i) / (i + 1));
+  }
+  const double log_a_head = log_sum_near_one(l, neg_inf);
+  // A sum past double range (or NaN, read as +inf by rdp_curve) is final.
+  if (!(log_a_head < std::numeric_limits<double>::infinity())) return log_a_head;
+
+  // The tail, in units of P |C(alpha, M)|.
+  const double log_p = std::log(0.5) + alpha * log_1mq - z0 * z0 / (2 * sigma * sigma);
+  const double log_unit = log_c + log_p;
+  const double log_target = log_a_head < 1
+                                ? std::log(std::max(1e-12 * std::expm1(log_a_head), 1e-20))
+                                : log_a_head + std::log(1e-20);
+  const double threshold = std::exp(log_target - log_unit);
+  const double bound_scale = scale / std::sqrt(std::numbers::pi);
+  const double excess = (alpha + 1) * (alpha + 1) + 2 * (std::max(z0, z1) + 1) + alpha + 2;
+  const double inv_scale = 1 / scale;
+  double c = 1, tail = 0;  // c = |C(alpha, m)| / |C(alpha, M)|
+  for (double m = head_end; m < max_rdp_series_terms; ++m) {
+    // The cut is tried every 8th term: its 5 divisions would otherwise
+    // double the cost of a tail term.
+    if (static_cast<std::uint64_t>(m - head_end) % 8 == 0) {
+      const double r0 = std::min(1.0, (m - z0) / (m + 1)), r1 = std::min(1.0, (m - z1) / (m + 1));
+      const double rest = c * bound_scale * (1 / r0 + 1 / r1) * (1 / (m + 1) + 1 / (alpha + 1));
+      if (rest * (excess / m) <= threshold) {
+        return log_sum_near_one(l, log_unit + std::log(tail + rest));
+      }
     }
-    prev0 = s0;
-    prev1 = s1;
+    tail += c * (erfcx_upper((m - z0) * inv_scale) + erfcx_upper((m - z1) * inv_scale));
+    c *= (m - alpha) / (m + 1);
   }
   return rounded_up();
 }
@@ -284,12 +410,20 @@ inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
   validate_positive(noise_multiplier, "noise_multiplier");
   if (q == 0) return detail::rdp_curve(orders, [](double) { return 0.0; });
   if (q == 1) return rdp_gaussian(noise_multiplier, orders);
+  // One table of logs serves every integer order's binomial coefficients.
+  double top_integer = 1;
+  for (double a : orders) {
+    if (a == std::floor(a) && a <= detail::max_rdp_series_terms) {
+      top_integer = std::max(top_integer, a);
+    }
+  }
+  const std::vector<double> log_k = detail::log_integers(static_cast<std::size_t>(top_integer));
   return detail::rdp_curve(orders, [&](double a) {
     double log_a = 0;
     if (a != std::floor(a)) {
       log_a = detail::log_a_fractional(q, noise_multiplier, a);
     } else if (a <= detail::max_rdp_series_terms) {
-      log_a = detail::log_a_integer(q, noise_multiplier, a);
+      log_a = detail::log_a_integer(q, noise_multiplier, a, log_k);
     } else {
       log_a = detail::log_a_convex_bound(q, noise_multiplier, a);
     }

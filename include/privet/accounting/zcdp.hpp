@@ -14,6 +14,7 @@
 #pragma once
 
 #include <privet/accounting/detail/log_math.hpp>
+#include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/detail/zcdp_conversion.hpp>
 #include <privet/core/guarantee.hpp>
@@ -57,6 +58,32 @@ inline approx_dp to_approx_dp(const zcdp& g, double delta) {
   validate_delta_positive(delta);
   if (g.rho() == 0) return approx_dp(0, delta);
   return approx_dp(detail::zcdp_epsilon_upper(g.rho(), delta), delta);
+}
+
+/// The largest rho (a double, rounded down) such that rho-zCDP implies
+/// `target` by Canonne, Kamath & Steinke (2020, Corollary 13) as zcdp_delta
+/// evaluates it: the inverse of zcdp_delta, for spending a zCDP budget
+/// against an (eps, delta) promise. The delta of Corollary 13 increases with
+/// rho (at each alpha the bound exp((alpha - 1)(alpha rho - eps)) ... does,
+/// and so does their infimum), so the rhos that meet the target form an
+/// interval [0, rho*] and bisection on the doubles finds its end; the rho
+/// returned is one at which zcdp_delta was evaluated and found <= delta, so
+/// it never overshoots. It is at least Bun & Steinke's (2016, Proposition
+/// 1.3) rho, the root of rho + 2 sqrt(rho log(1/delta)) = eps, which is
+/// looser. target.delta = 0 gives rho = 0: a Gaussian mechanism is rho-zCDP
+/// and (eps, 0)-DP for no finite eps. Throws invalid_parameter naming
+/// target.delta unless it is in [0, 1).
+inline zcdp zcdp_rho_for(const approx_dp& target) {
+  validate_delta(target.delta(), "target.delta");
+  const double eps = target.epsilon(), delta = target.delta();
+  if (delta == 0) return zcdp(0);
+  auto meets = [&](double rho) { return rho == 0 || detail::zcdp_delta_upper(eps, rho) <= delta; };
+  // Bun & Steinke's rho, sqrt(rho) = sqrt(L + eps) - sqrt(L), L = log(1/delta),
+  // written without cancellation, brackets from below.
+  const double log_inv = -std::log(delta);
+  const double root = eps / (std::sqrt(log_inv + eps) + std::sqrt(log_inv));
+  const double start = root > 0 ? root * root : 1.0;
+  return zcdp(detail::largest_double_where(meets, start));
 }
 
 }  // namespace privet

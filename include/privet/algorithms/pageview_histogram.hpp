@@ -5,8 +5,9 @@
 // "Publishing Wikipedia usage data with strong privacy guarantees",
 // arXiv:2308.16298), composed from the lower layers:
 //
-//   1. bounding (sketches/key_bounding.hpp, or trusted client-side caps):
-//      each actor contributes at most k distinct tuples, each once;
+//   1. bounding (sketches/key_bounding.hpp; with client-side sampling the
+//      server still deduplicates and caps, see client_bounded): each actor
+//      contributes at most k distinct tuples, each once;
 //   2. candidate pages from public, non-deduplicated counts >= t (public
 //      data only, so choosing the released keys costs no budget);
 //   3. integer noise (mechanisms/integer_noise.hpp) on every candidate page
@@ -35,12 +36,14 @@
 // the ones with high relative error anyway |
 #pragma once
 
+#include <privet/algorithms/release_utility.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
@@ -48,11 +51,14 @@
 #include <privet/sketches/sparse_histogram.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <ranges>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -137,34 +143,63 @@ class bound_per_actor {
   bound_keys<std::uint64_t, tuple_key> bound_;
 };
 
-/// Bounding already done by the clients (per user agent): every row counts,
-/// and the stability is the clients' cap k, taken on trust. Rows are
-/// counted as given, so a client that breaks its cap breaks the guarantee.
+/// Bounding done by the clients (Wikimedia's client-side option: each
+/// client, e.g. a browser install, samples at most k distinct tuples of its
+/// day and sends them), enforced again by the server so that the guarantee
+/// does not rest on the clients' honesty.
+///
+/// Contract the client must keep: every row it sends carries its own client
+/// identifier in `view::actor`, the same on all its rows of the day and used
+/// by no other client. The privacy unit is that identifier: a person whose
+/// rows carry m identifiers is protected as m units (group privacy).
+///
+/// What the server enforces, whatever the rows are: each client's rows are
+/// deduplicated to distinct tuples, each counted once, and a client with more
+/// than k distinct tuples keeps the k of smallest keyed priority (the
+/// bottom-k rule of sketches/key_bounding.hpp, salted by one draw from the
+/// bounding's generator: fixed before any row is seen, the same rule for
+/// every client, and independent of row order, so a distributed run keeps
+/// the same tuples). A client that repeats one tuple k times, or one
+/// tuple 10^4 times, moves one cell by 1. Removing a client therefore
+/// changes at most k cells by at most 1: partition distance {k, 1}, L2
+/// sqrt(k), L1 k. A client that keeps its side of the sampling (at most k
+/// distinct tuples, each sent once) loses no row.
+///
+/// Earlier versions counted rows as sent and claimed {k, 1} on trust; a
+/// client sending k rows of one tuple then had L2 sensitivity k, not
+/// sqrt(k), so rho was up to k times the stated one (issue 24). The counts
+/// equal bound_per_actor's for the same generator; the two policies differ
+/// in what `actor` is (a client identifier vs. a server-side signature of
+/// IP and user agent) and in the name of the cap in messages.
 class client_bounded {
  public:
   using input_metric = unit_distance;
   using output_metric = partition_distance;
 
-  explicit client_bounded(std::uint64_t k) : k_(validate_at_least<std::uint64_t>(k, 1, "k")) {}
+  /// Throws invalid_parameter for k = 0.
+  explicit client_bounded(std::uint64_t k)
+      : bound_(validate_at_least<std::uint64_t>(k, 1, "k"), 1) {}
 
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_reference_t<R>,
-  const view& > tuple_counts operator()(const R& views, G&) const {
-    tuple_counts out;
-    for (const view& v : views) out.add(v.tuple);
-    return out;
+  const view& > tuple_counts operator()(const R& views, G& gen) const {
+    auto records = privet::detail::transformed(views, [](const view& v) {
+      return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
+    });
+    return bound_(records, gen);
   }
 
+  /// d clients: {d k, d}. Throws overflow_error if d k does not fit 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
-    if (d_in != 0 && k_ > std::numeric_limits<std::uint64_t>::max() / d_in) {
+    if (d_in != 0 && k() > std::numeric_limits<std::uint64_t>::max() / d_in) {
       throw overflow_error("privet: client_bounded stability d_in * k overflows 64 bits");
     }
-    return {d_in * k_, static_cast<double>(d_in)};
+    return bound_.stability(d_in);
   }
-  [[nodiscard]] std::uint64_t k() const noexcept { return k_; }
+  [[nodiscard]] std::uint64_t k() const noexcept { return bound_.max_keys(); }
 
  private:
-  std::uint64_t k_;
+  bound_keys<std::uint64_t, tuple_key> bound_;
 };
 
 template <class B>
@@ -322,5 +357,166 @@ class histogram {
   std::uint32_t countries_;
   Mechanism mechanism_;
 };
+
+// ---- parameter selection on public or synthetic data ---------------------------
+
+/// The bounded counts for every cap of `ks` (each >= 1) in one pass over
+/// the views: a bottom-k keep is nested (an actor's k smallest priorities
+/// are the first k of its k_max smallest), so element i equals
+/// bound_per_actor(ks[i]) on the same views for the same generator state.
+/// Throws invalid_parameter for an empty ks or a cap of 0.
+template <std::ranges::input_range R, random_bit_source G>
+requires std::convertible_to < std::ranges::range_reference_t<R>,
+const view& >
+    std::vector<tuple_counts> bounded_counts_for_caps(const R& views,
+                                                      const std::vector<std::uint64_t>& ks,
+                                                      G& gen) {
+  validate_non_empty(ks, "ks");
+  for (const std::uint64_t k : ks) validate_at_least<std::uint64_t>(k, 1, "ks");
+  using bound = bound_keys<std::uint64_t, tuple_key>;
+  const bound b(*std::max_element(ks.begin(), ks.end()), 1);
+  auto records = privet::detail::transformed(views, [](const view& v) {
+    return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
+  });
+  std::vector<tuple_counts> out(ks.size());
+  std::vector<typename bound::kept_key> by_priority;
+  // The salt is bound_keys::operator()'s: one draw from gen.
+  b.select(records, random_u64(gen),
+           [&](const std::uint64_t&, std::span<const typename bound::kept_key> kept) {
+             by_priority.assign(kept.begin(), kept.end());
+             std::sort(by_priority.begin(), by_priority.end(),
+                       [](const auto& x, const auto& y) { return x.priority < y.priority; });
+             for (std::size_t i = 0; i < ks.size(); ++i) {
+               const auto n = std::min<std::uint64_t>(ks[i], by_priority.size());
+               for (std::size_t j = 0; j < n; ++j) out[i].add(by_priority[j].key);
+             }
+           });
+  return out;
+}
+
+/// One (k, tau) of a parameter grid: the utility of the release at that
+/// cap and threshold, once per noise secret.
+struct grid_point {
+  std::uint64_t k = 0;
+  std::int64_t tau = 0;
+  std::vector<utility_metrics> draws;  ///< one per noise secret
+  bool met = false;                    ///< the requirements hold on every draw
+
+  /// The largest median relative error over the draws (+inf if a draw
+  /// published nothing: a release of nothing meets no accuracy goal).
+  [[nodiscard]] double worst_median() const noexcept {
+    double w = 0;
+    for (const auto& m : draws)
+      w = std::max(w, std::isnan(m.median_relative_error) ? std::numeric_limits<double>::infinity()
+                                                          : m.median_relative_error);
+    return w;
+  }
+  /// The smallest share of published cells with relative error < 0.5 (0
+  /// if a draw published nothing).
+  [[nodiscard]] double worst_share() const noexcept {
+    double w = 1;
+    for (const auto& m : draws)
+      w = std::min(w, std::isnan(m.share_below_half) ? 0.0 : m.share_below_half);
+    return w;
+  }
+};
+
+/// A grid of caps k and release thresholds tau at one budget and candidate
+/// threshold, evaluated on data the caller declares public or synthetic.
+struct parameter_grid {
+  std::vector<std::uint64_t> ks;      ///< ascending
+  std::vector<std::int64_t> taus;     ///< ascending
+  std::vector<double> bounded_views;  ///< per k: the views kept by the bounding
+  std::vector<grid_point> points;     ///< row-major: ks.size() x taus.size()
+  std::size_t candidate_cells = 0;    ///< candidate pages x countries
+
+  [[nodiscard]] const grid_point& at(std::size_t k_index, std::size_t tau_index) const {
+    return points.at(k_index * taus.size() + tau_index);
+  }
+  /// The smallest tau of the grid that meets the requirements at cap k, if any.
+  [[nodiscard]] std::optional<std::int64_t> smallest_tau(std::uint64_t k) const {
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      if (ks[i] != k) continue;
+      for (std::size_t j = 0; j < taus.size(); ++j)
+        if (at(i, j).met) return taus[j];
+    }
+    return std::nullopt;
+  }
+  /// The largest k of the grid that meets the requirements at threshold tau, if any.
+  [[nodiscard]] std::optional<std::uint64_t> largest_k(std::int64_t tau) const {
+    for (std::size_t j = 0; j < taus.size(); ++j) {
+      if (taus[j] != tau) continue;
+      for (std::size_t i = ks.size(); i-- > 0;)
+        if (at(i, j).met) return ks[i];
+    }
+    return std::nullopt;
+  }
+};
+
+/// The utility of the release for every k of `ks` and tau of `taus` (both
+/// sorted and deduplicated here) at the budget and candidate threshold of
+/// `base`, on `views` and `public_counts`, with one noise draw per secret of
+/// `noise_secrets` (the bounding's randomness from the first); a point is
+/// met when `req` holds on every draw, and its drop rate among large cells
+/// counts cells of true count >= tau.
+///
+/// The truth is read without noise, so the data must be public or
+/// synthetic (a previous day already published, or a generated day of the
+/// same size): choosing k or tau from the private day's truth would make
+/// the parameters, hence the release, depend on private data in a way no
+/// privacy map here accounts for. Throws invalid_parameter for empty ks,
+/// taus or noise_secrets, a k of 0, a tau below 1, or requirements outside
+/// (0, inf] and [0, 1] (and whatever histogram's constructor refuses).
+template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>, class R>
+requires count_mechanism<Mechanism> parameter_grid tune_parameters(
+    const R& views, const page_counts& public_counts,
+    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
+    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
+  validate_non_empty(taus, "taus");
+  validate_non_empty(noise_secrets, "noise_secrets");
+  validate_requirements(req);
+  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::sort(taus.begin(), taus.end());
+  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+
+  using hist = histogram<bound_per_actor, Mechanism>;
+  auto gen = hist::bounding_stream(noise_secrets.front());
+  const auto truths = bounded_counts_for_caps(views, ks, gen);
+  const auto candidates = candidate_pages(public_counts, base.candidate_threshold);
+
+  parameter_grid grid;
+  grid.ks = ks;
+  grid.taus = taus;
+  grid.candidate_cells = candidates.size() * countries;
+  grid.points.resize(ks.size() * taus.size());
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    double kept = 0;
+    for (const auto& [t, c] : truths[i]) kept += static_cast<double>(c);
+    grid.bounded_views.push_back(kept);
+    parameters<typename Mechanism::guarantee_type> p = base;
+    p.k = ks[i];
+    p.release_threshold = std::numeric_limits<std::int64_t>::min();
+    const hist h(p, countries);
+    for (std::size_t j = 0; j < taus.size(); ++j) {
+      grid.points[i * taus.size() + j].k = ks[i];
+      grid.points[i * taus.size() + j].tau = taus[j];
+    }
+    for (const auto& secret : noise_secrets) {
+      const auto cells = h.release_pages(truths[i], candidates, secret);
+      const auto by_tau = utility_at_thresholds(truths[i], cells, taus);
+      for (std::size_t j = 0; j < taus.size(); ++j)
+        grid.points[i * taus.size() + j].draws.push_back(by_tau[j]);
+    }
+    for (std::size_t j = 0; j < taus.size(); ++j) {
+      auto& pt = grid.points[i * taus.size() + j];
+      pt.met = std::all_of(pt.draws.begin(), pt.draws.end(),
+                           [&](const utility_metrics& m) { return req.met_by(m); });
+    }
+  }
+  return grid;
+}
 
 }  // namespace privet::pageview

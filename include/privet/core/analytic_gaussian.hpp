@@ -33,11 +33,10 @@
 // calibrated mu never too large.
 #pragma once
 
+#include <privet/core/detail/gauss_legendre.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
-
-#include <boost/math/quadrature/gauss.hpp>
 
 #include <bit>
 #include <cmath>
@@ -107,7 +106,7 @@ inline gdp_delta_parts gdp_delta_split(double mu, double epsilon) noexcept {
   if (mu <= 1) {
     // Nodes centre + half x keep the interval's length exact even where
     // centre >> half.
-    d = half * boost::math::quadrature::gauss<double, 20>::integrate(
+    d = half * detail::gauss_legendre<20>().integrate(
                    [&](double x) { return inverse_mills_excess(centre + half * x); });
   } else {
     d = log_mills_ratio(t) - log_mills_ratio(centre + half);

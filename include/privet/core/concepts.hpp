@@ -6,13 +6,9 @@
 // without touching the library, in the spirit of Eigen's NumTraits.
 #pragma once
 
-#include <boost/multiprecision/number.hpp>
-#include <boost/multiprecision/traits/is_backend.hpp>
-
 #include <concepts>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <type_traits>
 
 namespace privet {
@@ -31,14 +27,28 @@ struct number_traits {
   static constexpr bool is_big_integer = false;
 };
 
+namespace detail {
+// A Boost.Multiprecision `number<Backend, ET>`, recognised by its shape
+// (a backend, a string form) rather than by including Boost.Multiprecision:
+// its headers cost about 160 k preprocessed lines, and only code that
+// already holds such a number (and so has included its backend) can ask.
+template <class T>
+concept multiprecision_number = requires(const T& x) {
+  typename T::backend_type;
+  x.backend();
+  x.str();
+};
+}  // namespace detail
+
 // Every Boost.Multiprecision integer (cpp_int, the GMP backend's mpz_int,
 // checked fixed-width cpp_int types) is a big integer without further work.
+// The backend's headers specialise numeric_limits, which says "integer".
 template <class T>
-struct number_traits<T, std::enable_if_t<boost::multiprecision::is_number<T>::value>> {
+struct number_traits<T, std::enable_if_t<detail::multiprecision_number<T>>> {
   static constexpr bool is_real = false;
   static constexpr bool is_integer = false;
-  static constexpr bool is_big_integer = boost::multiprecision::number_category<T>::value ==
-                                         boost::multiprecision::number_kind_integer;
+  static constexpr bool is_big_integer =
+      std::numeric_limits<T>::is_specialized && std::numeric_limits<T>::is_integer;
 };
 
 /// A floating-point-like type: `float`, `double`, `long double`, or a type
@@ -71,9 +81,16 @@ concept big_integer = number_traits<T>::is_big_integer && std::regular<T> &&
   {T(a >> u)};
 };
 
-/// The standard concept, re-exported so privet code names one vocabulary.
+/// std::uniform_random_bit_generator ([rand.req.urng]), spelled out here
+/// so that core does not include <random> (about 52 k preprocessed lines)
+/// for one concept; every standard engine satisfies it.
 template <class G>
-concept uniform_random_bit_generator = std::uniform_random_bit_generator<G>;
+concept uniform_random_bit_generator =
+    std::invocable<G&> && std::unsigned_integral<std::invoke_result_t<G&>> && requires {
+  { G::min() } -> std::same_as<std::invoke_result_t<G&>>;
+  { G::max() } -> std::same_as<std::invoke_result_t<G&>>;
+  requires std::bool_constant<(G::min() < G::max())>::value;
+};
 
 namespace detail {
 // Number of uniformly random bits one call of G yields, or 0 when the

@@ -8,7 +8,6 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/metric.hpp>
-#include <privet/core/parallel.hpp>
 #include <privet/core/pipeline.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/transformations/bounded_sum.hpp>

@@ -22,6 +22,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/uniform.hpp>
 
 #include <array>
 #include <cstddef>
@@ -108,5 +109,24 @@ class simulation_keyed_streams {
  private:
   keyed_streams inner_;
 };
+
+/// Keyed streams under a secret of 32 bytes drawn from gen: one stream per
+/// parallel task, all determined by gen's state. The streams are as good as
+/// gen: `keyed_streams` (release grade) when gen is a `secure_bit_source`,
+/// `simulation_keyed_streams` (plain seeded generators) otherwise.
+template <random_bit_source G>
+auto streams_from(G& gen) {
+  keyed_streams::key_type secret{};
+  random_bytes(gen, std::as_writable_bytes(std::span(secret)));
+  if constexpr (secure_bit_source<G>) {
+    keyed_streams streams(secret);
+    sodium_memzero(secret.data(), secret.size());
+    return streams;
+  } else {
+    simulation_keyed_streams streams(secret);
+    sodium_memzero(secret.data(), secret.size());
+    return streams;
+  }
+}
 
 }  // namespace privet

@@ -1,6 +1,9 @@
 // privet/core/parallel.hpp — the parallel loop every layer shares: a body
 // run for each index of a range on TBB, in an arena of a chosen number of
-// threads, and the keyed streams that give each index its own randomness.
+// threads, and (through `streams_from`, core/keyed_streams.hpp) the keyed
+// streams that give each index its own randomness. Not in <privet/core/core.hpp>:
+// TBB's headers add about 70 k preprocessed lines, so only the layers that
+// run parallel loops include this one.
 //
 // Why keyed streams with the loop: randomness drawn by parallel tasks from
 // one generator would depend on the schedule. Drawing one secret from the
@@ -76,25 +79,6 @@ void parallel_for_index(std::size_t count, const parallel_options& options, Body
                         for (std::size_t i = r.begin(); i != r.end(); ++i) body(i);
                       });
   });
-}
-
-/// Keyed streams under a secret of 32 bytes drawn from gen: one stream per
-/// parallel task, all determined by gen's state. The streams are as good as
-/// gen: `keyed_streams` (release grade) when gen is a `secure_bit_source`,
-/// `simulation_keyed_streams` (plain seeded generators) otherwise.
-template <random_bit_source G>
-auto streams_from(G& gen) {
-  keyed_streams::key_type secret{};
-  random_bytes(gen, std::as_writable_bytes(std::span(secret)));
-  if constexpr (secure_bit_source<G>) {
-    keyed_streams streams(secret);
-    sodium_memzero(secret.data(), secret.size());
-    return streams;
-  } else {
-    simulation_keyed_streams streams(secret);
-    sodium_memzero(secret.data(), secret.size());
-    return streams;
-  }
 }
 
 }  // namespace privet

@@ -9,8 +9,6 @@
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/validate.hpp>
 
-#include <boost/multiprecision/cpp_int.hpp>
-
 #include <climits>
 #include <cmath>
 #include <cstddef>
@@ -152,8 +150,9 @@ namespace detail {
 // Number of significant bits of a non-negative big integer (0 for 0).
 template <big_integer Int>
 std::size_t bit_length(const Int& x) {
-  if constexpr (boost::multiprecision::is_number<Int>::value) {
-    return x == 0 ? 0 : static_cast<std::size_t>(boost::multiprecision::msb(x)) + 1;
+  if constexpr (detail::multiprecision_number<Int>) {
+    // msb is found by argument-dependent lookup in boost::multiprecision.
+    return x == 0 ? 0 : static_cast<std::size_t>(msb(x)) + 1;
   } else {
     std::size_t n = 0;
     for (Int y = x; y != Int(0u); y = Int(y >> 1u)) ++n;
@@ -185,7 +184,7 @@ Int random_bits(G& gen, std::size_t bits) {
 template <big_integer Int, random_bit_source G>
 Int uniform_below(G& gen, const Int& bound) {
   if (!(bound > Int(0ul))) {
-    if constexpr (boost::multiprecision::is_number<Int>::value) {
+    if constexpr (detail::multiprecision_number<Int>) {
       throw_invalid("bound", bound.str(), "> 0");
     } else {
       throw_invalid("bound", "a value <= 0", "> 0");

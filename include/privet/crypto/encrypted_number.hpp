@@ -349,6 +349,29 @@ encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fix
                                       const fixed_point<Int, S>& bound) {
   return encrypt(key, x, bound, secure_generator());
 }
+/// Enc(x) in `band`: for plaintext_band::python_paillier the bound (and so
+/// |x|) must be at most floor(n/3) - 1, python-paillier's max_int, so that
+/// phe decodes what it receives (overflow_error otherwise).
+template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
+encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
+                                      const fixed_point<Int, S>& bound, G& gen,
+                                      plaintext_band band) {
+  Int b = detail::checked_mantissa_bound(key, x, bound);
+  if (b > key.max_signed(band)) {
+    throw overflow_error("privet: bound = " + detail::int_text(b) +
+                         " exceeds python-paillier's max_int = floor(n/3) - 1 = " +
+                         detail::int_text(key.max_signed(band)) + " for the " +
+                         std::to_string(key.bits()) +
+                         "-bit modulus n; allowed: [0, max_int] (plaintext_band::python_paillier)");
+  }
+  return detail::number_access::make<Int, S, Tag>(key.encrypt(to_plaintext(key, x, band), gen),
+                                                  std::move(b));
+}
+template <integer Int, key_tag Tag, fixed_point_scale S>
+encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
+                                      const fixed_point<Int, S>& bound, plaintext_band band) {
+  return encrypt(key, x, bound, secure_generator(), band);
+}
 /// As above with the caller's r (in [1, n), coprime to n).
 template <integer Int, key_tag Tag, fixed_point_scale S>
 encrypted_number<Int, S, Tag> encrypt_with(const public_key<Int, Tag>& key,
@@ -376,6 +399,24 @@ template <integer Int, key_tag Tag, fixed_point_scale S>
 fixed_point<Int, S> decrypt(const private_key<Int, Tag>& key,
                             const encrypted_number<Int, S, Tag>& x) {
   const auto v = from_plaintext<S>(key.public_key(), key.decrypt(x.ciphertext()));
+  if (detail::abs_int(v.mantissa()) > x.bound_mantissa()) {
+    throw protocol_error("privet: a decrypted mantissa exceeds its encrypted number's bound = " +
+                         detail::int_text(x.bound_mantissa()) +
+                         "; allowed: values within the bound the ciphertext was sent with");
+  }
+  return v;
+}
+
+/// The fixed-point value decoded in `band`: for
+/// plaintext_band::python_paillier, overflow_error when the plaintext lies
+/// in python-paillier's overflow band (max_int, n - max_int) (a value phe's
+/// arithmetic overflowed), then the bound check above.
+template <integer Int, key_tag Tag, fixed_point_scale S>
+fixed_point<Int, S> decrypt(const private_key<Int, Tag>& key,
+                            const encrypted_number<Int, S, Tag>& x, plaintext_band band) {
+  if (band == plaintext_band::privet) return decrypt(key, x);
+  (void)key.public_key().max_signed(band);  // refuses a bad band before decrypting
+  const auto v = from_plaintext<S>(key.public_key(), key.decrypt(x.ciphertext()), band);
   if (detail::abs_int(v.mantissa()) > x.bound_mantissa()) {
     throw protocol_error("privet: a decrypted mantissa exceeds its encrypted number's bound = " +
                          detail::int_text(x.bound_mantissa()) +

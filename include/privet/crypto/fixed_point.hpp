@@ -362,6 +362,25 @@ Int to_plaintext(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x) 
   return m < 0 ? Int(key.n() + m) : m;
 }
 
+/// As above in `band`: for plaintext_band::python_paillier, overflow_error
+/// unless |mantissa| <= floor(n/3) - 1 (python-paillier's max_int, what its
+/// EncodedNumber.decode accepts).
+template <integer Int, key_tag Tag, fixed_point_scale S>
+Int to_plaintext(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
+                 plaintext_band band) {
+  if (band == plaintext_band::privet) return to_plaintext(key, x);
+  const Int& top = key.max_signed(band);  // refuses a bad band
+  const Int& m = x.mantissa();
+  if (m > top || m < -top) {
+    throw overflow_error(
+        "privet: fixed-point mantissa is outside python-paillier's plaintext range; allowed: "
+        "[-max_int, max_int] with max_int = floor(n/3) - 1 and n the " +
+        std::to_string(key.bits()) + "-bit modulus (the value times its scale " +
+        detail::scale_text<S>() + "; plaintext_band::python_paillier)");
+  }
+  return m < 0 ? Int(key.n() + m) : m;
+}
+
 /// The fixed-point value of scale S of a plaintext m in [0, n): m, or m - n
 /// above (n - 1) / 2. invalid_parameter for m outside [0, n).
 template <fixed_point_scale S, integer Int, key_tag Tag>
@@ -372,6 +391,23 @@ fixed_point<Int, S> from_plaintext(const public_key<Int, Tag>& key, const Int& m
                                 std::to_string(key.bits()) + "-bit modulus");
   }
   return fixed_point<Int, S>::from_mantissa(m > key.max_signed() ? Int(m - key.n()) : m);
+}
+
+/// As above in `band`: for plaintext_band::python_paillier, m in [0,
+/// max_int] or [n - max_int, n), overflow_error in the band between
+/// (python-paillier's overflow detection).
+template <fixed_point_scale S, integer Int, key_tag Tag>
+fixed_point<Int, S> from_plaintext(const public_key<Int, Tag>& key, const Int& m,
+                                   plaintext_band band) {
+  if (band == plaintext_band::privet) return from_plaintext<S>(key, m);
+  (void)key.max_signed(band);  // refuses a bad band
+  if (m < 0 || m >= key.n()) {
+    throw invalid_parameter("m",
+                            "privet: plaintext m is outside [0, n); allowed: [0, n) with n the " +
+                                std::to_string(key.bits()) + "-bit modulus");
+  }
+  return fixed_point<Int, S>::from_mantissa(
+      detail::decode_signed(*detail::access::context(key), m, band));
 }
 
 }  // namespace privet::paillier

@@ -20,10 +20,25 @@
 // modulus and half the exponent, then one of half the exponent, about 0.6
 // of the full-exponent cost. The same for q^2.
 //
-// Plaintexts are integers in [0, n), or signed integers in [-(n-1)/2,
-// (n-1)/2] (n is odd) encoded as n - |x| for negatives. A plaintext out of
-// range throws overflow_error: nothing is reduced mod n behind the caller's
-// back. Ciphertexts carry their public key; combining ciphertexts of two keys
+// Plaintexts are integers in [0, n), or signed integers encoded as n - |x|
+// for negatives, in one of two bands (`plaintext_band`, an argument of the
+// signed functions):
+//  - `plaintext_band::privet`, the default: [-(n-1)/2, (n-1)/2] (n is odd),
+//    every residue decodes. Nothing is lost to a guard band because privet
+//    prevents wrapping before it happens instead of detecting it after:
+//    encrypted_number tracks a public bound and refuses an operation whose
+//    result could pass (n-1)/2 (crypto/encrypted_number.hpp).
+//  - `plaintext_band::python_paillier`, for exchanging values with
+//    python-paillier (phe/encoding.py): encode at most max_int = floor(n/3)
+//    - 1 in magnitude, decode [0, max_int] and [n - max_int, n), and refuse
+//    with overflow_error the band (max_int, n - max_int) between them, which
+//    phe reserves to detect a sum or product that overflowed (its
+//    EncodedNumber.decode raises OverflowError there). Use it on values that
+//    cross to or from phe: what privet encodes phe can decode, and a number
+//    phe's arithmetic overflowed (its max_int + max_int) is refused, not
+//    decoded to a wrong negative value.
+// A plaintext out of range throws overflow_error: nothing is reduced mod n
+// behind the caller's back. Ciphertexts carry their public key; combining ciphertexts of two keys
 // throws invalid_parameter, and where the two keys have different key types
 // (the `Tag` parameter: `public_key<Int, alice>` and `public_key<Int, bob>`)
 // it does not compile. The default tag, `runtime_key`, leaves the check to
@@ -80,8 +95,12 @@
 //
 // Side channels: every exponentiation with a secret exponent (decryption,
 // the owner's CRT encryption, key set-up) runs in constant time — our
-// fixed-window Montgomery code on cpp_int types, mpz_powm_sec on GMP (see
-// crypto/detail/montgomery.hpp for what that does and does not cover). On
+// fixed-window Montgomery code on cpp_int types; on GMP, OpenSSL's
+// BN_mod_exp_mont_consttime when built with OpenSSL's libcrypto
+// (PRIVET_HAS_OPENSSL, set by CMake when it finds it: CRT decryption then
+// runs faster than python-paillier's variable-time mpz_powm one), else
+// mpz_powm_sec (see crypto/detail/montgomery.hpp for what each does and
+// does not cover). There is no variable-time decryption. On
 // cpp_int the same constant-time code also serves public exponents (it is
 // faster than Boost's powm); on GMP those use mpz_powm. The DJN table's
 // lookups read whole rows whatever a is; its products are constant time on
@@ -169,6 +188,13 @@ struct runtime_key {};
 enum class encryption_mode {
   textbook,  ///< r^n mod n^2, r uniform in Z*_n: DCR only (the default)
   djn,       ///< h_N^a mod n^2, a of 2 kappa bits: DCR and a short-exponent assumption
+};
+
+/// The signed plaintexts a signed encoding or decoding accepts (see the file
+/// comment for why each).
+enum class plaintext_band {
+  privet,           ///< [-(n-1)/2, (n-1)/2]: every residue decodes (the default)
+  python_paillier,  ///< [-max_int, max_int], max_int = floor(n/3) - 1; the band between refused
 };
 
 /// Parallelism of the batch operations (core/parallel.hpp's options):
@@ -366,6 +392,7 @@ struct public_context {
       : n(modulus),
         n_squared(modulus * modulus),
         half((modulus - 1) / 2),
+        phe_max(modulus / 3 - 1),
         bits(bits_of(modulus)),
         mod_n(modulus),
         mod_n2(n_squared) {}
@@ -387,7 +414,8 @@ struct public_context {
 
   Int n;
   Int n_squared;
-  Int half;  // (n - 1) / 2: the largest magnitude of a signed plaintext
+  Int half;     // (n - 1) / 2: the largest magnitude of a signed plaintext
+  Int phe_max;  // floor(n / 3) - 1: python-paillier's max_int
   std::size_t bits;
   modular<Int> mod_n;
   modular<Int> mod_n2;
@@ -435,11 +463,34 @@ template <class Int>
 }
 
 template <class Int>
-[[noreturn]] void throw_signed_range(const public_context<Int>& key, const std::string& name) {
+[[noreturn]] void throw_signed_range(const public_context<Int>& key, const std::string& name,
+                                     plaintext_band band = plaintext_band::privet) {
+  if (band == plaintext_band::python_paillier) {
+    throw overflow_error("privet: signed plaintext " + name +
+                         " is outside python-paillier's plaintext range; allowed: "
+                         "[-max_int, max_int] with max_int = floor(n/3) - 1 and n the " +
+                         std::to_string(key.bits) +
+                         "-bit modulus (plaintext_band::python_paillier)");
+  }
   throw overflow_error("privet: signed plaintext " + name +
                        " is outside the plaintext range; allowed: "
                        "[-(n-1)/2, (n-1)/2] with n the " +
                        std::to_string(key.bits) + "-bit modulus");
+}
+
+// Refuses a band that is neither enumerator (a cast from a bad integer).
+inline void check_band(plaintext_band band) {
+  if (band != plaintext_band::privet && band != plaintext_band::python_paillier) {
+    throw_invalid("band", static_cast<int>(band),
+                  "plaintext_band::privet or plaintext_band::python_paillier");
+  }
+}
+
+// The largest magnitude of a signed plaintext in `band`.
+template <class Int>
+const Int& max_signed_in(const public_context<Int>& key, plaintext_band band) {
+  check_band(band);
+  return band == plaintext_band::python_paillier ? key.phe_max : key.half;
 }
 
 // Rejects a plaintext outside [0, n) (value not shown: it is secret).
@@ -448,15 +499,32 @@ void check_plaintext(const public_context<Int>& key, const Int& m, const std::st
   if (m < 0 || m >= key.n) throw_plaintext_range(key, name);
 }
 
-// The [0, n) encoding of a signed plaintext x, |x| <= (n - 1) / 2.
+// The [0, n) encoding of a signed plaintext x, |x| <= the band's maximum.
 template <class Int>
-Int encode_signed(const public_context<Int>& key, const Int& x, const std::string& name = "x") {
-  if (x > key.half || x < -key.half) throw_signed_range(key, name);
+Int encode_signed(const public_context<Int>& key, const Int& x, const std::string& name = "x",
+                  plaintext_band band = plaintext_band::privet) {
+  const Int& top = max_signed_in(key, band);
+  if (x > top || x < -top) throw_signed_range(key, name, band);
   return x < 0 ? Int(key.n + x) : x;
 }
 
+// The signed value of m in [0, n); in python-paillier's band, overflow_error
+// for m in (max_int, n - max_int) (the value is not shown: it is secret).
 template <class Int>
-Int decode_signed(const public_context<Int>& key, const Int& m) {
+Int decode_signed(const public_context<Int>& key, const Int& m,
+                  plaintext_band band = plaintext_band::privet) {
+  check_band(band);
+  if (band == plaintext_band::python_paillier) {
+    if (m <= key.phe_max) return m;
+    if (m >= key.n - key.phe_max) return Int(m - key.n);
+    throw overflow_error(
+        "privet: the decrypted value lies in python-paillier's overflow band (max_int, n - "
+        "max_int), max_int = floor(n/3) - 1 for the " +
+        std::to_string(key.bits) +
+        "-bit modulus n: the result of a sum or product that overflowed; allowed: values in "
+        "[0, max_int] or [n - max_int, n), i.e. signed values in [-max_int, max_int] "
+        "(plaintext_band::python_paillier)");
+  }
   return m > key.half ? Int(m - key.n) : m;
 }
 
@@ -730,6 +798,11 @@ class public_key {
   [[nodiscard]] std::size_t bits() const noexcept { return ctx_->bits; }
   /// (n - 1) / 2: signed plaintexts lie in [-max_signed(), max_signed()].
   [[nodiscard]] const Int& max_signed() const noexcept { return ctx_->half; }
+  /// The largest signed magnitude in `band`: (n - 1) / 2, or floor(n/3) - 1
+  /// (python-paillier's max_int).
+  [[nodiscard]] const Int& max_signed(plaintext_band band) const {
+    return detail::max_signed_in(*ctx_, band);
+  }
 
   /// How encrypt and rerandomize make randomisers (textbook unless set).
   [[nodiscard]] encryption_mode mode() const noexcept { return mode_; }
@@ -786,6 +859,15 @@ class public_key {
   }
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x) const {
     return encrypt_signed(x, secure_generator());
+  }
+  /// Enc(x) for a signed x in `band` (overflow_error outside it).
+  template <random_bit_source G>
+  [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen,
+                                                    plaintext_band band) const {
+    return encrypt(detail::encode_signed(*ctx_, x, "x", band), gen);
+  }
+  [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, plaintext_band band) const {
+    return encrypt_signed(x, secure_generator(), band);
   }
   /// Enc(m) with the caller's r (in [1, n), coprime to n; else throws
   /// invalid_parameter): (1 + m n) r^n mod n^2, whatever mode() and pool.
@@ -1030,6 +1112,13 @@ class private_key {
   [[nodiscard]] Int decrypt_signed(const ciphertext<Int, Tag>& c) const {
     return detail::decode_signed(*pub_.ctx_, decrypt(c));
   }
+  /// The signed plaintext in `band`; for plaintext_band::python_paillier,
+  /// overflow_error when it lies in python-paillier's overflow band
+  /// (max_int, n - max_int), as phe's decode raises OverflowError.
+  [[nodiscard]] Int decrypt_signed(const ciphertext<Int, Tag>& c, plaintext_band band) const {
+    detail::check_band(band);
+    return detail::decode_signed(*pub_.ctx_, decrypt(c), band);
+  }
   template <key_tag Other>
   requires(!std::same_as<Other, Tag>) void decrypt(const ciphertext<Int, Other>&) const {
     static_assert(detail::same_key_type<Tag, Other>,
@@ -1055,6 +1144,11 @@ class private_key {
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen) const {
     return encrypt(detail::encode_signed(*pub_.ctx_, x), gen);
+  }
+  template <random_bit_source G>
+  [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen,
+                                                    plaintext_band band) const {
+    return encrypt(detail::encode_signed(*pub_.ctx_, x, "x", band), gen);
   }
   /// Owner-side Enc(m) with the caller's r (checked as public_key's).
   [[nodiscard]] ciphertext<Int, Tag> encrypt_with(const Int& m, const Int& r) const {

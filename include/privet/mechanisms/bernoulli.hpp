@@ -112,7 +112,7 @@ bool bernoulli_exp_any(G& gen, const U& num, const U& den) {
 
 template <big_integer Int>
 std::string describe_big(const Int& x) {
-  if constexpr (boost::multiprecision::is_number<Int>::value) {
+  if constexpr (detail::multiprecision_number<Int>) {
     return x.str();
   } else {
     return x < Int(0ul) ? "a negative value" : "a value out of range";

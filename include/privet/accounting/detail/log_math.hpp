@@ -3,8 +3,6 @@
 // underflow or overflow.
 #pragma once
 
-#include <boost/math/special_functions/gamma.hpp>
-
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -36,15 +34,6 @@ inline double log_erfc(double x) noexcept {
   const double r = 1 / (x * x);
   const double series = 1 - r / 2 + 3 * r * r / 4 - 15 * r * r * r / 8 + 105 * r * r * r * r / 16;
   return -x * x - std::log(x) - 0.5 * std::log(std::numbers::pi) + std::log(series);
-}
-
-/// log |C(n, k)| for real n >= 0 and integer k >= 0 (the generalised binomial
-/// coefficient n (n - 1) ... (n - k + 1) / k!, whose sign alternates once
-/// k > n; -inf where it is 0). Boost's lgamma, unlike std::lgamma, writes no
-/// global sign variable, so accountants may run on several threads.
-inline double log_abs_binomial(double n, double k) {
-  if (n == std::floor(n) && k > n) return neg_inf;
-  return boost::math::lgamma(n + 1) - boost::math::lgamma(k + 1) - boost::math::lgamma(n - k + 1);
 }
 
 }  // namespace privet::detail

@@ -1,0 +1,192 @@
+// examples/support/command_line.cpp — command_line on CLI11, compiled once
+// for every example (see command_line.hpp).
+#include "command_line.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+
+namespace privet::examples {
+
+namespace {
+
+std::string described(const std::string& help, const std::string& default_text,
+                      const std::string& allowed) {
+  std::string s = help;
+  if (!default_text.empty()) s += " [default: " + default_text + "]";
+  if (!allowed.empty()) s += " [allowed: " + allowed + "]";
+  return s;
+}
+
+// A CLI11 validator from a function that returns the reason a value is
+// refused (empty: accepted); CLI11 prefixes the option's name.
+CLI::Validator refusing(std::function<std::string(const std::string&)> why) {
+  return CLI::Validator([why = std::move(why)](std::string& v) { return why(v); }, "");
+}
+
+}  // namespace
+
+struct command_line::impl {
+  explicit impl(std::string description, std::string program)
+      : app(std::move(description), std::move(program)) {}
+  CLI::App app;
+};
+
+command_line::command_line(std::string program, std::string description)
+    : program_(std::move(program)),
+      impl_(std::make_unique<impl>(std::move(description), program_)) {
+  impl_->app.set_help_flag("-h,--help", "print this help (every option and its default) and exit");
+  impl_->app.get_formatter()->column_width(30);
+}
+
+command_line::~command_line() = default;
+
+void command_line::add_whole(const std::string& name, const std::string& help,
+                             const std::string& default_text, const std::string& allowed,
+                             std::uintmax_t lo, std::uintmax_t hi,
+                             std::function<void(std::uintmax_t)> set) {
+  auto* opt = impl_->app.add_option_function<std::string>(
+      name,
+      [lo, hi, allowed, set = std::move(set)](const std::string& v) {
+        std::uintmax_t n = 0;
+        cli_detail::parse_whole(v, lo, hi, allowed, n);  // the validator accepted it
+        set(n);
+      },
+      described(help, default_text, allowed));
+  opt->type_name("N");
+  opt->check(refusing([lo, hi, allowed](const std::string& v) {
+    std::uintmax_t n = 0;
+    return cli_detail::parse_whole(v, lo, hi, allowed, n);
+  }));
+}
+
+void command_line::add_real(const std::string& name, const std::string& help,
+                            const std::string& default_text, const real_interval& range,
+                            std::function<void(double)> set) {
+  auto* opt = impl_->app.add_option_function<std::string>(
+      name,
+      [range, set = std::move(set)](const std::string& v) {
+        double x = 0;
+        cli_detail::parse_real(v, range, x);
+        set(x);
+      },
+      described(help, default_text, range.text()));
+  opt->type_name("X");
+  opt->check(refusing([range](const std::string& v) {
+    double x = 0;
+    return cli_detail::parse_real(v, range, x);
+  }));
+}
+
+void command_line::add_path(const std::string& name, const std::string& help, path_kind kind,
+                            const std::string& default_text,
+                            std::function<void(const std::string&)> set) {
+  auto* opt = impl_->app.add_option_function<std::string>(
+      name, std::move(set), described(help, default_text.empty() ? "none" : default_text, ""));
+  const bool dir = kind == path_kind::input_directory || kind == path_kind::output_directory;
+  opt->type_name(dir ? "DIR" : "FILE");
+  opt->check(refusing([kind](const std::string& v) { return check_path(kind, v); }));
+}
+
+void command_line::choice(const std::string& name, std::string& value, const std::string& help,
+                          const std::vector<std::string>& allowed) {
+  std::string list, names;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    names += (i == 0 ? "" : "|") + allowed[i];
+  }
+  auto* opt = impl_->app.add_option_function<std::string>(
+      name, [&value](const std::string& v) { value = v; }, described(help, value, list));
+  opt->type_name(names);
+  opt->check(refusing([allowed, list](const std::string& v) -> std::string {
+    for (const auto& a : allowed)
+      if (v == a) return {};
+    return cli_detail::quoted(v) + " is not allowed; allowed: " + list;
+  }));
+}
+
+void command_line::text(const std::string& name, std::string& value, const std::string& help,
+                        std::function<std::string(const std::string&)> why_not,
+                        const std::string& type_name) {
+  auto* opt = impl_->app.add_option_function<std::string>(
+      name, [&value](const std::string& v) { value = v; },
+      described(help, value.empty() ? "none" : value, ""));
+  opt->type_name(type_name);
+  opt->check(refusing(std::move(why_not)));
+}
+
+void command_line::flag(const std::string& name, std::function<void()> f, const std::string& help) {
+  impl_->app.add_flag_callback(name, std::move(f), help + " [default: off]");
+}
+
+std::optional<int> command_line::parse(int argc, const char* const* argv) {
+  try {
+    impl_->app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 lists every unexpected argument; name the first, as for a value.
+    const auto extras = impl_->app.remaining();
+    const std::string first = extras.empty() ? std::string("?") : extras.front();
+    return refuse(first + ": not an option of " + program_ + "; allowed: the options --help lists");
+  } catch (const CLI::ParseError& e) {
+    return refuse(e.what());
+  }
+  return std::nullopt;
+}
+
+bool command_line::given(const std::string& name) const {
+  return impl_->app.count(name) > 0;
+}
+
+std::string command_line::help() const {
+  return impl_->app.help();
+}
+
+int command_line::refuse(const std::string& message) const {
+  std::string line = message;
+  for (char& c : line)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::fprintf(stderr, "%s: %s (see --help)\n", program_.c_str(), line.c_str());
+  return 2;
+}
+
+std::string command_line::check_path(path_kind kind, const std::string& v) {
+  namespace fs = std::filesystem;
+  const std::string q = cli_detail::quoted(v);
+  std::error_code ec;
+  const auto st = fs::status(v, ec);
+  switch (kind) {
+    case path_kind::input_file:
+      if (v.empty()) return "an empty path; allowed: a readable file";
+      if (!fs::exists(st)) return q + " does not exist; allowed: a readable file";
+      if (fs::is_directory(st)) return q + " is a directory; allowed: a readable file";
+      if (!fs::is_regular_file(st)) return q + " is not a regular file; allowed: a readable file";
+      if (!std::ifstream(v)) return q + " cannot be read; allowed: a readable file";
+      return {};
+    case path_kind::input_directory:
+      if (v.empty()) return "an empty path; allowed: an existing directory";
+      if (!fs::exists(st)) return q + " does not exist; allowed: an existing directory";
+      if (!fs::is_directory(st)) return q + " is not a directory; allowed: an existing directory";
+      return {};
+    case path_kind::output_file: {
+      if (v.empty()) return "an empty path; allowed: a file to write";
+      if (fs::is_directory(st)) return q + " is a directory; allowed: a file to write";
+      const fs::path parent = fs::path(v).parent_path();
+      if (!parent.empty() && !fs::is_directory(parent, ec)) {
+        return q + " is in " + cli_detail::quoted(parent.string()) +
+               ", which is not a directory; allowed: a file in an existing directory";
+      }
+      return {};
+    }
+    case path_kind::output_directory:
+      if (v.empty()) return "an empty path; allowed: a directory";
+      if (fs::exists(st) && !fs::is_directory(st))
+        return q + " exists and is not a directory; allowed: a directory";
+      return {};
+  }
+  return {};
+}
+
+}  // namespace privet::examples
