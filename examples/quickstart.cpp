@@ -1,5 +1,10 @@
 // privet quick start: two private statistics over a small embedded data set.
-#include <privet/privet.hpp>
+// One header per piece used (<privet/privet.hpp> has everything, at about
+// twice the compile time).
+#include <privet/core/core.hpp>
+#include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/laplace.hpp>
+#include <privet/sketches/contribution_bounding.hpp>
 
 #include "support/command_line.hpp"  // the examples' --help and option checks
 
