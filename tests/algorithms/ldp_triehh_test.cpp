@@ -5,6 +5,7 @@
 // paths (indexed broadcast, prepared layer, 32-bit vote sums, simulated
 // layers on TBB) give exactly what the plain ones give.
 #include <privet/algorithms/ldp_triehh.hpp>
+#include <privet/algorithms/triehh_simulation.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
@@ -245,17 +246,30 @@ TEST_CASE("the k-anonymity tail is the exact convolution of two binomials") {
   par.max_prefixes = 10'000;  // s = 10^6 + 1 candidates, d = 46 as in the paper
   const std::uint64_t tau = th::typical_threshold(par, 100);
   CHECK(tau > 0);
-  const auto k1 = th::approximate_k_anonymity(par, 100, tau, 0.9);
-  const auto k2 = th::approximate_k_anonymity(par, 100, tau + 20, 0.9);
-  const auto k3 = th::approximate_k_anonymity(par, 100, tau, 0.99);
+  const auto o1 = th::approximate_k_anonymity(par, 100, tau, 0.9);
+  const auto o2 = th::approximate_k_anonymity(par, 100, tau + 20, 0.9);
+  // At the typical threshold an uncontributed prefix passes with
+  // probability about eta_max / (s - 1) = 1 %: alpha = 0.98 leaves room,
+  // alpha = 0.995 none.
+  const auto o3 = th::approximate_k_anonymity(par, 100, tau, 0.98);
+  CHECK_FALSE(th::approximate_k_anonymity(par, 100, tau, 0.995));
+  REQUIRE(o1);
+  REQUIRE(o2);
+  REQUIRE(o3);
+  const std::uint64_t k1 = *o1;
   CHECK(k1 > 0);
-  CHECK(k2 >= k1);
-  CHECK(k3 <= k1);
+  CHECK(*o2 >= k1);
+  CHECK(*o3 <= k1);
   // At the returned k the kept probability is <= 1 - alpha, one more is above.
   const privet::subset_selection ss(10, 10'000 * 100 + 1);
   const std::uint64_t n = 20'000 * 60;
   CHECK(th::vote_tail(k1, ss.p_true(), n - k1, ss.p_other(), tau) <= 0.1);
   CHECK(th::vote_tail(k1 + 1, ss.p_true(), n - k1 - 1, ss.p_other(), tau) > 0.1);
+  // A threshold the other users' reports alone reach with probability
+  // above 1 - alpha allows no statement at all (before: 0, which claimed
+  // that an uncontributed prefix is kept with probability <= 1 - alpha).
+  CHECK(th::vote_tail(0, ss.p_true(), n, ss.p_other(), 1) > 0.1);
+  CHECK_FALSE(th::approximate_k_anonymity(par, 100, 1, 0.9));
   CHECK_THROWS_AS(th::approximate_k_anonymity(par, 100, tau, 1.0), privet::invalid_parameter);
 }
 
@@ -576,7 +590,7 @@ TEST_CASE("TrieHH messages name the parameter or the message and what is allowed
   p.contributions = 2;
   p.users_per_layer = 2;
   p.max_prefixes = 3;
-  p.max_depth = 2;  // one layer
+  p.max_depth = 1;  // one layer
   th::server srv(alphabet, eow, p);
   const th::prepared_layer layer(srv.broadcast(), p);
   privet::testing::seeded_release_generator gen(5);
@@ -729,4 +743,385 @@ TEST_CASE("run pads short layers with users who typed nothing, never throws") {
     CHECK(seen.size() == std::min<std::size_t>(n, out[0].layers.size() * p.users_per_layer));
     CHECK(padding == out[0].layers.size() * p.users_per_layer - seen.size());
   }
+}
+
+// ---- issue 25: depth, the distribution path, coverage, anonymity ---------------------------
+
+namespace {
+
+// `n` users who each typed `w` once.
+std::vector<th::user_data> everyone_types(const th::word& w, std::size_t n) {
+  return std::vector<th::user_data>(n, th::user_data{{w, 1}});
+}
+
+th::parameters exact_parameters(std::size_t depth) {
+  th::parameters p;
+  p.epsilon = std::numeric_limits<double>::infinity();
+  p.contributions = 1;
+  p.users_per_layer = 10;
+  p.max_prefixes = 3;
+  p.max_depth = depth;
+  return p;
+}
+
+}  // namespace
+
+// Before: max_depth = D ran D - 1 layers (D - 1 letters at most) and
+// max_depth = 1 ran none, against Algorithm 2's "for i = 1..D" with P_0 = X
+// (Sun et al. 2024).
+TEST_CASE("max_depth = D runs D layers of N users and finds words of D letters") {
+  for (const std::size_t depth : {std::size_t{1}, std::size_t{2}, std::size_t{5}}) {
+    CAPTURE(depth);
+    const auto p = exact_parameters(depth);
+    const th::word word = th::word(U"badce").substr(0, depth);
+    const auto users = everyone_types(word, depth * 10);
+    privet::testing::seeded_release_generator gen(30);
+    const auto r = th::run(users, {}, alphabet, eow, p, 1, gen);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].discovered == std::vector<th::word>{word});
+    CHECK(r[0].layers.size() == depth);
+    REQUIRE(r[0].groups.size() == depth);
+    std::set<std::uint64_t> seen;
+    for (const auto& g : r[0].groups) {
+      CHECK(g.size() == 10);
+      for (auto u : g) CHECK(u < users.size());  // D N users: no padding needed
+      seen.insert(g.begin(), g.end());
+    }
+    CHECK(seen.size() == depth * 10);
+    // A word one letter longer than D layers can spell is never found.
+    const auto longer = everyone_types(th::word(U"badcee").substr(0, depth + 1), depth * 10);
+    CHECK(th::run(longer, {}, alphabet, eow, p, 1, gen)[0].discovered.empty());
+    // The server broadcasts exactly D layers.
+    th::server srv(alphabet, eow, p);
+    std::size_t layers = 0;
+    for (; !srv.done(); ++layers) {
+      const auto b = srv.broadcast();
+      CHECK(b.layer == layers + 1);
+      srv.receive(th::vote{b.layer, {*th::prepared_broadcast(b).candidate_of_word(word)}});
+      (void)srv.close_layer();
+    }
+    CHECK(layers == depth);
+    CHECK(srv.discovered() == std::vector<th::word>{word});
+  }
+  // max_depth = 1: the one-letter words, and nothing longer.
+  std::vector<th::user_data> users = everyone_types(U"a", 4);
+  users.push_back({{U"c", 2}, {U"cab", 1}});
+  users.push_back({{U"d", 1}});
+  privet::testing::seeded_release_generator gen(31);
+  auto p = exact_parameters(1);
+  p.users_per_layer = 6;
+  p.contributions = 2;
+  const auto r = th::run(users, {}, alphabet, eow, p, 1, gen);
+  const std::set<th::word> got(r[0].discovered.begin(), r[0].discovered.end());
+  CHECK(got == std::set<th::word>{U"a", U"c", U"d"});
+}
+
+TEST_CASE("the local step of the distribution path is each client's") {
+  // Without binding (B = 4 above any user's 4 words), a_c is the number of
+  // the group's users with valid prefix c, counted here from the strings.
+  const auto users = make_users(300, 20);
+  th::parameters p;
+  p.epsilon = 2;
+  p.contributions = 4;
+  p.users_per_layer = 300;
+  p.max_prefixes = 5;
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  const std::unordered_set<th::word> vocabulary{U"bad"};
+  auto source = [&](std::uint64_t i) -> const th::user_data& { return users[i]; };
+  const auto streams = privet::testing::seeded_keyed_streams(21);
+  const auto items = th::sampled_items(layer, source, 300, 0, 300, &vocabulary, streams, 0);
+  std::vector<std::uint64_t> expected(30, 0);
+  for (const auto& u : users) {
+    std::set<std::uint64_t> mine;
+    for (const auto& [w, n] : u) {
+      if (vocabulary.count(w) || w.size() < 1) continue;
+      const th::word pre = w.size() > 1 ? w.substr(0, 2) : w + eow;
+      mine.insert(static_cast<std::uint64_t>(alphabet.find(pre[0])) * 6 +
+                  (pre[1] == eow ? 5 : alphabet.find(pre[1])));
+    }
+    for (auto c : mine) ++expected[c];
+  }
+  CHECK(items == expected);
+  // Users past the population type nothing; a window past it is all gamma.
+  CHECK(th::sampled_items(layer, source, 300, 300, 50, &vocabulary, streams, 0) ==
+        std::vector<std::uint64_t>(30, 0));
+  // A binding B with greedy sampling keeps each user's most typed prefix.
+  th::parameters one = p;
+  one.contributions = 1;
+  const th::prepared_layer narrow(srv.broadcast(), one);
+  const auto top = th::sampled_items(narrow, source, 300, 0, 300, &vocabulary, streams, 0,
+                                     th::greedy_sampling{});
+  std::uint64_t total = 0;
+  for (auto a : top) total += a;
+  std::uint64_t voters = 0;
+  for (const auto& u : users) {
+    const th::client<th::greedy_sampling> c(
+        u, std::make_shared<const std::unordered_set<th::word>>(vocabulary));
+    const auto v = c.valid_prefixes(narrow.broadcast());
+    voters += v.empty() ? 0 : 1;
+  }
+  CHECK(total == voters);
+}
+
+// The exact per-user path (run every client, sum the votes) and the
+// distribution path (the same local step, then Bin(a_c, p) + Bin(N B - a_c,
+// q) per candidate) give each candidate's count the same law. 1500 layers
+// each way at N = 100, B = 4, 30 candidates, eps = 2 (d = 4). Checks: every
+// candidate's mean by a two-sample z test at |z| <= 4.9 with the exact
+// variance (false alarm 9.6e-7 each, 2.9e-5 for 30), and the whole law of
+// three candidates (most held, least held, held by nobody) by a two-sample
+// Kolmogorov-Smirnov test at level 1e-6 (asymptotic critical value,
+// conservative for integer counts). Power: q computed over s instead of
+// s + 1 candidates shifts a mean by 400 (d - p) / (29 * 30) = 1.6 votes, z
+// about 7.
+TEST_CASE("the exact and distribution paths agree in distribution") {
+  const auto users = make_users(100, 22);
+  th::parameters p;
+  p.epsilon = 2;
+  p.contributions = 4;
+  p.users_per_layer = 100;
+  p.max_prefixes = 5;
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  REQUIRE(layer.randomiser() != nullptr);
+  REQUIRE(layer.randomiser()->d() == 4);
+  std::vector<std::uint64_t> group(100);
+  for (std::uint64_t u = 0; u < 100; ++u) group[u] = u;
+  auto source = [&](std::uint64_t i) -> const th::user_data& { return users[i]; };
+  const auto streams = privet::testing::seeded_keyed_streams(23);
+  const auto items = th::sampled_items(layer, source, 100, 0, 100, nullptr, streams, 0);
+
+  constexpr std::size_t reps = 1500;
+  std::vector<std::vector<std::uint64_t>> exact(30), dist(30);
+  privet::seeded_generator gen(24);
+  for (std::size_t r = 0; r < reps; ++r) {
+    th::vote_sum sum = srv.make_sum();
+    th::simulate_layer(layer, users, group, nullptr, streams, 1 + r, sum);
+    const auto a = sum.counts();
+    const auto b = th::sample_vote_counts(layer, items, 100, gen);
+    for (std::size_t c = 0; c < 30; ++c) {
+      exact[c].push_back(a[c]);
+      dist[c].push_back(b[c]);
+    }
+  }
+  const double pp = layer.randomiser()->p_true(), q = layer.randomiser()->p_other();
+  const double n = 400;
+  for (std::size_t c = 0; c < 30; ++c) {
+    const double a = static_cast<double>(items[c]);
+    const double var = a * pp * (1 - pp) + (n - a) * q * (1 - q);
+    double m1 = 0, m2 = 0;
+    for (std::size_t r = 0; r < reps; ++r) {
+      m1 += static_cast<double>(exact[c][r]);
+      m2 += static_cast<double>(dist[c][r]);
+    }
+    m1 /= reps;
+    m2 /= reps;
+    CAPTURE(c);
+    CHECK(std::fabs(m1 - m2) <= 4.9 * std::sqrt(2 * var / reps));
+    CHECK(std::fabs(m2 - (a * pp + (n - a) * q)) <= 4.9 * std::sqrt(var / reps));
+  }
+  const auto most =
+      static_cast<std::size_t>(std::max_element(items.begin(), items.end()) - items.begin());
+  std::size_t least = most, nobody = 30;
+  for (std::size_t c = 0; c < 30; ++c) {
+    if (items[c] > 0 && items[c] < items[least]) least = c;
+    if (items[c] == 0 && nobody == 30) nobody = c;
+  }
+  REQUIRE(nobody < 30);
+  REQUIRE(items[most] > 20);
+  const double critical = std::sqrt(-0.5 * std::log(1e-6 / 2)) * std::sqrt(2.0 / reps);
+  for (const std::size_t c : {most, least, nobody}) {
+    auto x = exact[c], y = dist[c];
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    double ks = 0;
+    for (std::uint64_t v = 0; v <= 400; ++v) {
+      const auto fx = static_cast<double>(std::upper_bound(x.begin(), x.end(), v) - x.begin());
+      const auto fy = static_cast<double>(std::upper_bound(y.begin(), y.end(), v) - y.begin());
+      ks = std::max(ks, std::fabs(fx - fy) / reps);
+    }
+    CAPTURE(c);
+    CHECK(ks <= critical);
+  }
+}
+
+// Without noise both paths are deterministic given the groups (greedy
+// sampling, even with a binding B = 1): the distribution driver, fed run's
+// groups in order, grows the same trie.
+TEST_CASE("run_distribution grows run's trie when there is no noise") {
+  const auto users = make_users(3000, 25);
+  for (const std::uint64_t b : {std::uint64_t{1}, std::uint64_t{10}}) {
+    th::parameters p;
+    p.epsilon = std::numeric_limits<double>::infinity();
+    p.contributions = b;
+    p.users_per_layer = 400;
+    p.max_prefixes = 6;
+    p.max_depth = 6;
+    privet::testing::seeded_release_generator gen(26);
+    const std::unordered_set<th::word> vocabulary{U"abc"};
+    const auto exact = th::run(users, vocabulary, alphabet, eow, p, 2, gen, th::greedy_sampling{});
+    std::vector<std::uint64_t> order;
+    for (const auto& pass : exact)
+      for (const auto& g : pass.groups) order.insert(order.end(), g.begin(), g.end());
+    const th::user_data none;
+    auto source = [&](std::uint64_t i) -> const th::user_data& {
+      return order[i] < users.size() ? users[order[i]] : none;
+    };
+    privet::seeded_generator sim(27);
+    const auto dist = th::run_distribution(source, order.size(), vocabulary, alphabet, eow, p, 2,
+                                           sim, th::greedy_sampling{});
+    REQUIRE(dist.size() == 2);
+    CAPTURE(b);
+    for (std::size_t k = 0; k < 2; ++k) {
+      CHECK(dist[k].discovered == exact[k].discovered);
+      REQUIRE(dist[k].layers.size() == exact[k].layers.size());
+      for (std::size_t i = 0; i < dist[k].layers.size(); ++i) {
+        CHECK(dist[k].layers[i].threshold == exact[k].layers[i].threshold);
+        CHECK(dist[k].layers[i].kept == exact[k].layers[i].kept);
+        CHECK(dist[k].layers[i].votes == 400);
+      }
+    }
+    CHECK_FALSE(exact[0].discovered.empty());
+  }
+}
+
+TEST_CASE("the distribution path finds the words the exact path finds at eps = 10") {
+  // The paper's epsilon over a small population: both paths find the
+  // commonest words (each typed by about a fifth of the users or more).
+  const auto users = make_users(6000, 28);
+  th::parameters p;
+  p.epsilon = 10;
+  p.contributions = 4;
+  p.users_per_layer = 1000;
+  p.max_prefixes = 8;
+  p.max_depth = 5;
+  auto source = [&](std::uint64_t i) -> const th::user_data& { return users[i]; };
+  privet::seeded_generator sim(29);
+  const auto dist = th::run_distribution(source, users.size(), {}, alphabet, eow, p, 1, sim);
+  privet::testing::seeded_release_generator gen(29);
+  const auto exact = th::run(users, {}, alphabet, eow, p, 1, gen);
+  const auto a = th::discovered_words(dist), b = th::discovered_words(exact);
+  for (const th::word w : {U"abc", U"bad", U"cab"}) {
+    CHECK(a.contains(w));
+    CHECK(b.contains(w));
+  }
+}
+
+TEST_CASE("coverage counts discovered target contributions of held-out users") {
+  // Targets {ab, cab, dd}; discovered {ab, dd, xyz} (xyz is no target).
+  // Held out: ab 2 + cab 1 + cab 3 + dd 1 = 7 target contributions, of
+  // which ab 2 + dd 1 = 3 discovered; abc (known) and zz (no target) do
+  // not count.
+  const std::unordered_set<th::word> targets{U"ab", U"cab", U"dd"};
+  const std::unordered_set<th::word> discovered{U"ab", U"dd", U"xyz"};
+  const std::vector<th::user_data> held_out{
+      {{U"ab", 2}, {U"cab", 1}, {U"abc", 5}}, {{U"dd", 1}, {U"cab", 3}, {U"zz", 4}}, {}};
+  const auto c = th::coverage(discovered, targets, held_out);
+  CHECK(c.discovered == 3);
+  CHECK(c.target == 7);
+  CHECK(c.value() == doctest::Approx(3.0 / 7));
+  CHECK(th::coverage({}, targets, held_out).value() == 0);
+  CHECK(th::coverage(discovered, {}, held_out).value() == 0);  // no target: 0, not NaN
+  // Counts are data: sums saturate, never wrap.
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  const std::vector<th::user_data> heavy{{{U"ab", top}}, {{U"ab", 5}, {U"dd", 1}}};
+  const auto h = th::coverage(discovered, targets, heavy);
+  CHECK(h.target == top);
+  CHECK(h.discovered == top);
+}
+
+TEST_CASE("the typical threshold uses q, so anonymity is not vacuous when d is small") {
+  // The old example's scale: eta_max = 300, |X| = 27, N = 4000, B = 4,
+  // eps = 10: s = 8101 and d = 1, so the old rate (d - 2) / (s - 1) was 0
+  // and the threshold 0. The threshold is the largest t with (s - 1)
+  // P[Bin(N B, q) >= t] >= eta_max, checked against boost directly.
+  th::parameters old;
+  old.epsilon = 10;
+  old.contributions = 4;
+  old.users_per_layer = 4000;
+  old.max_prefixes = 300;
+  const privet::subset_selection ss(10, 300 * 27 + 1);
+  REQUIRE(ss.d() == 1);
+  const std::uint64_t tau = th::typical_threshold(old, 27);
+  const boost::math::binomial_distribution<double> noise(16000, ss.p_other());
+  auto expected = [&](std::uint64_t t) {
+    return 8100 * boost::math::cdf(boost::math::complement(noise, static_cast<double>(t - 1)));
+  };
+  CHECK(tau > 0);
+  CHECK(expected(tau) >= 300);
+  CHECK(expected(tau + 1) < 300);
+  // There, the other users' reports alone pass tau with probability above
+  // 5 %: no alpha = 0.95 statement holds, and nothing is returned.
+  CHECK(th::vote_tail(0, ss.p_true(), 16000, ss.p_other(), tau) > 0.05);
+  CHECK_FALSE(th::approximate_k_anonymity(old, 27, tau, 0.95));
+  // At the paper's scale (N = 10^6, B = 60, eta_max = 10^4, eps = 10) it holds
+  // for prefixes contributed a few times.
+  th::parameters paper;
+  paper.users_per_layer = 1'000'000;
+  const std::uint64_t t = th::typical_threshold(paper, 27);
+  const auto k = th::approximate_k_anonymity(paper, 27, t, 0.95);
+  REQUIRE(k);
+  CHECK(*k >= 1);
+  MESSAGE("paper scale: typical threshold " << t << ", alpha = 0.95: k = " << *k);
+}
+
+TEST_CASE("the distribution path names its parameters when it refuses them") {
+  th::parameters p;
+  p.epsilon = 2;
+  p.contributions = 2;
+  p.users_per_layer = 3;
+  p.max_prefixes = 3;
+  th::server srv(alphabet, eow, p);
+  const th::prepared_layer layer(srv.broadcast(), p);
+  privet::seeded_generator gen(1);
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(
+      (void)th::sample_vote_counts(layer, std::vector<std::uint64_t>(29, 0), 3, gen),
+      "privet: items.size() = 29 is invalid; allowed: the layer's candidate count 30",
+      invalid_parameter);
+  std::vector<std::uint64_t> items(30, 0);
+  items[0] = 4;
+  items[7] = 3;
+  CHECK_THROWS_WITH_AS((void)th::sample_vote_counts(layer, items, 3, gen),
+                       "privet: items = 7 is invalid; allowed: a total of at most users * B = 6 "
+                       "reports",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)th::sample_vote_counts(layer, items, std::numeric_limits<std::uint64_t>::max(), gen),
+      "privet: users = 18446744073709551615 is invalid; allowed: with users * B < 2^64 (B = 2)",
+      invalid_parameter);
+  items[7] = 2;
+  CHECK(th::sample_vote_counts(layer, items, 3, gen).size() == 30);
+  const std::vector<th::user_data> users(2);
+  auto source = [&](std::uint64_t i) -> const th::user_data& { return users[i]; };
+  CHECK_THROWS_WITH_AS((void)th::run_distribution(source, 2, {}, alphabet, eow, p, 0, gen),
+                       "privet: passes = 0 is invalid; allowed: >= 1", invalid_parameter);
+}
+
+TEST_CASE("a closed layer's anonymity uses its own candidate count") {
+  th::parameters p;  // eps = 10, B = 60, eta_max = 10^4
+  p.users_per_layer = 1'000'000;
+  const std::uint64_t tau = th::typical_threshold(p, 27);
+  // A layer with the full eta_max |X| candidates: the same as the form in
+  // the alphabet size.
+  const th::layer_stats full{3, 270'000, 1'000'000, tau, 10'000, 0};
+  CHECK(th::approximate_k_anonymity(p, full, 0.95) ==
+        th::approximate_k_anonymity(p, 27, tau, 0.95));
+  // 15 000 candidates: d = 1, so q = (1 - p) / (s - 1) and the noise mean
+  // is N B q, about 1620 votes, not 2780: the same tau protects more
+  // there, and the full-size form would be wrong for it.
+  const th::layer_stats small{9, 15'000, 1'000'000, tau, 10'000, 0};
+  const auto k = th::approximate_k_anonymity(p, small, 0.95);
+  REQUIRE(k);
+  const privet::subset_selection ss(10, 15'001);
+  REQUIRE(ss.d() == 1);
+  CHECK(th::vote_tail(*k, ss.p_true(), 60'000'000 - *k, ss.p_other(), tau) <= 0.05);
+  CHECK(th::vote_tail(*k + 1, ss.p_true(), 60'000'000 - *k - 1, ss.p_other(), tau) > 0.05);
+  // A layer that keeps every candidate with a vote: no statement.
+  const th::layer_stats all{12, 5'000, 1'000'000, 1, 5'000, 0};
+  CHECK_FALSE(th::approximate_k_anonymity(p, all, 0.95));
+  CHECK_THROWS_WITH_AS(
+      (void)th::approximate_k_anonymity(p, th::layer_stats{1, 0, 1, 1, 0, 0}, 0.95),
+      "privet: layer.candidates = 0 is invalid; allowed: [1, 2^64 - 2]", privet::invalid_parameter);
 }

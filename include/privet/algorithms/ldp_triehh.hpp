@@ -39,6 +39,12 @@
 // epsilon = +infinity is accepted and means no randomisation (each item is
 // reported as itself): the exact heavy-hitter trie, for testing and for
 // seeing what the noise costs; its report says so.
+//
+// run() and simulate_layer() are the exact per-user simulation (every
+// client's reports). algorithms/triehh_simulation.hpp adds the
+// distribution-level path for paper-scale utility studies (each user's
+// local step, then each candidate's count drawn from its binomial law; that
+// header says when it applies) and the paper's coverage measure.
 #pragma once
 
 #include <privet/accounting/shuffle.hpp>
@@ -88,7 +94,7 @@ struct parameters {
   std::uint64_t contributions = 60;      ///< B: items per user (padded with gamma)
   std::uint64_t users_per_layer = 1000;  ///< N
   std::uint64_t max_prefixes = 10'000;   ///< eta_max
-  std::size_t max_depth = 15;            ///< D: layers (longest word found: D symbols)
+  std::size_t max_depth = 15;            ///< D: layers (longest word found: D letters)
 
   void validate() const {
     if (!(epsilon > 0)) throw_invalid("epsilon", epsilon, "(0, +inf]");
@@ -387,13 +393,16 @@ void valid_prefixes(const Typed& typed, const std::unordered_set<word>* vocabula
   std::size_t merge_at = prefix_merge_floor;
   for (auto&& entry : typed) {
     const auto& [w, n] = entry;
-    if (n == 0 || (vocabulary != nullptr && vocabulary->contains(w))) continue;
-    if (const auto c = b.candidate_of_word(w)) {
-      counts.emplace_back(*c, static_cast<std::uint64_t>(n));
-      if (counts.size() >= merge_at) {
-        merge_prefix_counts(counts);
-        merge_at = std::max(prefix_merge_floor, 2 * counts.size());
-      }
+    if (n == 0) continue;
+    // The candidate first: one XXH3 of a short prefix, and most words have
+    // none past the first layers; the vocabulary's string hash of the whole
+    // word only for those that do (and never for an empty vocabulary).
+    const auto c = b.candidate_of_word(w);
+    if (!c || (vocabulary != nullptr && !vocabulary->empty() && vocabulary->contains(w))) continue;
+    counts.emplace_back(*c, static_cast<std::uint64_t>(n));
+    if (counts.size() >= merge_at) {
+      merge_prefix_counts(counts);
+      merge_at = std::max(prefix_merge_floor, 2 * counts.size());
     }
   }
   merge_prefix_counts(counts);
@@ -705,9 +714,13 @@ class server {
       : p_((p.validate(), p)),
         trie_(std::vector<char32_t>(alphabet.begin(), alphabet.end()), end_of_word) {}
 
-  /// Whether another layer can run (depth D not reached, prefixes left).
+  /// Whether another layer can run (D layers not yet run, prefixes left).
+  /// Layer i (1-based) extends the kept prefixes of length i, so its
+  /// candidates have i + 1 symbols and it finds the words of i letters: D
+  /// layers find words of up to D letters, as Algorithm 2's "for i = 1..D"
+  /// with P_0 = X does.
   [[nodiscard]] bool done() const {
-    return trie_.depth() > p_.max_depth - 1 || trie_.candidate_count() == 0;
+    return trie_.depth() > p_.max_depth || trie_.candidate_count() == 0;
   }
 
   /// The broadcast for the next layer.
@@ -1036,6 +1049,35 @@ inline void check_layer_sizes(const parameters& p, std::uint64_t alphabet_size) 
   }
 }
 
+// Lemma 1's k for subset selection over s candidates (gamma included) with
+// N B reports: the largest k with P[Bin(k, p) + Bin(N B - k, q) >= tau] <=
+// 1 - alpha, or nothing if k = 0 already fails.
+inline std::optional<std::uint64_t> k_anonymity(const parameters& p, std::uint64_t s,
+                                                std::uint64_t tau, double alpha) {
+  const subset_selection ss(p.epsilon, s);
+  const double pp = ss.p_true(), q = ss.p_other();
+  const std::uint64_t n = p.users_per_layer * p.contributions;
+  auto kept = [&](std::uint64_t k) { return vote_tail(k, pp, n - k, q, tau); };
+  if (kept(0) > 1 - alpha) return std::nullopt;
+  // Galloping from 0: k is usually small next to N B, and a tail at k costs
+  // O(sqrt(k)) terms, so the bracket is found in O(log k) cheap steps
+  // before the bisection.
+  std::uint64_t lo = 0, hi = 1;  // kept(lo) <= 1 - alpha
+  while (hi < n && kept(hi) <= 1 - alpha) {
+    lo = hi;
+    hi = hi > n / 2 ? n : 2 * hi;
+  }
+  if (hi >= n) {
+    if (kept(n) <= 1 - alpha) return n;
+    hi = n;
+  }
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (kept(mid) <= 1 - alpha ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 }  // namespace detail
 
 /// For one layer's subset selection over s = eta_max |X| + 1 candidates
@@ -1045,37 +1087,56 @@ inline void check_layer_sizes(const parameters& p, std::uint64_t alphabet_size) 
 /// Returns the largest k with P[f(k) >= tau] <= 1 - alpha: a prefix
 /// contributed at most that many times is kept with probability at most
 /// 1 - alpha, so kept prefixes are alpha-approximately (k + 1)-anonymous.
-/// tau is the layer's threshold (layer_stats.threshold, or
-/// typical_threshold()). Throws invalid_parameter for epsilon = inf (no
-/// anonymity at all), alpha outside (0, 1), or N B or eta_max |X| + 1
-/// beyond 2^64 - 1.
-inline std::uint64_t approximate_k_anonymity(const parameters& p, std::uint64_t alphabet_size,
-                                             std::uint64_t tau, double alpha) {
+/// Returns nothing when even a prefix nobody contributed passes tau with
+/// probability above 1 - alpha (the other users' reports alone reach the
+/// threshold that often): no anonymity statement holds at this alpha, and
+/// 0 would wrongly claim one for k = 0.
+/// tau is a threshold, e.g. typical_threshold() (for a run's own layers,
+/// use the overload below, which takes each layer's candidate count). Throws
+/// invalid_parameter for epsilon = inf (no anonymity at all), alpha outside
+/// (0, 1), or N B or eta_max |X| + 1 beyond 2^64 - 1.
+inline std::optional<std::uint64_t> approximate_k_anonymity(const parameters& p,
+                                                            std::uint64_t alphabet_size,
+                                                            std::uint64_t tau, double alpha) {
   p.validate();
   if (std::isinf(p.epsilon)) throw_invalid("epsilon", p.epsilon, "finite (no noise, no anonymity)");
   if (!(alpha > 0 && alpha < 1)) throw_invalid("alpha", alpha, "(0, 1)");
   validate_at_least<std::uint64_t>(alphabet_size, 2, "alphabet_size");
   detail::check_layer_sizes(p, alphabet_size);
-  const std::uint64_t s = p.max_prefixes * alphabet_size + 1;
-  const subset_selection ss(p.epsilon, s);
-  const double pp = ss.p_true(), q = ss.p_other();
-  const std::uint64_t n = p.users_per_layer * p.contributions;
-  auto kept = [&](std::uint64_t k) { return vote_tail(k, pp, n - k, q, tau); };
-  if (kept(0) > 1 - alpha) return 0;
-  std::uint64_t lo = 0, hi = n;  // kept(lo) <= 1 - alpha
-  if (kept(hi) <= 1 - alpha) return hi;
-  while (hi - lo > 1) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    (kept(mid) <= 1 - alpha ? lo : hi) = mid;
+  return detail::k_anonymity(p, p.max_prefixes * alphabet_size + 1, tau, alpha);
+}
+
+/// The same for one closed layer of a run, with its own candidate count
+/// (the randomiser's s is layer.candidates + 1, gamma included) and
+/// threshold: a layer with fewer candidates than eta_max |X| has a smaller
+/// d and so a different q, which the form above (s = eta_max |X| + 1)
+/// does not see. A layer that keeps every candidate with a vote
+/// (candidates <= eta_max) has threshold 1 and usually no figure: it
+/// selects nothing, so keeping says nothing about who contributed. Throws
+/// invalid_parameter as above, and for a layer without candidates.
+inline std::optional<std::uint64_t> approximate_k_anonymity(const parameters& p,
+                                                            const layer_stats& layer,
+                                                            double alpha) {
+  p.validate();
+  if (std::isinf(p.epsilon)) throw_invalid("epsilon", p.epsilon, "finite (no noise, no anonymity)");
+  if (!(alpha > 0 && alpha < 1)) throw_invalid("alpha", alpha, "(0, 1)");
+  if (layer.candidates == 0 || layer.candidates == std::numeric_limits<std::uint64_t>::max()) {
+    throw_invalid("layer.candidates", layer.candidates, "[1, 2^64 - 2]");
   }
-  return lo;
+  if (p.users_per_layer > std::numeric_limits<std::uint64_t>::max() / p.contributions) {
+    throw_invalid("users_per_layer", p.users_per_layer, "with users_per_layer * B < 2^64");
+  }
+  return detail::k_anonymity(p, layer.candidates + 1, layer.threshold, alpha);
 }
 
 /// An estimate of a layer's threshold tau when no run is at hand: the
-/// largest t with (s - 1) P[Bin(N B, (d - 2) / (s - 1)) >= t] >= eta_max,
-/// the count that eta_max candidates are expected to reach from other
-/// users' random reports alone. An estimate, not a bound: pass a run's
-/// observed threshold to approximate_k_anonymity for its own figure.
+/// largest t with (s - 1) P[Bin(N B, q) >= t] >= eta_max, q = (d - p) /
+/// (s - 1) the chance that one report of another item contains a given
+/// candidate: the count that eta_max candidates are expected to reach from
+/// other users' random reports alone. A run's thresholds are at least
+/// about this high (true prefixes only add votes), so it is an estimate,
+/// not a bound: pass a run's observed threshold to approximate_k_anonymity
+/// for its own figure.
 inline std::uint64_t typical_threshold(const parameters& p, std::uint64_t alphabet_size) {
   p.validate();
   if (std::isinf(p.epsilon)) throw_invalid("epsilon", p.epsilon, "finite");
@@ -1083,8 +1144,11 @@ inline std::uint64_t typical_threshold(const parameters& p, std::uint64_t alphab
   const std::uint64_t s = p.max_prefixes * alphabet_size + 1;
   const subset_selection ss(p.epsilon, s);
   const std::uint64_t n = p.users_per_layer * p.contributions;
-  const double r = ss.d() >= 2 ? static_cast<double>(ss.d() - 2) / static_cast<double>(s - 1) : 0.0;
-  if (r == 0) return 0;
+  // Before: the rate was (d - 2) / (s - 1), which is 0 for d <= 2 (eps = 10
+  // with s below about 3 e^10) and made the threshold 0 and every
+  // anonymity figure vacuous; a report contains a given other candidate
+  // with probability q even when d = 1.
+  const double r = ss.p_other();
   const boost::math::binomial_distribution<double> b(static_cast<double>(n), r);
   std::uint64_t t = static_cast<std::uint64_t>(static_cast<double>(n) * r);
   auto expected = [&](std::uint64_t x) {
@@ -1092,7 +1156,7 @@ inline std::uint64_t typical_threshold(const parameters& p, std::uint64_t alphab
            (x == 0 ? 1.0
                    : boost::math::cdf(boost::math::complement(b, static_cast<double>(x - 1))));
   };
-  while (expected(t) >= static_cast<double>(p.max_prefixes)) ++t;
+  while (expected(t + 1) >= static_cast<double>(p.max_prefixes)) ++t;
   while (t > 0 && expected(t) < static_cast<double>(p.max_prefixes)) --t;
   return t;
 }
