@@ -913,8 +913,10 @@ void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& u
 /// Words found by a pass join the known vocabulary of the later ones. The
 /// users' own randomness comes from keyed streams under a secret drawn from
 /// `gen` (simulate_layer), so layers run on all cores and the result is a
-/// function of gen alone. The number of users is data, so it never makes the
-/// run throw: when fewer than passes * max_depth * N users remain for a
+/// function of gen alone; gen must therefore be release grade (a
+/// secure_bit_source: privet::secure_generator(), or in tests
+/// testing::seeded_release_generator), as each client's own would be. The number of users is data,
+/// so it never makes the run throw: when fewer than passes * max_depth * N users remain for a
 /// layer, the layer is filled up with users who typed no words (they send B
 /// dummy reports, as any user without a valid prefix does; their index in
 /// pass_result::groups is users.size()). Every layer thus hears exactly N
@@ -925,6 +927,7 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
                              std::unordered_set<word> vocabulary, const word& alphabet,
                              char32_t end_of_word, const parameters& p, std::size_t passes, G& gen,
                              Sampling sampling = {}) {
+  PRIVET_REQUIRE_SECURE_GENERATOR(G);
   p.validate();
   validate_at_least<std::size_t>(passes, 1, "passes");
   // A uniform permutation (Fisher-Yates with unbiased draws).
@@ -933,13 +936,9 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
   for (std::size_t i = order.size(); i > 1; --i) {
     std::swap(order[i - 1], order[static_cast<std::size_t>(uniform_below(gen, i))]);
   }
-  keyed_streams::key_type secret{};
-  for (std::size_t i = 0; i < secret.size(); i += 8) {
-    const std::uint64_t w = random_u64(gen);
-    for (std::size_t j = 0; j < 8; ++j) secret[i + j] = static_cast<unsigned char>(w >> (8 * j));
-  }
-  const keyed_streams streams(secret);
-  sodium_memzero(secret.data(), secret.size());
+  // The clients' randomisers run on streams under a secret from gen, so
+  // gen must be as good as a client's own generator (release grade).
+  const keyed_streams streams = streams_from(gen);
   std::size_t next = 0;
   std::vector<pass_result> out;
   for (std::size_t pass = 0; pass < passes; ++pass) {

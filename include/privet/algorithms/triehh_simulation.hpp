@@ -104,12 +104,21 @@ inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
 /// blocks of simulation_block on TBB's threads, block k drawing from
 /// streams.stream(stream, k), so the result does not depend on the thread
 /// count. Throws protocol_error if the policy keeps more than B prefixes.
-template <sampling_policy Sampling = random_sampling, user_source Users>
+/// A family of keyed streams: `keyed_streams` (from a secure generator) or
+/// `simulation_keyed_streams` (streams_from of a seeded one). The local step
+/// only samples prefixes, so either serves; what they draw is as good as the
+/// generator their secret came from.
+template <class S>
+concept stream_family = requires(const S& s, std::uint64_t a) {
+  { s.stream(a, a) } -> random_bit_source;
+};
+
+template <sampling_policy Sampling = random_sampling, user_source Users, stream_family Streams>
 std::vector<std::uint64_t> sampled_items(const prepared_layer& layer, const Users& users,
                                          std::uint64_t population, std::uint64_t first,
                                          std::uint64_t count,
                                          const std::unordered_set<word>* vocabulary,
-                                         const keyed_streams& streams, std::uint64_t stream,
+                                         const Streams& streams, std::uint64_t stream,
                                          Sampling sampling = {}) {
   const std::uint64_t s = layer.broadcast().candidates();
   const std::uint64_t b = layer.params().contributions;
@@ -197,12 +206,14 @@ std::vector<std::uint64_t> sample_vote_counts(const prepared_layer& layer,
 /// ..., users(first + N - 1) (sampled_items, streams.stream(stream, k) for
 /// block k) and their vote counts drawn from `gen` (sample_vote_counts).
 /// Hand the result to server::receive_sum(counts, N).
-template <sampling_policy Sampling = random_sampling, user_source Users,
+template <sampling_policy Sampling = random_sampling, user_source Users, stream_family Streams,
           std::uniform_random_bit_generator G>
-std::vector<std::uint64_t> simulate_layer_distribution(
-    const prepared_layer& layer, const Users& users, std::uint64_t population, std::uint64_t first,
-    const std::unordered_set<word>* vocabulary, const keyed_streams& streams, std::uint64_t stream,
-    G& gen, Sampling sampling = {}) {
+std::vector<std::uint64_t> simulate_layer_distribution(const prepared_layer& layer,
+                                                       const Users& users, std::uint64_t population,
+                                                       std::uint64_t first,
+                                                       const std::unordered_set<word>* vocabulary,
+                                                       const Streams& streams, std::uint64_t stream,
+                                                       G& gen, Sampling sampling = {}) {
   const std::uint64_t n = layer.params().users_per_layer;
   const std::vector<std::uint64_t> items =
       sampled_items(layer, users, population, first, n, vocabulary, streams, stream, sampling);
@@ -226,13 +237,9 @@ std::vector<pass_result> run_distribution(const Users& users, std::uint64_t popu
                                           std::size_t passes, G& gen, Sampling sampling = {}) {
   p.validate();
   validate_at_least<std::size_t>(passes, 1, "passes");
-  keyed_streams::key_type secret{};
-  for (std::size_t i = 0; i < secret.size(); i += 8) {
-    const std::uint64_t w = random_u64(gen);
-    for (std::size_t j = 0; j < 8; ++j) secret[i + j] = static_cast<unsigned char>(w >> (8 * j));
-  }
-  const keyed_streams streams(secret);
-  sodium_memzero(secret.data(), secret.size());
+  // Streams as good as gen (keyed_streams for a secure one, plain seeded
+  // streams otherwise): this path draws its noise from gen directly.
+  const auto streams = streams_from(gen);
   std::uint64_t next = 0;
   std::vector<pass_result> out;
   for (std::size_t pass = 0; pass < passes; ++pass) {
