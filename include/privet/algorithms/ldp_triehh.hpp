@@ -907,6 +907,33 @@ void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& u
   detail::simulate_group(layer, users, group, vocabulary, streams, stream, sum, sampling);
 }
 
+namespace detail {
+// The pass structure both simulation drivers share (run, run_distribution):
+// each pass grows a fresh trie layer by layer, `one_layer(srv, layer, r)`
+// feeding the layer's votes to srv, and the words a pass finds join the
+// vocabulary of the later passes only.
+template <class OneLayer>
+std::vector<pass_result> run_passes(std::unordered_set<word>& vocabulary, const word& alphabet,
+                                    char32_t end_of_word, const parameters& p, std::size_t passes,
+                                    OneLayer&& one_layer) {
+  std::vector<pass_result> out;
+  for (std::size_t pass = 0; pass < passes; ++pass) {
+    server srv(alphabet, end_of_word, p);
+    pass_result r;
+    while (!srv.done()) {
+      const prepared_layer layer(srv.broadcast(), p);
+      one_layer(srv, layer, r);
+      r.layers.push_back(srv.close_layer());
+    }
+    for (auto& w : srv.discovered()) {
+      if (vocabulary.insert(w).second) r.discovered.push_back(std::move(w));
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+}  // namespace detail
+
 /// Runs `passes` passes of the algorithm over disjoint groups of users: a
 /// uniformly random order of all users is drawn once and each layer of each
 /// pass takes the next N users, so no user joins two layers or two passes.
@@ -940,36 +967,25 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
   // gen must be as good as a client's own generator (release grade).
   const keyed_streams streams = streams_from(gen);
   std::size_t next = 0;
-  std::vector<pass_result> out;
-  for (std::size_t pass = 0; pass < passes; ++pass) {
-    server srv(alphabet, end_of_word, p);
-    pass_result r;
-    while (!srv.done()) {
-      const prepared_layer layer(srv.broadcast(), p);
-      // The next N users of the order, then padding users with no words.
-      const std::size_t from = std::min<std::size_t>(next, order.size());
-      const std::size_t to = static_cast<std::size_t>(
-          std::min<std::uint64_t>(order.size() - from, p.users_per_layer) + from);
-      std::vector<std::uint64_t> group(order.begin() + static_cast<std::ptrdiff_t>(from),
-                                       order.begin() + static_cast<std::ptrdiff_t>(to));
-      group.resize(static_cast<std::size_t>(p.users_per_layer), users.size());
-      vote_sum sum = srv.make_sum();
-      // The group's first position in the order names its streams: no two
-      // layers of the run share one.
-      // The vocabulary grows only after the pass.
-      detail::simulate_group(layer, users, std::span<const std::uint64_t>(group), &vocabulary,
-                             streams, next, sum, sampling);
-      srv.receive_sum(sum);
-      next += p.users_per_layer;
-      r.layers.push_back(srv.close_layer());
-      r.groups.push_back(std::move(group));
-    }
-    for (auto& w : srv.discovered()) {
-      if (vocabulary.insert(w).second) r.discovered.push_back(std::move(w));
-    }
-    out.push_back(std::move(r));
-  }
-  return out;
+  return detail::run_passes(
+      vocabulary, alphabet, end_of_word, p, passes,
+      [&](server& srv, const prepared_layer& layer, pass_result& r) {
+        // The next N users of the order, then padding users with no words.
+        const std::size_t from = std::min<std::size_t>(next, order.size());
+        const std::size_t to = static_cast<std::size_t>(
+            std::min<std::uint64_t>(order.size() - from, p.users_per_layer) + from);
+        std::vector<std::uint64_t> group(order.begin() + static_cast<std::ptrdiff_t>(from),
+                                         order.begin() + static_cast<std::ptrdiff_t>(to));
+        group.resize(static_cast<std::size_t>(p.users_per_layer), users.size());
+        vote_sum sum = srv.make_sum();
+        // The group's first position in the order names its streams: no two
+        // layers of the run share one. The vocabulary grows only after the pass.
+        detail::simulate_group(layer, users, std::span<const std::uint64_t>(group), &vocabulary,
+                               streams, next, sum, sampling);
+        srv.receive_sum(sum);
+        next += p.users_per_layer;
+        r.groups.push_back(std::move(group));
+      });
 }
 
 // ---- the privacy report --------------------------------------------------------------------

@@ -241,27 +241,17 @@ std::vector<pass_result> run_distribution(const Users& users, std::uint64_t popu
   // streams otherwise): this path draws its noise from gen directly.
   const auto streams = streams_from(gen);
   std::uint64_t next = 0;
-  std::vector<pass_result> out;
-  for (std::size_t pass = 0; pass < passes; ++pass) {
-    server srv(alphabet, end_of_word, p);
-    pass_result r;
-    while (!srv.done()) {
-      const prepared_layer layer(srv.broadcast(), p);
-      // The vocabulary grows only after the pass.
-      const std::vector<std::uint64_t> counts = simulate_layer_distribution(
-          layer, users, population, next, &vocabulary, streams, next, gen, sampling);
-      srv.receive_sum(counts, p.users_per_layer);
-      next = next > std::numeric_limits<std::uint64_t>::max() - p.users_per_layer
-                 ? std::numeric_limits<std::uint64_t>::max()
-                 : next + p.users_per_layer;
-      r.layers.push_back(srv.close_layer());
-    }
-    for (auto& w : srv.discovered()) {
-      if (vocabulary.insert(w).second) r.discovered.push_back(std::move(w));
-    }
-    out.push_back(std::move(r));
-  }
-  return out;
+  return detail::run_passes(
+      vocabulary, alphabet, end_of_word, p, passes,
+      [&](server& srv, const prepared_layer& layer, pass_result&) {
+        // The vocabulary grows only after the pass.
+        const std::vector<std::uint64_t> counts = simulate_layer_distribution(
+            layer, users, population, next, &vocabulary, streams, next, gen, sampling);
+        srv.receive_sum(counts, p.users_per_layer);
+        next = next > std::numeric_limits<std::uint64_t>::max() - p.users_per_layer
+                   ? std::numeric_limits<std::uint64_t>::max()
+                   : next + p.users_per_layer;
+      });
 }
 
 // ---- coverage ---------------------------------------------------------------------------------
