@@ -21,9 +21,12 @@ namespace privet {
 ///   modular arithmetic (Paillier).
 template <class T, class Enable = void>
 struct number_traits {
+  /// True for the built-in floating-point types.
   static constexpr bool is_real = std::is_floating_point_v<T>;
+  /// True for the built-in integer types except `bool`.
   static constexpr bool is_integer =
       std::is_integral_v<T> && !std::is_same_v<std::remove_cv_t<T>, bool>;
+  /// False by default; Boost.Multiprecision integers are recognised below.
   static constexpr bool is_big_integer = false;
 };
 
@@ -82,7 +85,7 @@ concept big_integer = number_traits<T>::is_big_integer && std::regular<T> &&
 };
 
 /// std::uniform_random_bit_generator ([rand.req.urng]), spelled out here
-/// so that core does not include <random> (about 52 k preprocessed lines)
+/// so that core does not include `<random>` (about 52 k preprocessed lines)
 /// for one concept; every standard engine satisfies it.
 template <class G>
 concept uniform_random_bit_generator =
@@ -124,6 +127,8 @@ concept random_bit_source = uniform_random_bit_generator<G> &&(detail::generator
 /// A seed is known by whoever chose it: seeded generators stay `false`.
 template <class G, class Enable = void>
 struct generator_traits {
+  /// False unless specialised: a generator is not trusted for release noise
+  /// by default.
   static constexpr bool cryptographically_secure = false;
 };
 

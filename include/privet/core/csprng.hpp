@@ -26,11 +26,16 @@ namespace privet {
 /// buffer. One instance per thread (see `secure_generator()`).
 class csprng {
  public:
+  /// Each call returns one uniform 64-bit word.
   using result_type = std::uint64_t;
 
+  /// Initialises libsodium on first use; throws privet::error if the system
+  /// has no usable entropy source. Draws no key until the first call.
   csprng() { detail::ensure_sodium(); }
   csprng(const csprng&) = delete;
   csprng& operator=(const csprng&) = delete;
+  /// Takes over `other`'s key and unread buffer, then wipes `other` so that
+  /// no word can be handed out twice; `other` stays usable (it rekeys).
   csprng(csprng&& other) noexcept
       : key_(other.key_),
         buffer_(other.buffer_),
@@ -39,6 +44,8 @@ class csprng {
         gen_(other.gen_) {
     other.wipe();
   }
+  /// As the move constructor; this generator's own key and buffer are
+  /// overwritten.
   csprng& operator=(csprng&& other) noexcept {
     if (this != &other) {
       key_ = other.key_;
@@ -50,11 +57,17 @@ class csprng {
     }
     return *this;
   }
+  /// Zeroes the key and the unread buffer.
   ~csprng() { wipe(); }
 
+  /// Smallest output, 0.
   static constexpr result_type min() noexcept { return 0; }
+  /// Largest output, 2^64 - 1: every output word is 64 uniform bits.
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
 
+  /// The next word of ChaCha20 keystream. Refills the buffer when it is used
+  /// up or after fork() (rekeying from the OS every 64 refills); each word is
+  /// zeroed in the buffer once returned.
   result_type operator()() {
     if (pos_ == buffer_.size() || gen_ != detail::fork_generation()) refill();
     const result_type r = buffer_[pos_];
@@ -105,8 +118,10 @@ inline csprng& secure_generator() {
   return gen;
 }
 
+/// csprng is a secure bit source: release mechanisms accept it.
 template <>
 struct generator_traits<csprng> {
+  /// True: output is unpredictable without the OS-drawn key.
   static constexpr bool cryptographically_secure = true;
 };
 

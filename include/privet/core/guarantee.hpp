@@ -25,7 +25,9 @@ class pure_dp {
  public:
   /// Throws invalid_parameter unless epsilon is finite and >= 0.
   explicit pure_dp(double epsilon) : epsilon_(validate_non_negative(epsilon, "epsilon")) {}
+  /// The privacy loss bound epsilon (>= 0; 0 means no loss).
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  /// Exact comparison of the parameters.
   friend bool operator==(const pure_dp&, const pure_dp&) = default;
 
  private:
@@ -39,8 +41,11 @@ class approx_dp {
   approx_dp(double epsilon, double delta)
       : epsilon_(validate_non_negative(epsilon, "epsilon")),
         delta_(validate_probability(delta, "delta")) {}
+  /// The multiplicative bound epsilon (>= 0).
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  /// The additive slack delta, a probability in [0, 1].
   [[nodiscard]] double delta() const noexcept { return delta_; }
+  /// Exact comparison of the parameters.
   friend bool operator==(const approx_dp&, const approx_dp&) = default;
 
  private:
@@ -54,7 +59,9 @@ class zcdp {
  public:
   /// Throws unless rho is finite and >= 0.
   explicit zcdp(double rho) : rho_(validate_non_negative(rho, "rho")) {}
+  /// The zCDP parameter rho (>= 0).
   [[nodiscard]] double rho() const noexcept { return rho_; }
+  /// Exact comparison of the parameters.
   friend bool operator==(const zcdp&, const zcdp&) = default;
 
  private:
@@ -67,7 +74,9 @@ class gdp {
  public:
   /// Throws unless mu is finite and >= 0.
   explicit gdp(double mu) : mu_(validate_non_negative(mu, "mu")) {}
+  /// The GDP parameter mu (>= 0): the mean shift of the equivalent Gaussian test.
   [[nodiscard]] double mu() const noexcept { return mu_; }
+  /// Exact comparison of the parameters.
   friend bool operator==(const gdp&, const gdp&) = default;
 
  private:
@@ -78,6 +87,8 @@ class gdp {
 /// type that specialises this trait; the accounting layer adds RDP curves).
 template <class G>
 inline constexpr bool is_guarantee_v = false;
+/// True: pure_dp, approx_dp, zcdp and gdp are the core guarantees.
+///@{
 template <>
 inline constexpr bool is_guarantee_v<pure_dp> = true;
 template <>
@@ -86,7 +97,9 @@ template <>
 inline constexpr bool is_guarantee_v<zcdp> = true;
 template <>
 inline constexpr bool is_guarantee_v<gdp> = true;
+///@}
 
+/// A privacy guarantee type: one for which is_guarantee_v is true.
 template <class G>
 concept guarantee = is_guarantee_v<G>;
 
@@ -120,22 +133,28 @@ inline approx_dp to_approx_dp_bun_steinke(const zcdp& g, double delta) {
 
 // ---- printing ----------------------------------------------------------------
 
+/// One-line description of a guarantee with its parameters, for logs and
+/// reports: "epsilon = 1 (pure DP)".
 inline std::string to_string(const pure_dp& g) {
   return "epsilon = " + detail::format_value(g.epsilon()) + " (pure DP)";
 }
+/// "epsilon = ..., delta = ... (approximate DP)".
 inline std::string to_string(const approx_dp& g) {
   return "epsilon = " + detail::format_value(g.epsilon()) +
          ", delta = " + detail::format_value(g.delta()) + " (approximate DP)";
 }
+/// "rho = ... (zCDP)".
 inline std::string to_string(const zcdp& g) {
   return "rho = " + detail::format_value(g.rho()) + " (zCDP)";
 }
+/// "mu = ... (Gaussian DP)".
 inline std::string to_string(const gdp& g) {
   return "mu = " + detail::format_value(g.mu()) + " (Gaussian DP)";
 }
 
 // On any basic_ostream, so that <iosfwd> suffices here: <ostream> costs about
 // 37 k preprocessed lines, and whoever prints has included it.
+/// Writes to_string(g).
 template <class Char, class Traits, guarantee G>
 std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const G& g) {
   return os << to_string(g);

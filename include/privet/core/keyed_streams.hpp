@@ -41,14 +41,22 @@ class keyed_stream : public seeded_generator {
   explicit keyed_stream(const seeded_generator& g) : seeded_generator(g) {}
 };
 
+/// A `keyed_stream` is a secure bit source: its subkey is a PRF of a secret
+/// that `keyed_streams`' contract says came from a CSPRNG.
 template <>
 struct generator_traits<keyed_stream> {
+  /// True: release paths accept a keyed_stream.
   static constexpr bool cryptographically_secure = true;
 };
 
+/// Independent release-grade streams addressed by a pair of 64-bit keys, all
+/// derived from one 32-byte secret (see the file comment for the
+/// construction). Copies share the secret; the destructor zeroes it.
 class keyed_streams {
  public:
+  /// Size in bytes of the secret.
   static constexpr std::size_t key_bytes = 32;
+  /// The secret, as raw bytes.
   using key_type = std::array<unsigned char, key_bytes>;
 
   /// A fresh secret from the OS CSPRNG.
@@ -60,8 +68,11 @@ class keyed_streams {
   /// A given secret (e.g. broadcast to every rank of a distributed run).
   explicit keyed_streams(const key_type& secret) : secret_(secret) { detail::ensure_sodium(); }
 
+  /// Copies the secret: the copy addresses the same streams.
   keyed_streams(const keyed_streams&) = default;
+  /// Replaces the secret by a copy of the other's.
   keyed_streams& operator=(const keyed_streams&) = default;
+  /// Zeroes the secret.
   ~keyed_streams() { sodium_memzero(secret_.data(), secret_.size()); }
 
   /// The stream addressed by (a, b).
@@ -97,6 +108,7 @@ class keyed_streams {
 /// simulations and parallel tests get the same reproducible streams.
 class simulation_keyed_streams {
  public:
+  /// Streams under `secret`, whatever its origin.
   explicit simulation_keyed_streams(const keyed_streams::key_type& secret) : inner_(secret) {}
 
   /// The stream addressed by (a, b), as keyed_streams::stream computes it.
@@ -104,6 +116,7 @@ class simulation_keyed_streams {
     return inner_.stream(a, b);
   }
 
+  /// The secret, to replay the same streams elsewhere.
   [[nodiscard]] const keyed_streams::key_type& secret() const noexcept { return inner_.secret(); }
 
  private:

@@ -35,6 +35,8 @@ namespace privet {
 /// How many threads a parallel operation may use: 0 for every core TBB may
 /// use, 1 for the calling thread only.
 struct parallel_options {
+  /// Thread count, 0 (TBB's default) to max_parallel_threads; more than the
+  /// cores TBB may use is capped to them.
   std::size_t threads = 0;
 };
 

@@ -108,29 +108,40 @@ decltype(auto) apply_transformation(const T& t, In&& in, G& gen) {
 template <transformation First, transformation Second>
 class chained_transformation {
  public:
+  /// The metric `first` reads its input in.
   using input_metric = typename First::input_metric;
+  /// The metric `second` bounds its output in.
   using output_metric = typename Second::output_metric;
 
+  /// Usually built by `first | second`, which also checks at compile time
+  /// that second accepts first's output metric.
   chained_transformation(First first, Second second)
       : first_(std::move(first)), second_(std::move(second)) {}
 
+  /// second(first(in)), for deterministic steps.
   template <class In>
   decltype(auto) operator()(In&& in) const {
     return second_(first_(std::forward<In>(in)));
   }
+  /// second(first(in)), passing `gen` to each step that takes a generator
+  /// (randomised contribution bounding, say).
   template <class In, uniform_random_bit_generator G>
   decltype(auto) operator()(In&& in, G& gen) const {
     return detail::apply_transformation(
         second_, detail::apply_transformation(first_, std::forward<In>(in), gen), gen);
   }
 
+  /// second's stability of first's stability of `d_in`, the intermediate
+  /// distance converted between the two metrics (convert_distance).
   typename output_metric::distance_type stability(typename input_metric::distance_type d_in) const {
     return second_.stability(
         convert_distance<typename First::output_metric, typename Second::input_metric>(
             first_.stability(d_in)));
   }
 
+  /// The first step.
   [[nodiscard]] const First& first() const noexcept { return first_; }
+  /// The second step.
   [[nodiscard]] const Second& second() const noexcept { return second_; }
 
  private:
@@ -143,12 +154,19 @@ class chained_transformation {
 template <transformation Transform, measurement Mechanism>
 class chained_measurement {
  public:
+  /// The metric the transformation reads its input in.
   using input_metric = typename Transform::input_metric;
+  /// The mechanism's kind of guarantee (pure_dp, zcdp...).
   using guarantee_type = typename Mechanism::guarantee_type;
 
+  /// Usually built by `transform | mechanism`, which also checks at compile
+  /// time that the mechanism accepts the transformation's output metric.
   chained_measurement(Transform transform, Mechanism mechanism)
       : transform_(std::move(transform)), mechanism_(std::move(mechanism)) {}
 
+  /// mechanism(transform(in), gen): the noisy release. `gen` also reaches
+  /// a randomised transformation; the mechanism decides which generators
+  /// it accepts (release mechanisms require a secure_bit_source).
   template <class In, uniform_random_bit_generator G>
   decltype(auto) operator()(In&& in, G& gen) const {
     return mechanism_(detail::apply_transformation(transform_, std::forward<In>(in), gen), gen);
@@ -161,7 +179,9 @@ class chained_measurement {
             transform_.stability(d_in)));
   }
 
+  /// The transformation step.
   [[nodiscard]] const Transform& transform() const noexcept { return transform_; }
+  /// The mechanism step.
   [[nodiscard]] const Mechanism& mechanism() const noexcept { return mechanism_; }
 
  private:

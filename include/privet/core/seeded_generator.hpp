@@ -21,9 +21,15 @@
 
 namespace privet {
 
+/// A reproducible `random_bit_source` of 64-bit words: the ChaCha20 keystream
+/// under a key derived from a 64-bit seed. Copyable: a copy yields the same
+/// words as the original from there on. Not marked cryptographically secure,
+/// so release paths refuse it.
 class seeded_generator {
  public:
+  /// Each call returns one uniform 64-bit word.
   using result_type = std::uint64_t;
+  /// Size in bytes of a ChaCha20 key (32), as `from_key` takes it.
   static constexpr std::size_t key_bytes = crypto_stream_chacha20_KEYBYTES;
 
   /// Key = BLAKE2b-256("privet.seeded_generator.v1" || seed, little-endian);
@@ -48,9 +54,13 @@ class seeded_generator {
     return g;
   }
 
+  /// Smallest output, 0.
   static constexpr result_type min() noexcept { return 0; }
+  /// Largest output, 2^64 - 1: every output word is 64 uniform bits.
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
 
+  /// The next keystream word (little-endian), computing 16 ChaCha20 blocks
+  /// at a time.
   result_type operator()() {
     if (pos_ == words) refill();
     return buffer_[pos_++];
@@ -70,6 +80,8 @@ class seeded_generator {
     pos_ = static_cast<std::size_t>(n % words);
   }
 
+  /// Equal when both have the same key, nonce and number of outputs consumed,
+  /// so they will produce the same words from here on.
   friend bool operator==(const seeded_generator& a, const seeded_generator& b) noexcept {
     return a.key_ == b.key_ && a.nonce_ == b.nonce_ && a.position() == b.position();
   }

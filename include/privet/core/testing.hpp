@@ -22,6 +22,7 @@ namespace privet::testing {
 /// A `seeded_generator` that release paths accept. Tests only.
 class seeded_release_generator : public seeded_generator {
  public:
+  /// The same stream as `seeded_generator(seed, stream)`.
   explicit seeded_release_generator(std::uint64_t seed, std::uint64_t stream = 0)
       : seeded_generator(seed, stream) {}
 };
@@ -46,8 +47,11 @@ inline keyed_streams seeded_keyed_streams(std::uint64_t seed) {
 }  // namespace privet::testing
 
 namespace privet {
+/// Marks `testing::seeded_release_generator` secure so that tests can drive
+/// release paths reproducibly; this is the whole point of the class.
 template <>
 struct generator_traits<testing::seeded_release_generator> {
+  /// True, although the seed is known: tests only.
   static constexpr bool cryptographically_secure = true;
 };
 }  // namespace privet

@@ -34,10 +34,15 @@
 
 namespace privet {
 
+/// Transformation: a dataset of reals to the exact sum of its records clamped
+/// to [lower, upper], saturated at +-max_records * max(|lower|, |upper|).
+/// O(n) in the records; exact and independent of their order.
 template <real_number Real = double>
 class bounded_sum {
  public:
+  /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;
+  /// The output is a scalar: neighbours' sums differ in absolute value.
   using output_metric = absolute_distance;
 
   /// Throws invalid_parameter unless the bounds are finite and lower <= upper,
@@ -100,8 +105,11 @@ class bounded_sum {
   /// move the sum.
   [[nodiscard]] double bound() const noexcept { return detail::to_double_up(bound_); }
 
+  /// The lower clamping bound.
   [[nodiscard]] Real lower() const noexcept { return lower_; }
+  /// The upper clamping bound.
   [[nodiscard]] Real upper() const noexcept { return upper_; }
+  /// The declared dataset size, where the sum saturates.
   [[nodiscard]] std::uint64_t max_records() const noexcept { return max_records_; }
 
  private:

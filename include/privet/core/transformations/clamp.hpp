@@ -20,10 +20,14 @@
 
 namespace privet {
 
+/// Transformation: a dataset of reals to the same records clamped to
+/// [lower, upper] (NaN to a fixed `nan_value`), in order. O(n).
 template <real_number Real = double>
 class clamp {
  public:
+  /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;
+  /// Clamping is record-wise, so the outputs differ by as many records.
   using output_metric = symmetric_distance;
 
   /// Throws invalid_parameter unless lower and upper are finite and
@@ -59,13 +63,17 @@ class clamp {
     return out;
   }
 
+  /// Returns d_in: a record-wise map changes as many records as its input.
   [[nodiscard]] symmetric_distance::distance_type stability(
       symmetric_distance::distance_type d_in) const noexcept {
     return d_in;
   }
 
+  /// The lower clamping bound.
   [[nodiscard]] Real lower() const noexcept { return lower_; }
+  /// The upper clamping bound.
   [[nodiscard]] Real upper() const noexcept { return upper_; }
+  /// What a NaN record becomes (lower unless given).
   [[nodiscard]] Real nan_value() const noexcept { return nan_value_; }
 
  private:

@@ -47,12 +47,17 @@
 
 namespace privet {
 
+/// Transformation: a dataset of vectors (rows) to the exact sum of the rows,
+/// each fitted to `dimension` coordinates and scaled to Norm at most `clip`
+/// (see the file comment for the rules on malformed rows). O(n dimension).
 template <class Norm, real_number Real = double>
 requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>) class clipped_sum {
   static constexpr bool is_l1 = std::same_as<Norm, l1_distance>;
 
  public:
+  /// Neighbouring datasets differ by rows added or removed.
   using input_metric = symmetric_distance;
+  /// Neighbours' sums differ in the clipping norm, L1 or L2.
   using output_metric = Norm;
 
   /// Throws invalid_parameter unless dimension >= 1, clip is finite and > 0,
@@ -117,8 +122,11 @@ requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>) cla
     return detail::mul_up(2, detail::mul_up(spread, detail::fixed_point_error<Real>(radius)));
   }
 
+  /// The number of coordinates each row is fitted to.
   [[nodiscard]] std::size_t dimension() const noexcept { return dimension_; }
+  /// The largest norm of a row after clipping.
   [[nodiscard]] Real clip() const noexcept { return clip_; }
+  /// The declared dataset size, where each coordinate of the sum saturates.
   [[nodiscard]] std::uint64_t max_records() const noexcept { return max_records_; }
 
  private:

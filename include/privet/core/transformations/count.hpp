@@ -14,11 +14,16 @@
 
 namespace privet {
 
+/// Transformation: a dataset to its number of records.
 class count {
  public:
+  /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;
+  /// The output is a scalar count.
   using output_metric = absolute_distance;
 
+  /// The number of records, saturated at INT64_MAX. O(1) for a sized range,
+  /// otherwise one pass. Never throws because of the records.
   template <std::ranges::input_range R>
   std::int64_t operator()(const R& records) const {
     if constexpr (std::ranges::sized_range<R>) {
@@ -28,6 +33,7 @@ class count {
     }
   }
 
+  /// Returns d_in: each record added or removed moves the count by one.
   [[nodiscard]] double stability(symmetric_distance::distance_type d_in) const noexcept {
     // Exact up to 2^53 records changed; beyond, rounding up keeps it sound.
     return detail::to_double_up(d_in);

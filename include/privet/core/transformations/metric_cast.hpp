@@ -16,22 +16,32 @@
 
 namespace privet {
 
+/// Transformation: the identity on the data, declaring that a distance in
+/// From, times `factor`, bounds the distance in To. Sound only when that
+/// inequality holds for every pair of values the pipeline can produce;
+/// l1_as_l2() and l2_as_l1() build the two casts whose factor is proven.
 template <metric From, metric To>
 class metric_cast {
  public:
+  /// The metric the previous step bounds.
   using input_metric = From;
+  /// The metric the next step needs.
   using output_metric = To;
 
+  /// Throws invalid_parameter naming `factor` unless it is finite and > 0.
   explicit metric_cast(double factor) : factor_(validate_positive(factor, "factor")) {}
 
+  /// Returns `value` unchanged (a copy or a move).
   template <class T>
   std::decay_t<T> operator()(T&& value) const {
     return std::forward<T>(value);
   }
 
+  /// d_in * factor, rounded up.
   [[nodiscard]] double stability(double d_in) const noexcept {
     return detail::mul_up(d_in, factor_);
   }
+  /// The factor from From to To.
   [[nodiscard]] double factor() const noexcept { return factor_; }
 
  private:
