@@ -1,0 +1,573 @@
+// The DP pageview histogram (examples/pageview_histogram.cpp, Adeleye et
+// al. 2023, "Publishing Wikipedia usage data with strong privacy
+// guarantees", arXiv:2308.16298) over MPI ranks, one process per rank:
+//
+//   mpiexec -n N pageview_histogram_mpi [--tsv FILE | --rows R [--seed S]]
+//       [--secret-file FILE | --write-secret FILE] [--out FILE]
+//       [--rho RHO] [--k K] [--t T] [--tau TAU] [--policy actor|client]
+//
+// The input is split across the ranks:
+// - --tsv FILE: every rank opens the same file (a shared filesystem, or the
+//   same path on every node), reads its header, and reads the data lines
+//   that START in its byte range: the bytes after the header cut into N
+//   equal ranges, rank r's [H + (S - H) r / N, H + (S - H) (r + 1) / N) for
+//   a header of H bytes in a file of S. Each line is read by exactly one
+//   rank, whatever N, and no rank reads more than its range and one line;
+//   a rank whose range holds no line start reads no rows.
+// - otherwise a generated day (examples/support/pageview_generator.hpp, as
+//   the single-process example): every rank generates the whole day and
+//   keeps row i when i mod N = r.
+// Projects and countries are looked up in the generator's fixed lists, so
+// every rank gives them the same indices.
+//
+// The noise secret (32 bytes, core/keyed_streams.hpp) is rank 0's: read from
+// --secret-file (64 hexadecimal characters, then at most a newline; read by
+// rank 0 only) or drawn fresh from rank 0's OS CSPRNG and, with
+// --write-secret, written to a new file of mode 0600. Rank 0 broadcasts it
+// (dist::share_secret). With the same secret, the release does not depend on
+// N (dist/pageview_histogram.hpp explains why), and --single-process (one
+// process only) computes it with pageview::histogram alone, without any
+// collective: the reference that examples/support/check_mpi_release.cmake
+// compares 1, 2 and 3 ranks with, byte for byte.
+//
+// Rank 0 prints the data used, the parameters and the privacy guarantee
+// spent (the histogram's privacy map after its bounding's stability map),
+// and writes the release to --out as TSV, the format being:
+//
+//   page_id<TAB>project<TAB>country<TAB>count      (header line)
+//   <page_id><TAB><project name><TAB><country code><TAB><noisy count>
+//
+// one line per released cell (noisy count >= tau), "\n" line ends, sorted by
+// page_id, then project, then country, each in the order of the public lists
+// (examples/support/pageview_generator.hpp); nothing else, so that two
+// releases compare byte for byte. Only rank 0 writes files.
+#include <privet/accounting/zcdp.hpp>
+#include <privet/dist/pageview_histogram.hpp>
+#include <privet/io/pageview_reader.hpp>
+
+#include "support/command_line.hpp"
+#include "support/pageview_generator.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+namespace pv = privet::pageview;
+namespace ex = privet::examples;
+namespace dist = privet::dist;
+
+namespace {
+
+constexpr const char* program = "pageview_histogram_mpi";
+
+struct options {
+  std::string tsv;
+  std::uint64_t rows = 1'000'000;
+  std::uint64_t seed = 20261123;
+  std::string write_tsv;
+  std::string secret_file, write_secret;
+  std::string out = "pageview_release.tsv";
+  double rho = 0.015;
+  std::uint64_t k = 10, t = 150, tau = 90;
+  std::string policy = "actor";
+  bool single_process = false;
+};
+
+// Silences this process's stdout and stderr while alive: ranks other than 0
+// parse the same command line as rank 0 and must not print it all again.
+class silence {
+ public:
+  explicit silence(bool on) {
+    if (!on) return;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null < 0) return;
+    saved_out_ = ::dup(1);
+    saved_err_ = ::dup(2);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::close(null);
+  }
+  silence(const silence&) = delete;
+  silence& operator=(const silence&) = delete;
+  ~silence() {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (saved_out_ >= 0) ::dup2(saved_out_, 1), ::close(saved_out_);
+    if (saved_err_ >= 0) ::dup2(saved_err_, 2), ::close(saved_err_);
+  }
+
+ private:
+  int saved_out_ = -1, saved_err_ = -1;
+};
+
+// Fills o; an exit code when the program should stop (0 after --help, 2
+// after a one-line refusal). Rank 0 checks the files; the other ranks
+// parse the same command line without looking at the filesystem (an
+// output directory or the secret may exist on rank 0's node only), and
+// take rank 0's verdict.
+std::optional<int> parse(int argc, char** argv, options& o, bool rank0) {
+  ex::command_line cli(program,
+                       "Wikimedia's DP pageview histogram over MPI ranks: the day split across "
+                       "ranks, one shared noise secret, the same release as one process.");
+  const auto any_path = [](const std::string&) { return std::string(); };
+  if (rank0) {
+    cli.input_file("--tsv", o.tsv,
+                   "read the day from this TSV file (every rank reads the lines starting in its "
+                   "share of the bytes; the file must be readable on every node)");
+  } else {
+    cli.text("--tsv", o.tsv, "", any_path, "FILE");
+  }
+  cli.count("--rows", o.rows, "rows of the generated day (ignored with --tsv)", 1, 4'000'000'000);
+  cli.count("--seed", o.seed, "seed of the generated day (not of the noise)", 1,
+            std::numeric_limits<std::uint64_t>::max());
+  // The secret file is only checked for being given here: rank 0 reads it
+  // after parsing, and only there.
+  cli.text(
+      "--secret-file", o.secret_file,
+      "the noise secret: 64 hexadecimal characters (32 bytes), read by rank 0 "
+      "(default: a fresh secret from rank 0's CSPRNG)",
+      [](const std::string& v) {
+        return v.empty() ? std::string(
+                               "an empty value is not a file; allowed: a readable "
+                               "file holding 64 hexadecimal characters")
+                         : std::string();
+      },
+      "FILE");
+  if (rank0) {
+    cli.output_file("--write-secret", o.write_secret,
+                    "write the fresh secret to this new file (mode 0600), to repeat the release");
+    cli.output_file("--out", o.out, "the release, as TSV (written by rank 0)");
+    cli.output_file("--write-tsv", o.write_tsv, "also write the generated day as TSV here");
+  } else {
+    cli.text("--write-secret", o.write_secret, "", any_path, "FILE");
+    cli.text("--out", o.out, "", any_path, "FILE");
+    cli.text("--write-tsv", o.write_tsv, "", any_path, "FILE");
+  }
+  cli.real("--rho", o.rho, "zCDP budget per actor per day", ex::positive);
+  cli.count("--k", o.k, "distinct tuples kept per actor", 1, 1'000'000);
+  cli.count("--t", o.t, "candidate filter: public views a page needs to be noised", 1,
+            std::uint64_t{1} << 62);
+  cli.count("--tau", o.tau, "release threshold on noisy counts", 1, std::uint64_t{1} << 62);
+  cli.choice("--policy", o.policy,
+             "bounding: actor (server-side, per actor signature) or client (rows bounded by "
+             "clients, enforced again by the server)",
+             {"actor", "client"});
+  cli.flag("--single-process", o.single_process,
+           "release with pageview::histogram alone, without MPI collectives (the reference; "
+           "one process only)");
+  if (auto exit_code = cli.parse(argc, argv)) return exit_code;
+  if (!rank0) return std::nullopt;
+  if (!o.secret_file.empty() && !o.write_secret.empty()) {
+    return cli.refuse("--write-secret: " + o.write_secret +
+                      " given with --secret-file; allowed: one of them (a secret read from a "
+                      "file is already kept)");
+  }
+  if (!o.write_secret.empty() && std::filesystem::exists(o.write_secret)) {
+    return cli.refuse("--write-secret: " + o.write_secret +
+                      " exists; allowed: a new file (a secret is never overwritten)");
+  }
+  if (!o.write_tsv.empty() && !o.tsv.empty()) {
+    return cli.refuse("--write-tsv: " + o.write_tsv +
+                      " given with --tsv; allowed: only with a generated day");
+  }
+  return std::nullopt;
+}
+
+// The secret in `path` (64 hexadecimal characters, then at most "\n" or
+// "\r\n"), or the reason it is refused. The message never quotes the
+// file's content: it is a secret.
+std::string read_secret(const std::string& path, privet::keyed_streams::key_type& key) {
+  const std::string allowed =
+      "allowed: a readable file holding 64 hexadecimal characters (32 bytes), then at most a "
+      "newline";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return "--secret-file: " + path + " is not a readable file; " + allowed;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "--secret-file: " + path + " cannot be read; " + allowed;
+  std::string text(200, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (text.size() != 2 * key.size()) {
+    return "--secret-file: " + path + " holds " +
+           (text.size() >= 198 ? std::string("more than 197") : std::to_string(text.size())) +
+           " characters before its end of line; " + allowed;
+  }
+  const auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      return "--secret-file: " + path + " holds a character that is not hexadecimal (character " +
+             std::to_string(2 * i + (hi < 0 ? 1 : 2)) + "); " + allowed;
+    }
+    key[i] = static_cast<unsigned char>(16 * hi + lo);
+  }
+  sodium_memzero(text.data(), text.size());
+  return {};
+}
+
+// Writes the secret as 64 hexadecimal characters and a newline to a new
+// file that only its owner can read; false if it cannot.
+bool write_secret(const std::string& path, const privet::keyed_streams::key_type& key) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return false;
+  std::string text;
+  static constexpr char digits[] = "0123456789abcdef";
+  for (const unsigned char b : key) {
+    text.push_back(digits[b >> 4]);
+    text.push_back(digits[b & 15]);
+  }
+  text.push_back('\n');
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  sodium_memzero(text.data(), text.size());
+  return ::close(fd) == 0 && ok;
+}
+
+// Two byte ranges of one file, [0, header_end) then [begin, end), as one
+// stream: the header and this rank's lines, for io::pageview_reader.
+class ranges_buf : public std::streambuf {
+ public:
+  ranges_buf(const std::string& path, std::uint64_t header_end, std::uint64_t begin,
+             std::uint64_t end)
+      : in_(path, std::ios::binary), ranges_{{{0, header_end}, {begin, end}}}, buf_(1 << 16) {}
+
+ protected:
+  int_type underflow() override {
+    while (part_ < ranges_.size()) {
+      auto& [pos, stop] = ranges_[part_];
+      if (pos < stop) {
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(pos));
+        const auto want =
+            static_cast<std::streamsize>(std::min<std::uint64_t>(buf_.size(), stop - pos));
+        in_.read(buf_.data(), want);
+        const auto got = in_.gcount();
+        if (got <= 0) return traits_type::eof();  // the file shrank: end here
+        pos += static_cast<std::uint64_t>(got);
+        setg(buf_.data(), buf_.data(), buf_.data() + got);
+        return traits_type::to_int_type(buf_[0]);
+      }
+      ++part_;
+    }
+    return traits_type::eof();
+  }
+
+ private:
+  std::ifstream in_;
+  std::array<std::pair<std::uint64_t, std::uint64_t>, 2> ranges_;
+  std::size_t part_ = 0;
+  std::vector<char> buf_;
+};
+
+// The first line start at or after x: one past the first '\n' at or after
+// x - 1 (x itself if x - 1 ends a line), or the file's size.
+std::uint64_t line_start_from(std::ifstream& in, std::uint64_t x, std::uint64_t size) {
+  if (x == 0 || x >= size) return std::min(x, size);
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(x - 1));
+  std::uint64_t pos = x - 1;
+  char chunk[4096];
+  while (pos < size) {
+    in.read(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    for (std::size_t i = 0; i < got; ++i)
+      if (chunk[i] == '\n') return pos + i + 1;
+    pos += got;
+    in.clear();
+  }
+  return size;
+}
+
+struct share {
+  std::vector<pv::view> rows;
+  pv::page_counts public_counts;
+  std::uint64_t skipped = 0;
+  std::uint64_t actors = 0;  // generated day only (every rank counts them all)
+};
+
+// Rank `rank` of `ranks`'s lines of the TSV file (header comment).
+share read_share(const std::string& path, int rank, int ranks,
+                 const std::vector<std::string>& project_names,
+                 const std::vector<std::string>& country_codes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  const std::uint64_t size = std::filesystem::file_size(path);
+  std::string header;
+  // A header without its newline ends the file (and tellg() fails at eof).
+  const bool header_line = std::getline(in, header) && !in.eof();
+  const std::uint64_t header_end = header_line ? static_cast<std::uint64_t>(in.tellg()) : size;
+  const std::uint64_t body = size - header_end, n = static_cast<std::uint64_t>(ranks);
+  // (body * r) / n without overflowing 64 bits.
+  const auto cut = [&](std::uint64_t r) {
+    return header_end + (body / n) * r + (body % n) * r / n;
+  };
+  const std::uint64_t begin = line_start_from(in, cut(static_cast<std::uint64_t>(rank)), size);
+  const std::uint64_t end = line_start_from(in, cut(static_cast<std::uint64_t>(rank) + 1), size);
+
+  share s;
+  ranges_buf buf(path, header_end, begin, end);
+  std::istream stream(&buf);
+  privet::io::pageview_reader reader(stream, privet::io::name_index(project_names),
+                                     privet::io::name_index(country_codes));
+  reader.for_each([&](const pv::view& v) {
+    s.rows.push_back(v);
+    s.public_counts.add(v.tuple.page_of());
+  });
+  s.skipped = reader.skipped_rows();
+  return s;
+}
+
+// Rank `rank`'s rows of the generated day: row i when i mod ranks = rank.
+share generate_share(const options& o, int rank, int ranks,
+                     const std::vector<std::string>& project_names,
+                     const std::vector<std::string>& country_codes) {
+  ex::generator_options g;
+  g.rows = o.rows;
+  g.seed = o.seed;
+  ex::pageview_generator gen(g);
+  std::ofstream out;
+  if (rank == 0 && !o.write_tsv.empty()) {
+    out.open(o.write_tsv);
+    if (!out) throw std::runtime_error("cannot write " + o.write_tsv);
+    out << "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n";
+  }
+  share s;
+  std::uint64_t i = 0;
+  const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
+  s.actors = gen.generate([&](const pv::view& v) {
+    if (i++ % n == r) {
+      s.rows.push_back(v);
+      s.public_counts.add(v.tuple.page_of());
+    }
+    if (out.is_open()) {
+      out << v.tuple.page << "\tPage_" << v.tuple.page << '\t' << project_names[v.tuple.project]
+          << '\t' << country_codes[v.tuple.country] << "\t2026-11-22\t" << std::hex << v.actor
+          << std::dec << '\n';
+    }
+  });
+  if (out.is_open() && !out.flush()) throw std::runtime_error("cannot write " + o.write_tsv);
+  return s;
+}
+
+// Every rank's message (empty: none), so that every rank stops together
+// when one of them failed; rank 0 prints the first.
+bool all_fine(const dist::communicator& comm, const std::string& mine) {
+  const auto all = comm.all_gather(std::vector<char>(mine.begin(), mine.end()));
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].empty()) continue;
+    if (comm.rank() == 0) {
+      std::fprintf(stderr, "%s: rank %zu: %s\n", program, r,
+                   std::string(all[r].begin(), all[r].end()).c_str());
+    }
+    return false;
+  }
+  return true;
+}
+
+std::string release_tsv(const std::vector<pv::release_row>& rows,
+                        const std::vector<std::string>& project_names,
+                        const std::vector<std::string>& country_codes) {
+  std::string text = "page_id\tproject\tcountry\tcount\n";
+  for (const auto& [t, c] : rows) {
+    text += std::to_string(t.page) + '\t' + project_names.at(t.project) + '\t' +
+            country_codes.at(t.country) + '\t' + std::to_string(c) + '\n';
+  }
+  return text;
+}
+
+template <class Bounding>
+std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
+                                 const privet::keyed_streams& streams, std::uint32_t countries) {
+  pv::parameters<> p;
+  p.budget = privet::zcdp(o.rho);
+  p.k = o.k;
+  p.candidate_threshold = static_cast<std::int64_t>(o.t);
+  p.release_threshold = static_cast<std::int64_t>(o.tau);
+  const pv::histogram<Bounding> h(p, countries);
+  std::vector<pv::release_row> released;
+  if (o.single_process) {
+    released = h(s.rows, s.public_counts, streams);
+  } else {
+    released = dist::gather_release(comm, dist::release(comm, h, s.rows, s.public_counts, streams));
+  }
+  if (comm.rank() == 0) {
+    const auto rho = h.guarantee();
+    std::printf(
+        "parameters: rho = %g per day, k = %llu distinct tuples per actor (%s bounding), "
+        "candidate filter t = %llu public views, release threshold tau = %llu\n"
+        "noise: discrete Gaussian, sigma = %.2f, on every candidate page x %u countries\n"
+        "privacy spent per actor per day: %g-zCDP, i.e. (%.4f, 1e-7)-DP (Canonne-Kamath-Steinke "
+        "conversion)\n",
+        o.rho, static_cast<unsigned long long>(o.k),
+        o.policy == "actor" ? "server-side, per actor signature" : "client-side, enforced again",
+        static_cast<unsigned long long>(o.t), static_cast<unsigned long long>(o.tau),
+        h.mechanism().distribution().sigma(), countries, rho.rho(),
+        privet::to_approx_dp(rho, 1e-7).epsilon());
+  }
+  return released;
+}
+
+int main_mpi(int argc, char** argv, const dist::communicator& comm) {
+  const bool rank0 = comm.rank() == 0;
+
+  options o;
+  std::optional<int> stop;
+  {
+    const silence quiet(!rank0);
+    stop = parse(argc, argv, o, rank0);
+  }
+  // Rank 0's verdict for every rank (the others did not check files).
+  std::vector<unsigned char> verdict{static_cast<unsigned char>(stop ? 1 + *stop : 0)};
+  comm.broadcast(verdict, 0);
+  if (verdict[0] != 0) return verdict[0] - 1;
+  if (o.single_process && comm.size() > 1) {
+    if (rank0) {
+      std::fprintf(stderr,
+                   "%s: --single-process: given on %d ranks; allowed: one process (the "
+                   "single-process reference) (see --help)\n",
+                   program, comm.size());
+    }
+    return 2;
+  }
+
+  // ---- the secret: rank 0's, from the file or its CSPRNG -----------------------
+  privet::keyed_streams::key_type key{};
+  std::vector<unsigned char> refused(1, 0);
+  std::string secret_source;
+  if (rank0) {
+    if (!o.secret_file.empty()) {
+      const std::string why = read_secret(o.secret_file, key);
+      if (!why.empty()) {
+        std::fprintf(stderr, "%s: %s (see --help)\n", program, why.c_str());
+        refused[0] = 1;
+      }
+      secret_source = "read from " + o.secret_file;
+    } else {
+      key = privet::keyed_streams().secret();  // fresh, from the OS CSPRNG
+      if (!o.write_secret.empty()) {
+        if (!write_secret(o.write_secret, key)) {
+          std::fprintf(stderr,
+                       "%s: --write-secret: %s cannot be created; allowed: a new file in "
+                       "a writable directory (see --help)\n",
+                       program, o.write_secret.c_str());
+          refused[0] = 1;
+        }
+        secret_source = "fresh from rank 0's CSPRNG, written to " + o.write_secret +
+                        " (mode 0600: keep it secret, it determines the noise)";
+      } else {
+        secret_source = "fresh from rank 0's CSPRNG, not kept (--write-secret keeps it)";
+      }
+    }
+  }
+  comm.broadcast(refused, 0);
+  if (refused[0] != 0) return 2;
+  comm.broadcast(key, 0);
+  const privet::keyed_streams streams(key);
+  sodium_memzero(key.data(), key.size());
+
+  // ---- this rank's share of the day ---------------------------------------------
+  const auto& country_list = ex::countries();
+  const auto& project_list = ex::projects();
+  std::vector<std::string> country_codes, project_names;
+  for (const auto& c : country_list) country_codes.emplace_back(c.code);
+  for (const auto& p : project_list) project_names.emplace_back(p.name);
+  share s;
+  std::string failure;
+  try {
+    s = o.tsv.empty() ? generate_share(o, comm.rank(), comm.size(), project_names, country_codes)
+                      : read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!all_fine(comm, failure)) return 1;
+  const std::vector<std::uint64_t> mine{s.rows.size(), s.skipped};
+  const auto counts = comm.all_gather(mine);
+  if (rank0) {
+    std::uint64_t rows = 0, skipped = 0, least = std::numeric_limits<std::uint64_t>::max(),
+                  most = 0;
+    for (const auto& c : counts) {
+      rows += c[0];
+      skipped += c[1];
+      least = std::min(least, c[0]);
+      most = std::max(most, c[0]);
+    }
+    const std::string data =
+        o.tsv.empty()
+            ? "a generated day (seed " + std::to_string(o.seed) + ", " + std::to_string(s.actors) +
+                  " actors; model in "
+                  "examples/support/pageview_generator.hpp), row i on rank i mod " +
+                  std::to_string(comm.size())
+            : "file " + o.tsv + ", split by bytes at line starts";
+    std::printf("data: %s\n      %llu rows on %d rank%s (%llu to %llu per rank)", data.c_str(),
+                static_cast<unsigned long long>(rows), comm.size(), comm.size() == 1 ? "" : "s",
+                static_cast<unsigned long long>(least), static_cast<unsigned long long>(most));
+    if (!o.tsv.empty()) {
+      std::printf(", %llu malformed rows skipped (a diagnostic of the raw data: do not publish it)",
+                  static_cast<unsigned long long>(skipped));
+    }
+    std::printf("\nsecret: %s\n", secret_source.c_str());
+  }
+
+  // ---- the release ------------------------------------------------------------------
+  const auto countries = static_cast<std::uint32_t>(country_list.size());
+  const auto released = o.policy == "actor"
+                            ? run<pv::bound_per_actor>(comm, o, s, streams, countries)
+                            : run<pv::client_bounded>(comm, o, s, streams, countries);
+  std::string written;
+  if (rank0) {
+    const std::string text = release_tsv(released, project_names, country_codes);
+    std::ofstream out(o.out, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      written = "cannot write " + o.out;
+    } else {
+      std::printf(
+          "release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(), o.out.c_str(),
+          o.single_process ? "pageview::histogram in one process" : "dist::release over the ranks");
+    }
+  }
+  return all_fine(comm, written) ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const dist::environment env(argc, argv);
+  const dist::communicator comm;
+  try {
+    return main_mpi(argc, argv, comm);
+  } catch (const std::exception& e) {
+    // Every failure the ranks can agree on is reported above; this one is
+    // one rank's alone (memory, MPI), and the others may be waiting for it
+    // in a collective.
+    std::fprintf(stderr, "%s: rank %d: %s\n", program, comm.rank(), e.what());
+    if (comm.size() > 1) MPI_Abort(comm.get(), 1);
+    return 1;
+  }
+} catch (const std::exception& e) {  // MPI did not start
+  std::fprintf(stderr, "%s: %s\n", program, e.what());
+  return 1;
+}
