@@ -209,6 +209,11 @@ TEST_CASE("the privacy report comes from the accounting layer") {
   const auto r = th::report(p, 1e-10);
   REQUIRE(r.local);
   CHECK(r.local->epsilon() == 10);
+  // A client's 60 reports of its layer together: 60 x 10 by basic
+  // composition (rounded up, so never below the exact sum).
+  REQUIRE(r.local_per_user);
+  CHECK(r.local_per_user->epsilon() >= 600);
+  CHECK(r.local_per_user->epsilon() == doctest::Approx(600).epsilon(1e-12));
   CHECK(r.reports_per_layer == 60'000'000);
   REQUIRE(r.central_numerical);
   CHECK(*r.central_numerical == privet::shuffle_amplification(10, 60'000'000, 1e-10));
@@ -218,6 +223,7 @@ TEST_CASE("the privacy report comes from the accounting layer") {
   p.epsilon = std::numeric_limits<double>::infinity();
   const auto none = th::report(p, 1e-10);
   CHECK_FALSE(none.local);
+  CHECK_FALSE(none.local_per_user);
   CHECK_FALSE(none.central_numerical);
 }
 

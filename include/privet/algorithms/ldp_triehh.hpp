@@ -47,6 +47,7 @@
 // header says when it applies) and the paper's coverage measure.
 #pragma once
 
+#include <privet/accounting/composition.hpp>
 #include <privet/accounting/shuffle.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
@@ -991,7 +992,11 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
 // ---- the privacy report --------------------------------------------------------------------
 
 struct privacy_report {
-  std::optional<pure_dp> local;                  ///< per report (item level); empty: epsilon = inf
+  std::optional<pure_dp> local;  ///< per report (item level); empty: epsilon = inf
+  /// A client's whole vote, its B reports of one layer together (user
+  /// level): B eps by basic composition. Each user votes in one layer, so
+  /// this is also its guarantee for the whole run. Empty: epsilon = inf.
+  std::optional<pure_dp> local_per_user;
   std::uint64_t reports_per_layer;               ///< n = N * B
   std::optional<approx_dp> central_numerical;    ///< Feldman, McMillan & Talwar 2021
   std::optional<approx_dp> central_closed_form;  ///< FMT 2023, where it applies
@@ -1002,13 +1007,17 @@ struct privacy_report {
 inline privacy_report report(const parameters& p, double delta) {
   p.validate();
   validate_delta_positive(delta);
-  privacy_report r{std::nullopt, 0, std::nullopt, std::nullopt};
+  privacy_report r{std::nullopt, std::nullopt, 0, std::nullopt, std::nullopt};
   if (p.users_per_layer > std::numeric_limits<std::uint64_t>::max() / p.contributions) {
     throw_invalid("users_per_layer", p.users_per_layer, "with users_per_layer * B < 2^64");
   }
   r.reports_per_layer = p.users_per_layer * p.contributions;
   if (std::isinf(p.epsilon)) return r;
   r.local = pure_dp(p.epsilon);
+  r.local_per_user =
+      pure_dp(compose_basic(std::vector<approx_dp>(static_cast<std::size_t>(p.contributions),
+                                                   approx_dp(p.epsilon, 0)))
+                  .epsilon());
   r.central_numerical = shuffle_amplification(p.epsilon, r.reports_per_layer, delta);
   try {
     r.central_closed_form =
