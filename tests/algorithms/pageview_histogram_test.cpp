@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <vector>
 
 namespace pv = privet::pageview;
@@ -438,4 +439,65 @@ TEST_CASE("the parameter grid refuses empty or invalid grids, naming them") {
   CHECK_THROWS_WITH_AS(pv::tune_parameters(day, pub, p, 4, {5}, {90}, secrets, bad),
                        "privet: min_share_below_half = 1.5 is invalid; allowed: [0, 1]",
                        invalid_parameter);
+}
+
+TEST_CASE("the streaming bounder gives bounded_counts' counts for either policy, in any order") {
+  auto day = small_day();
+  // An adversarial client repeating one tuple, mixed in.
+  for (int i = 0; i < 500; ++i) day.push_back({99'999, {3, 0, 1}});
+  for (std::uint64_t k : {1u, 4u, 10u, 20u}) {
+    CAPTURE(k);
+    const pv::histogram<pv::bound_per_actor> server(pv::parameters<>{.k = k}, 4);
+    const pv::histogram<pv::client_bounded> client(pv::parameters<>{.k = k}, 4);
+    privet::testing::seeded_release_generator g1(k), g2(k), g3(k), g4(k);
+    const auto expected = server.bounded_counts(day, g1).sorted_by_key();
+    CHECK(client.bounded_counts(day, g2).sorted_by_key() == expected);
+    auto one_by_one = server.bounder(g3);
+    for (const pv::view& v : day) one_by_one.add(v);
+    CHECK(one_by_one.counts().sorted_by_key() == expected);
+    CHECK(one_by_one.actors() == 3001);
+    // Reversed, in chunks of 1000.
+    std::vector<pv::view> reversed(day.rbegin(), day.rend());
+    auto chunked = client.bounder(g4);
+    for (std::size_t i = 0; i < reversed.size(); i += 1000) {
+      chunked.add(std::span<const pv::view>(reversed.data() + i,
+                                            std::min<std::size_t>(1000, reversed.size() - i)));
+    }
+    CHECK(chunked.counts().sorted_by_key() == expected);
+  }
+  // The repeating client moves its cell by 1, whatever k.
+  privet::testing::seeded_release_generator g(5);
+  auto b = pv::histogram<pv::client_bounded>(pv::parameters<>{}, 4).bounder(g);
+  for (int i = 0; i < 10'005; ++i) b.add(pv::view{7, {3, 0, 1}});
+  CHECK(b.counts()[pv::tuple_key{3, 0, 1}] == 1);
+}
+
+TEST_CASE("tuning on a streamed day equals tuning on the day's views") {
+  const auto day = small_day();
+  const auto pub = public_counts_of(day);
+  pv::parameters<> base;
+  base.budget = privet::zcdp(0.5);
+  base.candidate_threshold = 400;
+  const std::vector<privet::keyed_streams> secrets{privet::testing::seeded_keyed_streams(3)};
+  const auto direct = pv::tune_parameters(day, pub, base, 4, {8, 3, 5}, {60, 5, 20}, secrets);
+  // The bounder's cap (12) exceeds the grid's: the keep depends on the salt alone.
+  auto gen = pv::histogram<>::bounding_stream(secrets[0]);
+  auto streamed_day = pv::bound_per_actor(12).start(gen);
+  for (auto it = day.rbegin(); it != day.rend(); ++it) streamed_day.add(*it);
+  const auto streamed =
+      pv::tune_parameters(streamed_day, pub, base, 4, {8, 3, 5}, {60, 5, 20}, secrets);
+  REQUIRE(streamed.ks == direct.ks);
+  CHECK(streamed.bounded_views == direct.bounded_views);
+  REQUIRE(streamed.points.size() == direct.points.size());
+  for (std::size_t i = 0; i < direct.points.size(); ++i) {
+    CHECK(streamed.points[i].met == direct.points[i].met);
+    CHECK(streamed.points[i].worst_median() == direct.points[i].worst_median());
+  }
+  // Caps above the bounder's cannot be read from it.
+  CHECK_THROWS_WITH_AS(pv::bounded_counts_for_caps(streamed_day, {3, 13}),
+                       "privet: ks = 13 is invalid; allowed: [1, 12] (the bounder's k)",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(pv::bounded_counts_for_caps(streamed_day, {}),
+                       "privet: ks is empty; allowed: at least one element",
+                       privet::invalid_parameter);
 }

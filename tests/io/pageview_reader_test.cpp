@@ -5,8 +5,11 @@
 #include <privet/core/testing.hpp>
 #include <privet/io/pageview_reader.hpp>
 
+#include <sodium.h>
+
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -308,4 +311,39 @@ TEST_CASE("a day with a malformed row and the same day without it both release, 
   const auto more = release(pv_head + pv_first + pv_rest + "1\tp\tCH\td\n");
   REQUIRE(more.size() == d.size());
   for (std::size_t i = 0; i < d.size(); ++i) CHECK(more[i].first == d[i].first);
+}
+
+TEST_CASE("the actor hash is BLAKE2b of the signature, cached or not") {
+  // 9000 distinct signatures (more than the 4096-entry cache, so entries
+  // are evicted), short ones and ones past the cache's 31 bytes, each on
+  // three rows spread over the file, and rows split across the reader's
+  // 64 KiB chunks. Expected: libsodium's BLAKE2b to 8 bytes, little-endian.
+  const auto blake = [](const std::string& s) {
+    unsigned char h[8];
+    crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(s.data()), s.size(),
+                       nullptr, 0);
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | h[i];
+    return v;
+  };
+  const auto signature = [](int i) {
+    return (i % 3 == 0 ? std::string(40, 'x') : std::string()) + "actor-" + std::to_string(i);
+  };
+  std::string text = "page_id\tproject\tcountry\tactor_signature\n";
+  std::vector<std::string> order;
+  for (int rep = 0; rep < 3; ++rep) {
+    for (int i = 0; i < 9000; ++i) {
+      const int a = (i * 7919 + rep * 13) % 9000;
+      text += std::to_string(i) + "\tp\tCH\t" + signature(a) + "\n";
+      order.push_back(signature(a));
+    }
+  }
+  std::istringstream in(text);
+  privet::io::pageview_reader r(in);
+  const auto rows = read_all(r);
+  REQUIRE(rows.size() == order.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) wrong += rows[i].actor != blake(order[i]);
+  CHECK(wrong == 0);
+  CHECK(r.bytes() == text.size());
 }

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
+#include <tuple>
 #include <vector>
 
 using record = privet::unit_record<std::uint64_t, std::uint64_t>;
@@ -216,4 +218,148 @@ TEST_CASE("per-window bounding names each refused bound, and its stability's ove
                        "privet: bound_keys_per_window stability overflows 64 bits",
                        privet::overflow_error);
   CHECK(b.stability((std::uint64_t{1} << 62) / 3).partitions == ((std::uint64_t{1} << 62) / 3) * 6);
+}
+
+namespace {
+
+// Random records: `units` units, keys below `keys`, with repeats.
+std::vector<record> random_records(std::uint64_t seed, std::size_t n, std::uint64_t units,
+                                   std::uint64_t keys) {
+  privet::seeded_generator g(seed);
+  std::vector<record> out;
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back({privet::uniform_below(g, units), privet::uniform_below(g, keys)});
+  return out;
+}
+
+// Fisher-Yates with a seeded generator: another order of the same records.
+void shuffle(std::vector<record>& r, std::uint64_t seed) {
+  privet::seeded_generator g(seed);
+  for (std::size_t i = r.size(); i > 1; --i) std::swap(r[i - 1], r[privet::uniform_below(g, i)]);
+}
+
+}  // namespace
+
+TEST_CASE("the streaming bound equals bound_keys on any input, in any order") {
+  // Both select() paths (flat for max_keys <= 16, per-unit vectors above),
+  // counted and uncounted copies, units below and far above max_keys.
+  struct shape {
+    std::uint64_t max_keys, max_per_key, units, keys;
+    std::size_t n;
+  };
+  for (const shape s : {shape{1, 1, 300, 50, 20'000}, shape{3, 2, 500, 40, 20'000},
+                        shape{10, 1, 2'000, 5'000, 40'000}, shape{10, 3, 100, 30, 30'000},
+                        shape{40, 5, 50, 400, 40'000}, shape{16, 1, 20, 100'000, 20'000}}) {
+    CAPTURE(s.max_keys);
+    CAPTURE(s.max_per_key);
+    const bounder b(s.max_keys, s.max_per_key);
+    auto records = random_records(s.max_keys * 7 + s.units, s.n, s.units, s.keys);
+    for (std::uint64_t seed : {1u, 2u}) {
+      privet::testing::seeded_release_generator g1(seed);
+      const auto expected = b(records, g1).sorted_by_key();
+      for (int order = 0; order < 3; ++order) {
+        CAPTURE(order);
+        privet::testing::seeded_release_generator g2(seed);
+        auto acc = b.start(g2);
+        if (order == 0) {
+          for (const record& r : records) acc.add(r);
+        } else {
+          // Chunks of uneven sizes, in a shuffled order.
+          shuffle(records, 100 + order);
+          std::size_t i = 0;
+          for (std::size_t chunk = 1; i < records.size(); chunk = chunk * 3 + 1) {
+            const std::size_t n = std::min(chunk, records.size() - i);
+            acc.add(std::span<const record>(records.data() + i, n));
+            i += n;
+          }
+        }
+        CHECK(acc.counts().sorted_by_key() == expected);
+        CHECK(acc.units() <= s.units);
+      }
+    }
+  }
+}
+
+TEST_CASE("the streaming bound visits select()'s kept keys and priorities") {
+  const bounder b(5, 3);
+  const auto records = random_records(8, 10'000, 200, 60);
+  using kept_set = std::set<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>>;
+  std::map<std::uint64_t, kept_set> from_select, from_stream;
+  b.select(records, 77, [&](std::uint64_t u, std::span<const bounder::kept_key> kept) {
+    for (const auto& k : kept)
+      from_select[u].insert({k.priority, k.key, std::min<std::uint64_t>(k.count, 3)});
+  });
+  auto acc = b.start_salted(77);
+  acc.add(records);
+  acc.visit([&](std::uint64_t u, std::span<const bounder::kept_key> kept) {
+    CHECK(from_stream.count(u) == 0);  // once per unit
+    for (const auto& k : kept) from_stream[u].insert({k.priority, k.key, k.count});
+  });
+  CHECK(from_stream == from_select);
+  std::uint64_t pairs = 0;
+  for (const auto& [u, s] : from_select) pairs += s.size();
+  CHECK(acc.kept() == pairs);
+  CHECK(acc.units() == from_select.size());
+  CHECK(acc.salt() == 77);
+}
+
+TEST_CASE("a unit repeating one key streams into one count capped at max_per_key") {
+  privet::testing::seeded_release_generator g(4);
+  const bounder b(10, 3);
+  auto acc = b.start(g);
+  for (int i = 0; i < 100'000; ++i) acc.add(record{5, 42});
+  acc.add(record{6, 42});
+  const auto h = acc.counts();
+  CHECK(h.size() == 1);
+  CHECK(h[42] == 3 + 1);
+  CHECK(acc.units() == 2);
+  CHECK(acc.kept() == 2);
+  // max_per_key = 1 stores no counts: still one each.
+  auto once = bounder(10, 1).start(g);
+  for (int i = 0; i < 1000; ++i) once.add(record{5, 42});
+  CHECK(once.counts()[42] == 1);
+}
+
+TEST_CASE("the streaming bound keeps a unit's many keys in its own blocks") {
+  // Blocks over 1024 slots take the large-block path.
+  const bounder b(2'000, 2);
+  std::vector<record> records;
+  for (std::uint64_t k = 0; k < 3'000; ++k) records.push_back({1, k});
+  for (std::uint64_t k = 0; k < 2'500; ++k) records.push_back({2, k * 7});
+  for (std::uint64_t k = 0; k < 100; ++k) records.push_back({1, k});  // second copies
+  privet::testing::seeded_release_generator g1(3), g2(3);
+  const auto expected = b(records, g1).sorted_by_key();
+  shuffle(records, 9);
+  auto acc = b.start(g2);
+  acc.add(records);
+  CHECK(acc.counts().sorted_by_key() == expected);
+  CHECK(acc.kept() == 4'000);
+}
+
+TEST_CASE("the streaming bound's memory follows kept pairs, not records") {
+  // 200 000 records of 1 000 units with 10 distinct keys each: 10 000 kept
+  // pairs at max_keys = 4 (4 000). Bytes per kept pair: entries and key
+  // blocks, well under 100 (a record-keeping bound would hold 16 per record).
+  const bounder b(4, 1);
+  privet::testing::seeded_release_generator g(1);
+  auto acc = b.start(g);
+  for (int rep = 0; rep < 20; ++rep)
+    for (std::uint64_t u = 0; u < 1000; ++u)
+      for (std::uint64_t k = 0; k < 10; ++k) acc.add(record{u, u * 10 + k});
+  CHECK(acc.kept() == 4000);
+  const double per_pair = static_cast<double>(acc.memory_bytes()) / 4000.0;
+  MESSAGE("streaming bound: " << per_pair << " bytes per kept pair at 1000 units");
+  // Pages are allocated 2^16 slots at a time: at this small size the page
+  // dominates, so the check is against records (200 000 x 16 bytes).
+  CHECK(acc.memory_bytes() < 200'000 * 16 / 2);
+}
+
+TEST_CASE("a streaming bound refuses max_keys above 2^24 - 1, naming it") {
+  privet::testing::seeded_release_generator g(1);
+  const bounder b(std::uint64_t{1} << 24, 1);
+  CHECK_THROWS_WITH_AS((void)b.start(g),
+                       "privet: max_keys = 16777216 is invalid; allowed: [1, 2^24 - 1] for a "
+                       "streaming bound",
+                       privet::invalid_parameter);
+  CHECK_NOTHROW((void)bounder((std::uint64_t{1} << 24) - 1, 1).start(g));
 }

@@ -115,6 +115,29 @@ using page_counts = sparse_histogram<page_key, std::int64_t>;
 
 // ---- bounding policies ----------------------------------------------------------
 
+/// A day's bounding fed one view or one chunk of views at a time (a file
+/// read once): each actor's kept tuples are bound_keys' streaming
+/// accumulator (sketches/key_bounding.hpp), so memory follows the distinct
+/// (actor, kept tuple) pairs, not the rows, and counts() equals the policy's
+/// operator() on the same views, in any order, for the same generator state.
+class view_bounder {
+ public:
+  using accumulator = bound_keys<std::uint64_t, tuple_key>::accumulator;
+  explicit view_bounder(accumulator acc) : acc_(std::move(acc)) {}
+
+  void add(const view& v) { acc_.add(v.actor, v.tuple); }
+  void add(std::span<const view> views) {
+    for (const view& v : views) acc_.add(v.actor, v.tuple);
+  }
+  /// The bounded, deduplicated counts of the views added so far.
+  [[nodiscard]] tuple_counts counts() const { return acc_.counts(); }
+  [[nodiscard]] const accumulator& state() const noexcept { return acc_; }
+  [[nodiscard]] std::uint64_t actors() const noexcept { return acc_.units(); }
+
+ private:
+  accumulator acc_;
+};
+
 /// Server-side bounding per actor signature: at most k distinct tuples per
 /// actor, a uniformly random subset of the actor's distinct tuples (never
 /// favouring any page), each counted once.
@@ -132,6 +155,13 @@ class bound_per_actor {
       return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
     });
     return bound_(records, gen);
+  }
+
+  /// The same bounding, streaming (view_bounder): its salt is the one
+  /// draw operator() takes from gen.
+  template <random_bit_source G>
+  [[nodiscard]] view_bounder start(G& gen) const {
+    return view_bounder(bound_.start(gen));
   }
 
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
@@ -189,6 +219,13 @@ class client_bounded {
     return bound_(records, gen);
   }
 
+  /// The same bounding, streaming (view_bounder): its salt is the one
+  /// draw operator() takes from gen.
+  template <random_bit_source G>
+  [[nodiscard]] view_bounder start(G& gen) const {
+    return view_bounder(bound_.start(gen));
+  }
+
   /// d clients: {d k, d}. Throws overflow_error if d k does not fit 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
     if (d_in != 0 && k() > std::numeric_limits<std::uint64_t>::max() / d_in) {
@@ -208,6 +245,13 @@ concept bounding_policy = requires(const B& b, const std::vector<view>& v, seede
   typename B::output_metric;
   { b(v, g) } -> std::same_as<tuple_counts>;
   { b.stability(std::uint64_t{1}) } -> std::same_as<partition_distance::distance_type>;
+};
+
+/// A bounding policy that can also bound a day streamed in chunks.
+template <class B>
+concept streaming_bounding_policy = bounding_policy<B> &&
+    requires(const B& b, seeded_generator& g) {
+  { b.start(g) } -> std::same_as<view_bounder>;
 };
 
 /// A noise mechanism for integer counts whose privacy map takes the metric
@@ -279,6 +323,14 @@ class histogram {
   tuple_counts bounded_counts(const R& views, G& gen) const {
     return bounding_(views, gen);
   }
+
+  /// Step 1 streamed: a view_bounder to add the day's views to, one or a
+  /// chunk at a time, in any order; its counts() equal bounded_counts() on
+  /// the same views for the same generator state, in memory that follows
+  /// the distinct (actor, kept tuple) pairs instead of the rows.
+  template <random_bit_source G>
+  requires streaming_bounding_policy<Bounding>
+  [[nodiscard]] view_bounder bounder(G& gen) const { return bounding_.start(gen); }
 
   /// Steps 2-5 on bounded counts: noise on candidates x countries from the
   /// pages' keyed streams, rows >= tau, sorted by tuple.
@@ -360,6 +412,26 @@ class histogram {
 
 // ---- parameter selection on public or synthetic data ---------------------------
 
+namespace detail {
+/// Adds one actor's kept tuples to out[i] for each cap ks[i]: its ks[i]
+/// smallest priorities (a bottom-k keep is nested).
+template <class Kept>
+void add_for_caps(std::span<const Kept> kept, const std::vector<std::uint64_t>& ks,
+                  std::vector<Kept>& by_priority, std::vector<tuple_counts>& out) {
+  by_priority.assign(kept.begin(), kept.end());
+  std::sort(by_priority.begin(), by_priority.end(),
+            [](const auto& x, const auto& y) { return x.priority < y.priority; });
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    const auto n = std::min<std::uint64_t>(ks[i], by_priority.size());
+    for (std::size_t j = 0; j < n; ++j) out[i].add(by_priority[j].key);
+  }
+}
+inline void validate_caps(const std::vector<std::uint64_t>& ks) {
+  validate_non_empty(ks, "ks");
+  for (const std::uint64_t k : ks) validate_at_least<std::uint64_t>(k, 1, "ks");
+}
+}  // namespace detail
+
 /// The bounded counts for every cap of `ks` (each >= 1) in one pass over
 /// the views: a bottom-k keep is nested (an actor's k smallest priorities
 /// are the first k of its k_max smallest), so element i equals
@@ -371,8 +443,7 @@ const view& >
     std::vector<tuple_counts> bounded_counts_for_caps(const R& views,
                                                       const std::vector<std::uint64_t>& ks,
                                                       G& gen) {
-  validate_non_empty(ks, "ks");
-  for (const std::uint64_t k : ks) validate_at_least<std::uint64_t>(k, 1, "ks");
+  detail::validate_caps(ks);
   using bound = bound_keys<std::uint64_t, tuple_key>;
   const bound b(*std::max_element(ks.begin(), ks.end()), 1);
   auto records = privet::detail::transformed(views, [](const view& v) {
@@ -383,14 +454,29 @@ const view& >
   // The salt is bound_keys::operator()'s: one draw from gen.
   b.select(records, random_u64(gen),
            [&](const std::uint64_t&, std::span<const typename bound::kept_key> kept) {
-             by_priority.assign(kept.begin(), kept.end());
-             std::sort(by_priority.begin(), by_priority.end(),
-                       [](const auto& x, const auto& y) { return x.priority < y.priority; });
-             for (std::size_t i = 0; i < ks.size(); ++i) {
-               const auto n = std::min<std::uint64_t>(ks[i], by_priority.size());
-               for (std::size_t j = 0; j < n; ++j) out[i].add(by_priority[j].key);
-             }
+             detail::add_for_caps(kept, ks, by_priority, out);
            });
+  return out;
+}
+
+/// The same from a day already streamed into a view_bounder whose cap is
+/// at least every k of ks: equal to bounded_counts_for_caps on its views
+/// when its generator was in the same state (the keep depends on the salt,
+/// not on the cap). Throws invalid_parameter naming ks for an empty list, a
+/// cap of 0 or one above the bounder's.
+inline std::vector<tuple_counts> bounded_counts_for_caps(const view_bounder& day,
+                                                         const std::vector<std::uint64_t>& ks) {
+  detail::validate_caps(ks);
+  const std::uint64_t top = day.state().max_keys();
+  for (const std::uint64_t k : ks) {
+    if (k > top) throw_invalid("ks", k, "[1, " + std::to_string(top) + "] (the bounder's k)");
+  }
+  using bound = bound_keys<std::uint64_t, tuple_key>;
+  std::vector<tuple_counts> out(ks.size());
+  std::vector<typename bound::kept_key> by_priority;
+  day.state().visit([&](const std::uint64_t&, std::span<const typename bound::kept_key> kept) {
+    detail::add_for_caps(kept, ks, by_priority, out);
+  });
   return out;
 }
 
@@ -453,38 +539,16 @@ struct parameter_grid {
   }
 };
 
-/// The utility of the release for every k of `ks` and tau of `taus` (both
-/// sorted and deduplicated here) at the budget and candidate threshold of
-/// `base`, on `views` and `public_counts`, with one noise draw per secret of
-/// `noise_secrets` (the bounding's randomness from the first); a point is
-/// met when `req` holds on every draw, and its drop rate among large cells
-/// counts cells of true count >= tau.
-///
-/// The truth is read without noise, so the data must be public or
-/// synthetic (a previous day already published, or a generated day of the
-/// same size): choosing k or tau from the private day's truth would make
-/// the parameters, hence the release, depend on private data in a way no
-/// privacy map here accounts for. Throws invalid_parameter for empty ks,
-/// taus or noise_secrets, a k of 0, a tau below 1, or requirements outside
-/// (0, inf] and [0, 1] (and whatever histogram's constructor refuses).
-template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>, class R>
-requires count_mechanism<Mechanism> parameter_grid tune_parameters(
-    const R& views, const page_counts& public_counts,
-    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
-    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
-    const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
-  validate_non_empty(taus, "taus");
-  validate_non_empty(noise_secrets, "noise_secrets");
-  validate_requirements(req);
-  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
-  std::sort(ks.begin(), ks.end());
-  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  std::sort(taus.begin(), taus.end());
-  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
-
+namespace detail {
+/// The grid on the bounded counts for sorted, distinct ks (one per k).
+template <class Mechanism>
+parameter_grid grid_on(const std::vector<tuple_counts>& truths, const page_counts& public_counts,
+                       const parameters<typename Mechanism::guarantee_type>& base,
+                       std::uint32_t countries, std::vector<std::uint64_t> ks,
+                       std::vector<std::int64_t> taus,
+                       const std::vector<keyed_streams>& noise_secrets,
+                       const utility_requirements& req) {
   using hist = histogram<bound_per_actor, Mechanism>;
-  auto gen = hist::bounding_stream(noise_secrets.front());
-  const auto truths = bounded_counts_for_caps(views, ks, gen);
   const auto candidates = candidate_pages(public_counts, base.candidate_threshold);
 
   parameter_grid grid;
@@ -517,6 +581,68 @@ requires count_mechanism<Mechanism> parameter_grid tune_parameters(
     }
   }
   return grid;
+}
+
+}  // namespace detail
+
+/// The utility of the release for every k of `ks` and tau of `taus` (both
+/// sorted and deduplicated here) at the budget and candidate threshold of
+/// `base`, on `views` and `public_counts`, with one noise draw per secret of
+/// `noise_secrets` (the bounding's randomness from the first); a point is
+/// met when `req` holds on every draw, and its drop rate among large cells
+/// counts cells of true count >= tau.
+///
+/// The truth is read without noise, so the data must be public or
+/// synthetic (a previous day already published, or a generated day of the
+/// same size): choosing k or tau from the private day's truth would make
+/// the parameters, hence the release, depend on private data in a way no
+/// privacy map here accounts for. Throws invalid_parameter for empty ks,
+/// taus or noise_secrets, a k of 0, a tau below 1, or requirements outside
+/// (0, inf] and [0, 1] (and whatever histogram's constructor refuses).
+template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>, std::ranges::input_range R>
+requires count_mechanism<Mechanism> parameter_grid tune_parameters(
+    const R& views, const page_counts& public_counts,
+    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
+    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
+  validate_non_empty(taus, "taus");
+  validate_non_empty(noise_secrets, "noise_secrets");
+  validate_requirements(req);
+  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::sort(taus.begin(), taus.end());
+  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+
+  auto gen = histogram<bound_per_actor, Mechanism>::bounding_stream(noise_secrets.front());
+  const auto truths = bounded_counts_for_caps(views, ks, gen);
+  return detail::grid_on<Mechanism>(truths, public_counts, base, countries, std::move(ks),
+                                    std::move(taus), noise_secrets, req);
+}
+
+/// The same on a day streamed into `day`, a view_bounder of bound_per_actor
+/// with k at least every k of ks, started from
+/// histogram::bounding_stream(noise_secrets.front()) (so its keep is
+/// tune_parameters' on the same views): the tuning day need not sit in
+/// memory. Throws as tune_parameters, and invalid_parameter naming ks for a
+/// k above the bounder's.
+template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>>
+requires count_mechanism<Mechanism> parameter_grid tune_parameters(
+    const view_bounder& day, const page_counts& public_counts,
+    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
+    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
+  validate_non_empty(taus, "taus");
+  validate_non_empty(noise_secrets, "noise_secrets");
+  validate_requirements(req);
+  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::sort(taus.begin(), taus.end());
+  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+  const auto truths = bounded_counts_for_caps(day, ks);
+  return detail::grid_on<Mechanism>(truths, public_counts, base, countries, std::move(ks),
+                                    std::move(taus), noise_secrets, req);
 }
 
 }  // namespace privet::pageview

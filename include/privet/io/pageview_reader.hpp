@@ -38,15 +38,20 @@
 #include <privet/core/detail/sodium.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/sketches/detail/string_hash.hpp>
 
+#include <tsl/robin_map.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <istream>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace privet::io {
@@ -72,13 +77,13 @@ class name_index {
   /// The index of `name`, adding it unless the list is fixed; nothing if
   /// the list is fixed and does not hold it.
   std::optional<std::uint32_t> find_or_add(std::string_view name) {
-    if (auto it = ids_.find(std::string(name)); it != ids_.end()) return it->second;
+    if (auto it = ids_.find(name); it != ids_.end()) return it->second;
     if (fixed_) return std::nullopt;
     return insert(std::string(name));
   }
   /// The index of `name`, or nothing; never adds.
   [[nodiscard]] std::optional<std::uint32_t> find(std::string_view name) const {
-    if (auto it = ids_.find(std::string(name)); it != ids_.end()) return it->second;
+    if (auto it = ids_.find(name); it != ids_.end()) return it->second;
     return std::nullopt;
   }
   [[nodiscard]] bool fixed() const noexcept { return fixed_; }
@@ -94,7 +99,9 @@ class name_index {
   }
 
   bool fixed_ = false;
-  std::unordered_map<std::string, std::uint32_t> ids_;
+  // Looked up by string_view (a transparent hash): no string per row.
+  tsl::robin_map<std::string, std::uint32_t, detail::histogram_hash<std::string>, std::equal_to<>>
+      ids_;
   std::vector<std::string> names_;
 };
 
@@ -119,7 +126,8 @@ class pageview_reader {
         projects_(std::move(projects)),
         countries_(std::move(countries)),
         max_line_(validate_at_least<std::size_t>(max_line_bytes, 16, "max_line_bytes")),
-        strict_(on_malformed == malformed_rows::strict) {
+        strict_(on_malformed == malformed_rows::strict),
+        buf_(2 * chunk_bytes) {
     detail::ensure_sodium();
     // The header is a format, not a row of data: a bad one always throws.
     const line_status header = next_line(true);
@@ -127,7 +135,7 @@ class pageview_reader {
       throw serialization_error("privet: pageview data is empty: no header line");
     }
     if (header == line_status::too_long) throw serialization_error(message(too_long_text()));
-    sep_ = line_.find('\t') != std::string::npos ? '\t' : ',';
+    sep_ = line_.find('\t') != std::string_view::npos ? '\t' : ',';
     std::vector<std::string_view> fields;
     if (!split(line_, fields)) throw serialization_error(message(problem_));
     for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -193,36 +201,94 @@ class pageview_reader {
   /// if none was). Holds raw data: do not release it.
   [[nodiscard]] const std::string& last_skip_reason() const noexcept { return last_skip_; }
   [[nodiscard]] std::uint64_t line() const noexcept { return line_no_; }
+  /// Bytes of the stream consumed so far (the header and the rows returned
+  /// or skipped; read-ahead not included): progress through a file.
+  [[nodiscard]] std::uint64_t bytes() const noexcept { return read_ - (end_ - pos_); }
 
  private:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
   enum class line_status { read, too_long, end };
 
-  // Reads one line into line_ (without its newline or a final '\r'). A line
-  // over max_line_bytes is not stored: with stop_at_limit the read stops
-  // there (strict mode throws at once, having read only max_line_bytes of
-  // it); otherwise the rest of it is discarded up to its newline, so the
-  // next row is read normally.
+  // Reads one line into line_ (a view into the buffer, without its newline
+  // or a final '\r'). A line over max_line_bytes is not kept: with
+  // stop_at_limit the read stops there (strict mode throws at once, having
+  // read at most max_line_bytes + 2 chunks of it); otherwise the rest of it
+  // is discarded up to its newline, a chunk at a time, so the next row is
+  // read normally. The stream is read in chunks of 64 KiB and rows are found
+  // with memchr, instead of one stream call per byte.
   line_status next_line(bool stop_at_limit) {
-    line_.clear();
-    if (!in_.good()) return line_status::end;
-    char ch;
-    bool any = false;
-    while (in_.get(ch)) {
-      any = true;
-      if (ch == '\n') break;
-      if (line_.size() >= max_line_) {
+    line_ = {};
+    for (;;) {
+      const std::size_t have = end_ - pos_;
+      const char* start = buf_.data() + pos_;
+      const void* nl = have > max_line_ ? std::memchr(start, '\n', max_line_ + 1)
+                                        : std::memchr(start, '\n', have);
+      if (nl != nullptr) {
+        const auto len = static_cast<std::size_t>(static_cast<const char*>(nl) - start);
+        pos_ += len + 1;
         ++line_no_;
-        line_.clear();
-        if (!stop_at_limit) in_.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        line_ = std::string_view(start, len);
+        if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+        return line_status::read;
+      }
+      if (have > max_line_) {
+        ++line_no_;
+        if (!stop_at_limit) skip_rest_of_line();
         return line_status::too_long;
       }
-      line_.push_back(ch);
+      if (eof_) {
+        if (have == 0) return line_status::end;
+        // The last line, without a newline.
+        pos_ = end_;
+        ++line_no_;
+        line_ = std::string_view(start, have);
+        if (line_.back() == '\r') line_.remove_suffix(1);
+        return line_status::read;
+      }
+      refill();
     }
-    if (!any) return line_status::end;
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
-    ++line_no_;
-    return line_status::read;
+  }
+
+  // Moves the unread bytes to the front and reads up to one chunk after them.
+  void refill() {
+    if (pos_ > 0) {
+      std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+      end_ -= pos_;
+      pos_ = 0;
+    }
+    // The buffer grows (up to max_line_bytes + 1 + a chunk) only for lines
+    // that need it: a large max_line_bytes costs memory only if used.
+    if (buf_.size() - end_ < chunk_bytes) {
+      // max_line_bytes + 1 + a chunk, saturating (max_line_bytes may be SIZE_MAX).
+      constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
+      const std::size_t limit =
+          max_line_ < top - 1 - chunk_bytes ? max_line_ + 1 + chunk_bytes : top;
+      buf_.resize(std::min(limit, std::max(2 * buf_.size(), end_ + chunk_bytes)));
+    }
+    const std::size_t room = std::min(chunk_bytes, buf_.size() - end_);
+    std::size_t got = 0;
+    if (in_.good()) {
+      in_.read(buf_.data() + end_, static_cast<std::streamsize>(room));
+      got = static_cast<std::size_t>(in_.gcount());
+    }
+    end_ += got;
+    read_ += got;
+    if (got == 0) eof_ = true;
+  }
+
+  // Discards the current (too long) line up to and including its newline.
+  void skip_rest_of_line() {
+    for (;;) {
+      const void* nl = std::memchr(buf_.data() + pos_, '\n', end_ - pos_);
+      if (nl != nullptr) {
+        pos_ = static_cast<std::size_t>(static_cast<const char*>(nl) - buf_.data()) + 1;
+        return;
+      }
+      pos_ = end_ = 0;
+      if (eof_) return;
+      refill();
+      if (eof_) return;
+    }
   }
 
   // The row in line_, or nothing with problem_ saying why. Names are added
@@ -259,17 +325,41 @@ class pageview_reader {
     v.tuple.project = project_id ? *project_id : *projects_.find_or_add(project);
     v.tuple.country =
         static_cast<std::uint16_t>(country_id ? *country_id : *countries_.find_or_add(country));
+    v.actor = actor_hash(actor);
+    return v;
+  }
+
+  // BLAKE2b of the signature, to 64 bits. An actor's rows come close
+  // together in a day's log, and BLAKE2b is most of the cost of a row, so
+  // the last signatures seen (up to 31 bytes long) are remembered in a
+  // direct-mapped cache of 4096 entries placed by XXH3: a hit returns the
+  // same value BLAKE2b would.
+  std::uint64_t actor_hash(std::string_view actor) {
+    cached_actor* slot = nullptr;
+    if (actor.size() < sizeof(cached_actor::text)) {
+      if (actors_.empty()) actors_.resize(actor_cache_size);
+      slot = &actors_[detail::xxh3_string_hash{}(actor) & (actor_cache_size - 1)];
+      if (slot->size == actor.size() && std::memcmp(slot->text, actor.data(), actor.size()) == 0) {
+        return slot->hash;
+      }
+    }
     unsigned char h[8];
     crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(actor.data()),
                        actor.size(), nullptr, 0);
-    for (int i = 7; i >= 0; --i) v.actor = (v.actor << 8) | h[i];
-    return v;
+    std::uint64_t out = 0;
+    for (int i = 7; i >= 0; --i) out = (out << 8) | h[i];
+    if (slot != nullptr) {
+      std::memcpy(slot->text, actor.data(), actor.size());
+      slot->size = static_cast<std::uint8_t>(actor.size());
+      slot->hash = out;
+    }
+    return out;
   }
 
   // Splits on the separator into out; a field starting with '"' runs to its
   // closing quote ("" inside is a quote) and is given without the quotes.
   // False, with problem_ set, for a malformed quoted field.
-  bool split(const std::string& s, std::vector<std::string_view>& out) {
+  bool split(std::string_view s, std::vector<std::string_view>& out) {
     out.clear();
     unquoted_.clear();
     unquoted_.reserve(s.size());  // views into unquoted_ must not move
@@ -295,7 +385,7 @@ class pageview_reader {
         if (i < s.size() && s[i] != sep_) return bad_field("has text after a closing quote");
       } else {
         const std::size_t end = s.find(sep_, i);
-        const std::size_t stop = end == std::string::npos ? s.size() : end;
+        const std::size_t stop = end == std::string_view::npos ? s.size() : end;
         out.emplace_back(s.data() + i, stop - i);
         i = stop;
       }
@@ -333,7 +423,19 @@ class pageview_reader {
   name_index countries_;
   std::size_t max_line_;
   bool strict_;
-  std::string line_;
+  static constexpr std::size_t chunk_bytes = std::size_t{1} << 16;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, end_ = 0;  // unread bytes: buf_[pos_, end_)
+  bool eof_ = false;
+  std::uint64_t read_ = 0;  // bytes taken from the stream
+  struct cached_actor {
+    char text[31];
+    std::uint8_t size = 0xFF;  // no signature is 255 bytes long here: empty
+    std::uint64_t hash = 0;
+  };
+  static constexpr std::size_t actor_cache_size = 4096;
+  std::vector<cached_actor> actors_;
+  std::string_view line_;
   std::string unquoted_;
   std::vector<std::string_view> fields_;
   std::string problem_;

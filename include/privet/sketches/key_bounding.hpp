@@ -12,7 +12,10 @@
 // keys is equally likely). A key that is not kept when it first appears can
 // never be kept later (the unit's k-th priority only falls), so the counts of
 // the keys kept are complete. The randomness only chooses among stable
-// outcomes; privacy comes from the noise added after, not from it.
+// outcomes; privacy comes from the noise added after, not from it. Since the
+// keep depends only on each unit's set of distinct keys, bound_keys::start()
+// gives the same bound fed in chunks from a stream (a day read once from a
+// file) in memory proportional to the kept (unit, key) pairs, not the records.
 //
 // Stability: removing d units changes at most d * max_keys keys, each by at
 // most d * max_per_key, so unit distance d becomes partition distance
@@ -41,14 +44,17 @@
 #include <tsl/robin_set.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <ranges>
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace privet {
@@ -153,7 +159,6 @@ class bound_keys {
       if (max_keys_ <= flat_max_keys) return select_flat(records, salt, visit);
     }
     const detail::histogram_hash<Unit> unit_hash;
-    const detail::histogram_hash<Key> key_hash;
     tsl::robin_map<Unit, unit_state, detail::histogram_hash<Unit>, std::equal_to<>> units;
     for (const auto& rec : records) {
       const record_type r = rec;
@@ -166,7 +171,7 @@ class bound_keys {
         ++it->count;
         continue;
       }
-      const std::uint64_t p = mix(salt ^ mix(unit_hash(r.unit)) ^ mix(key_hash(r.value) + salt));
+      const std::uint64_t p = priority(salt, mix(unit_hash(r.unit)), r.value);
       if (kept.size() < max_keys_) {
         kept.push_back(kept_key{p, r.value, 1});
         if (kept.size() == max_keys_) mine.worst = worst_of(kept);
@@ -212,6 +217,307 @@ class bound_keys {
   [[nodiscard]] std::uint64_t max_keys() const noexcept { return max_keys_; }
   [[nodiscard]] std::uint64_t max_per_key() const noexcept { return max_per_key_; }
 
+  /// The same bound, fed one record or one chunk at a time (a day read once
+  /// from a file): memory grows with the distinct (unit, kept key) pairs and
+  /// the units, not with the records. A unit's kept keys are the bottom-k of
+  /// the same priorities as select()'s, and which keys those are does not
+  /// depend on the order the records come in (only their set of distinct
+  /// keys per unit matters), so counts() equals operator()'s for the same
+  /// salt on any order of the same records. (The one exception would be two
+  /// distinct keys of one unit with equal 64-bit priorities, where which
+  /// of the tied keys is kept follows the order in either class.)
+  ///
+  /// Layout, for memory: units sit in 64 open-addressing tables (linear
+  /// probing, load between 1/2 and 4/5, growing by half) picked by their
+  /// hash, so a table's growth copies 1/64 of the units, never all at once.
+  /// An entry is the unit and one word: its number of kept keys (24 bits)
+  /// and where its keys are (40 bits), 16 bytes for a 64-bit unit. The keys
+  /// are in blocks of a few sizes (1, 2, 3, 4, 6, 9, ... up to max_keys)
+  /// carved from pages of 2^16 slots (a block over 1024 slots gets its own
+  /// allocation); a unit whose block is full moves to the next size and its
+  /// old block goes on a free list for the next unit that grows. Priorities
+  /// are not stored but recomputed from (salt, unit, key), and a full unit
+  /// keeps its largest-priority key in its first slot: a row with a new key
+  /// then costs two priorities (its own and the first slot's), and a
+  /// replacement max_keys. Occurrence counts are stored only when
+  /// max_per_key > 1, capped there.
+  class accumulator {
+   public:
+    /// A record, or every record of a range (a chunk).
+    void add(const record_type& r) { add(r.unit, r.value); }
+    template <std::ranges::input_range R>
+    requires std::convertible_to < std::ranges::range_reference_t<R>,
+    const record_type& > void add(const R& records) {
+      for (const record_type& r : records) add(r.unit, r.value);
+    }
+
+    void add(const Unit& unit, const Key& key) {
+      const std::uint64_t mu = mix(detail::histogram_hash<Unit>{}(unit));
+      table& t = tables_[mu >> (64 - table_bits)];
+      if ((t.used + 1) * 5 > t.entries.size() * 4) grow(t);
+      const std::size_t n = t.entries.size();
+      for (std::size_t i = home(mu, n);; i = i + 1 == n ? 0 : i + 1) {
+        entry& e = t.entries[i];
+        if (e.word == 0) {
+          const std::uint64_t block = allocate(0);
+          e.unit = unit;
+          e.word = pack(block, 1);
+          key_at(block, 0) = key;
+          if (counted_) count_at(block, 0) = 1;
+          ++t.used;
+          ++units_;
+          ++kept_;
+          return;
+        }
+        if (e.unit == unit) return add_to(e, mu, key);
+      }
+    }
+
+    /// The bounded counts: sum over units of min(occurrences, max_per_key)
+    /// for each key kept, saturating at 2^63 - 1 (header comment).
+    [[nodiscard]] sparse_histogram<Key, std::int64_t> counts() const {
+      sparse_histogram<Key, std::int64_t> out;
+      std::uint64_t units = 0;
+      for (const table& t : tables_) {
+        for (const entry& e : t.entries) {
+          if (e.word == 0) continue;
+          const bool saturate = detail::may_saturate(++units, bound_.max_per_key_);
+          const std::uint64_t block = block_of(e), size = size_of(e);
+          for (std::uint64_t j = 0; j < size; ++j) {
+            const auto w = static_cast<std::int64_t>(counted_ ? count_at(block, j) : 1);
+            if (saturate) {
+              detail::add_saturating(out, key_at(block, j), w);
+            } else {
+              out.add(key_at(block, j), w);
+            }
+          }
+        }
+      }
+      return out;
+    }
+
+    /// Calls visit(unit, kept) once per unit, kept a span of kept_key with
+    /// the priority recomputed and the occurrences capped at max_per_key:
+    /// select()'s visit, in another unit order.
+    template <class Visit>
+    void visit(Visit&& f) const {
+      std::vector<kept_key> kept;
+      for (const table& t : tables_) {
+        for (const entry& e : t.entries) {
+          if (e.word == 0) continue;
+          const std::uint64_t mu = mix(detail::histogram_hash<Unit>{}(e.unit));
+          const std::uint64_t block = block_of(e), size = size_of(e);
+          kept.clear();
+          for (std::uint64_t j = 0; j < size; ++j) {
+            const Key& k = key_at(block, j);
+            kept.push_back(kept_key{priority(salt_, mu, k), k, counted_ ? count_at(block, j) : 1});
+          }
+          f(std::as_const(e.unit), std::span<const kept_key>(kept));
+        }
+      }
+    }
+
+    /// Units seen, and (unit, key) pairs kept now.
+    [[nodiscard]] std::uint64_t units() const noexcept { return units_; }
+    [[nodiscard]] std::uint64_t kept() const noexcept { return kept_; }
+    /// Bytes held by the tables, pages and free lists (not the allocator's
+    /// own overhead): divided by kept(), the cost of a kept pair.
+    [[nodiscard]] std::size_t memory_bytes() const noexcept {
+      std::size_t b = pages_.size() * page_slots * (sizeof(Key) + (counted_ ? 8 : 0));
+      for (const table& t : tables_) b += t.entries.capacity() * sizeof(entry);
+      for (const auto& f : free_) b += f.capacity() * sizeof(std::uint64_t);
+      for (const auto& l : large_) b += l.keys.capacity() * sizeof(Key) + l.counts.capacity() * 8;
+      return b;
+    }
+    [[nodiscard]] std::uint64_t salt() const noexcept { return salt_; }
+    [[nodiscard]] std::uint64_t max_keys() const noexcept { return bound_.max_keys_; }
+
+   private:
+    friend class bound_keys;
+    accumulator(const bound_keys& b, std::uint64_t salt)
+        : bound_(b), salt_(salt), counted_(b.max_per_key_ > 1) {
+      if (b.max_keys_ > size_mask) {
+        throw_invalid("max_keys", b.max_keys_, "[1, 2^24 - 1] for a streaming bound");
+      }
+      // Block sizes grow by half (at least one) up to max_keys.
+      for (std::uint64_t c = 1;; c = std::max(c + 1, c + c / 2)) {
+        sizes_.push_back(std::min(c, b.max_keys_));
+        if (c >= b.max_keys_) break;
+      }
+      free_.resize(sizes_.size());
+    }
+
+    // word = block << 24 | size; 0 marks an empty entry (a unit keeps >= 1 key).
+    struct entry {
+      Unit unit{};
+      std::uint64_t word = 0;
+    };
+    struct table {
+      std::vector<entry> entries;
+      std::size_t used = 0;
+    };
+    struct large_block {
+      std::vector<Key> keys;
+      std::vector<std::uint64_t> counts;
+    };
+    static constexpr unsigned table_bits = 6;
+    static constexpr std::uint64_t size_mask = (std::uint64_t{1} << 24) - 1;
+    static constexpr std::uint64_t page_slots = std::uint64_t{1} << 16;
+    static constexpr std::uint64_t large_slots = 1024;
+    // A block is a slot number below 2^39, or large_bit | an index into large_.
+    static constexpr std::uint64_t large_bit = std::uint64_t{1} << 39;
+
+    static std::uint64_t pack(std::uint64_t block, std::uint64_t size) {
+      return (block << 24) | size;
+    }
+    static std::uint64_t block_of(const entry& e) { return e.word >> 24; }
+    static std::uint64_t size_of(const entry& e) { return e.word & size_mask; }
+    // The home slot of a unit in a table of n entries: the hash bits below
+    // the table's, scaled to [0, n).
+    static std::size_t home(std::uint64_t mu, std::size_t n) {
+      return static_cast<std::size_t>((static_cast<detail::uint128>(mu << table_bits) * n) >> 64);
+    }
+
+    void add_to(entry& e, std::uint64_t mu, const Key& key) {
+      std::uint64_t block = block_of(e);
+      const std::uint64_t size = size_of(e);
+      for (std::uint64_t j = 0; j < size; ++j) {
+        if (key_at(block, j) == key) {
+          if (counted_) {
+            std::uint64_t& c = count_at(block, j);
+            c = std::min(c + 1, bound_.max_per_key_);  // never past max_per_key: no overflow
+          }
+          return;
+        }
+      }
+      if (size < bound_.max_keys_) {
+        const std::size_t cls = size_class(size);
+        if (sizes_[cls] == size) block = move_block(block, size, cls + 1);
+        key_at(block, size) = key;
+        if (counted_) count_at(block, size) = 1;
+        e.word = pack(block, size + 1);
+        ++kept_;
+        if (size + 1 == bound_.max_keys_) largest_first(block, size + 1, mu);
+        return;
+      }
+      // Full: a key that does not beat the largest kept priority (slot 0)
+      // is never kept (select()'s rule; the largest only falls).
+      if (priority(salt_, mu, key) < priority(salt_, mu, key_at(block, 0))) {
+        key_at(block, 0) = key;
+        if (counted_) count_at(block, 0) = 1;
+        largest_first(block, size, mu);
+      }
+    }
+
+    // Moves the key of largest priority to slot 0.
+    void largest_first(std::uint64_t block, std::uint64_t size, std::uint64_t mu) {
+      std::uint64_t w = 0;
+      std::uint64_t pw = priority(salt_, mu, key_at(block, 0));
+      for (std::uint64_t j = 1; j < size; ++j) {
+        const std::uint64_t p = priority(salt_, mu, key_at(block, j));
+        if (p > pw) {
+          pw = p;
+          w = j;
+        }
+      }
+      if (w == 0) return;
+      using std::swap;
+      swap(key_at(block, 0), key_at(block, w));
+      if (counted_) swap(count_at(block, 0), count_at(block, w));
+    }
+
+    // The class of a block holding `size` keys: the smallest size >= it.
+    std::size_t size_class(std::uint64_t size) const {
+      return static_cast<std::size_t>(std::lower_bound(sizes_.begin(), sizes_.end(), size) -
+                                      sizes_.begin());
+    }
+
+    std::uint64_t move_block(std::uint64_t from, std::uint64_t size, std::size_t cls) {
+      const std::uint64_t to = allocate(cls);
+      for (std::uint64_t j = 0; j < size; ++j) {
+        key_at(to, j) = std::move(key_at(from, j));
+        if (counted_) count_at(to, j) = count_at(from, j);
+      }
+      free_[cls - 1].push_back(from);
+      return to;
+    }
+
+    std::uint64_t allocate(std::size_t cls) {
+      if (!free_[cls].empty()) {
+        const std::uint64_t b = free_[cls].back();
+        free_[cls].pop_back();
+        return b;
+      }
+      const std::uint64_t n = sizes_[cls];
+      if (n > large_slots) {  // its own allocation: a page would waste too much
+        large_.push_back(
+            large_block{std::vector<Key>(n), std::vector<std::uint64_t>(counted_ ? n : 0)});
+        return large_bit | (large_.size() - 1);
+      }
+      if (pages_.empty() || page_used_ + n > page_slots) {
+        pages_.push_back(std::make_unique<Key[]>(page_slots));
+        if (counted_) count_pages_.push_back(std::make_unique<std::uint64_t[]>(page_slots));
+        page_used_ = 0;
+      }
+      const std::uint64_t b = (pages_.size() - 1) * page_slots + page_used_;
+      page_used_ += n;
+      return b;
+    }
+
+    Key& key_at(std::uint64_t block, std::uint64_t j) {
+      if (block & large_bit) return large_[block & ~large_bit].keys[j];
+      const std::uint64_t slot = block + j;
+      return pages_[slot / page_slots][slot % page_slots];
+    }
+    const Key& key_at(std::uint64_t block, std::uint64_t j) const {
+      return const_cast<accumulator*>(this)->key_at(block, j);
+    }
+    std::uint64_t& count_at(std::uint64_t block, std::uint64_t j) {
+      if (block & large_bit) return large_[block & ~large_bit].counts[j];
+      const std::uint64_t slot = block + j;
+      return count_pages_[slot / page_slots][slot % page_slots];
+    }
+    const std::uint64_t& count_at(std::uint64_t block, std::uint64_t j) const {
+      return const_cast<accumulator*>(this)->count_at(block, j);
+    }
+
+    void grow(table& t) {
+      const std::size_t n = std::max<std::size_t>(16, t.entries.size() + t.entries.size() / 2);
+      std::vector<entry> old = std::exchange(t.entries, std::vector<entry>(n));
+      for (entry& e : old) {
+        if (e.word == 0) continue;
+        std::size_t i = home(mix(detail::histogram_hash<Unit>{}(e.unit)), n);
+        while (t.entries[i].word != 0) i = i + 1 == n ? 0 : i + 1;
+        t.entries[i] = std::move(e);
+      }
+    }
+
+    bound_keys bound_;
+    std::uint64_t salt_;
+    bool counted_;
+    std::vector<std::uint64_t> sizes_;
+    std::array<table, std::size_t{1} << table_bits> tables_{};
+    std::vector<std::unique_ptr<Key[]>> pages_;
+    std::vector<std::unique_ptr<std::uint64_t[]>> count_pages_;
+    std::uint64_t page_used_ = 0;
+    std::vector<std::vector<std::uint64_t>> free_;
+    std::vector<large_block> large_;
+    std::uint64_t units_ = 0, kept_ = 0;
+  };
+
+  /// A streaming bound whose salt is one draw from gen: fed the records of
+  /// operator()'s range in any order, its counts() equal operator()'s for
+  /// the same generator state. Throws invalid_parameter naming max_keys if
+  /// it exceeds 2^24 - 1 (a unit's kept keys are counted in 24 bits).
+  template <random_bit_source G>
+  requires std::default_initializable<Unit> && std::default_initializable<Key> && std::movable<Key>
+  [[nodiscard]] accumulator start(G& gen) const { return accumulator(*this, random_u64(gen)); }
+  /// The same for a given salt (select()'s).
+  [[nodiscard]] accumulator start_salted(std::uint64_t salt) const requires
+      std::default_initializable<Unit> && std::default_initializable<Key> && std::movable<Key> {
+    return accumulator(*this, salt);
+  }
+
  private:
   // Up to this many keys per unit, every unit gets a fixed block of
   // max_keys slots in one flat array: one hash lookup and one contiguous
@@ -222,7 +528,6 @@ class bound_keys {
   template <class R, class Visit>
   void select_flat(const R& records, std::uint64_t salt, Visit& visit) const {
     const detail::histogram_hash<Unit> unit_hash;
-    const detail::histogram_hash<Key> key_hash;
     const auto k = static_cast<std::size_t>(max_keys_);
     struct header {
       std::uint32_t size = 0;
@@ -250,7 +555,7 @@ class bound_keys {
         ++found->count;
         continue;
       }
-      const std::uint64_t p = mix(salt ^ mix(unit_hash(r.unit)) ^ mix(key_hash(r.value) + salt));
+      const std::uint64_t p = priority(salt, mix(unit_hash(r.unit)), r.value);
       if (h.size < k) {
         block[h.size++] = kept_key{p, r.value, 1};
         if (h.size == k) h.worst = static_cast<std::uint32_t>(worst_in(block, k));
@@ -308,6 +613,11 @@ class bound_keys {
 
   static std::uint64_t mix(std::uint64_t k) noexcept {
     return detail::mix64(k + 0x9e3779b97f4a7c15ull);
+  }
+  // A (unit, key) pair's priority, from the unit's mixed hash: the one rule
+  // of select() and accumulator, so both keep the same keys.
+  static std::uint64_t priority(std::uint64_t salt, std::uint64_t mixed_unit, const Key& key) {
+    return mix(salt ^ mixed_unit ^ mix(detail::histogram_hash<Key>{}(key) + salt));
   }
 
   std::uint64_t max_keys_;
