@@ -140,7 +140,17 @@ std::optional<int> parse(int argc, char** argv, options& o) {
                ? std::string()
                : "'" + v + "' is not a list; allowed: whole numbers >= 1 separated by commas";
   };
-  cli.text("--tune-k", k_list, "values of k (rows kept per actor) the report tries", list_check,
+  const auto k_check = [](const std::string& v) -> std::string {
+    const auto ks = parse_list<std::int64_t>(v);
+    const bool ok = ks && std::all_of(ks->begin(), ks->end(), [](std::int64_t k) {
+                      return k <= (std::int64_t{1} << 24) - 1;
+                    });
+    return ok ? std::string()
+              : "'" + v +
+                    "' is not a list of k; allowed: whole numbers from 1 to 16777215 (2^24 - 1, "
+                    "the streaming bound's limit) separated by commas";
+  };
+  cli.text("--tune-k", k_list, "values of k (rows kept per actor) the report tries", k_check,
            "LIST");
   cli.text("--tune-tau", tau_list, "suppression thresholds tau the report tries", list_check,
            "LIST");

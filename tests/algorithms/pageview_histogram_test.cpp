@@ -472,6 +472,19 @@ TEST_CASE("the streaming bounder gives bounded_counts' counts for either policy,
   CHECK(b.counts()[pv::tuple_key{3, 0, 1}] == 1);
 }
 
+TEST_CASE("a streaming bounder refuses k above 2^24 - 1, naming k") {
+  const std::uint64_t too_many = std::uint64_t{1} << 24;
+  const pv::histogram<pv::bound_per_actor> server(pv::parameters<>{.k = too_many}, 4);
+  const pv::histogram<pv::client_bounded> client(pv::parameters<>{.k = too_many}, 4);
+  privet::testing::seeded_release_generator g(3);
+  const char* message =
+      "privet: k = 16777216 is invalid; allowed: [1, 2^24 - 1] for a streaming bound";
+  CHECK_THROWS_WITH_AS((void)server.bounder(g), message, privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)client.bounder(g), message, privet::invalid_parameter);
+  // The in-memory bounding has no such limit.
+  CHECK_NOTHROW((void)server.bounded_counts(small_day(), g));
+}
+
 TEST_CASE("tuning on a streamed day equals tuning on the day's views") {
   const auto day = small_day();
   const auto pub = public_counts_of(day);

@@ -138,6 +138,14 @@ class view_bounder {
   accumulator acc_;
 };
 
+namespace detail {
+/// The streaming bound's limit on k, named as the caller names it.
+inline void validate_streaming_k(std::uint64_t k) {
+  if (k > (std::uint64_t{1} << 24) - 1)
+    throw_invalid("k", k, "[1, 2^24 - 1] for a streaming bound");
+}
+}  // namespace detail
+
 /// Server-side bounding per actor signature: at most k distinct tuples per
 /// actor, a uniformly random subset of the actor's distinct tuples (never
 /// favouring any page), each counted once.
@@ -158,9 +166,11 @@ class bound_per_actor {
   }
 
   /// The same bounding, streaming (view_bounder): its salt is the one
-  /// draw operator() takes from gen.
+  /// draw operator() takes from gen. Throws invalid_parameter naming k if
+  /// k > 2^24 - 1 (the streaming bound counts a unit's keys in 24 bits).
   template <random_bit_source G>
   [[nodiscard]] view_bounder start(G& gen) const {
+    detail::validate_streaming_k(k());
     return view_bounder(bound_.start(gen));
   }
 
@@ -220,9 +230,11 @@ class client_bounded {
   }
 
   /// The same bounding, streaming (view_bounder): its salt is the one
-  /// draw operator() takes from gen.
+  /// draw operator() takes from gen. Throws invalid_parameter naming k if
+  /// k > 2^24 - 1 (the streaming bound counts a unit's keys in 24 bits).
   template <random_bit_source G>
   [[nodiscard]] view_bounder start(G& gen) const {
+    detail::validate_streaming_k(k());
     return view_bounder(bound_.start(gen));
   }
 
