@@ -19,15 +19,15 @@ measure() {  # measure <label> <source file> <extra flags...>
   local t
   t=$({ /usr/bin/time -f "%U %S %M" "$cxx" "${flags[@]}" "$@" "$src" -o /dev/null; } 2>&1 | tail -1)
   read -r user sys kb <<<"$t"
-  printf "| %-34s | %8d | %6.2f | %5d |\n" "$label" "$lines" "$(echo "$user + $sys" | bc)" \
+  printf "| %-42s | %8d | %6.2f | %5d |\n" "$label" "$lines" "$(echo "$user + $sys" | bc)" \
     "$((kb / 1024))"
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "compiler: $("$cxx" --version | head -1); $(uptime)"
 echo
-echo "| header / file                      | lines    | CPU s  | MB    |"
-echo "| ---------------------------------- | -------- | ------ | ----- |"
+echo "| header / file                              | lines    | CPU s  | MB    |"
+echo "| ------------------------------------------ | -------- | ------ | ----- |"
 # Each layer's umbrella header (crypto has none: paillier.hpp is its core).
 for h in core/core mechanisms/mechanisms accounting/accounting sketches/sketches \
   crypto/paillier ml/ml algorithms/algorithms; do

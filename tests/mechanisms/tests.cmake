@@ -2,6 +2,7 @@ privet_add_layer_tests(
   mechanisms
   mechanisms/bernoulli_test.cpp
   mechanisms/bernoulli_statistical_test.cpp
+  mechanisms/big_uint_test.cpp
   mechanisms/discrete_laplace_test.cpp
   mechanisms/discrete_laplace_statistical_test.cpp
   mechanisms/discrete_gaussian_test.cpp

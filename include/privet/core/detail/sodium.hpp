@@ -8,18 +8,21 @@
 #include <sodium.h>
 
 #include <pthread.h>
-#include <atomic>
 #include <cstdint>
 
 namespace privet::detail {
 
-inline std::atomic<std::uint64_t>& fork_generation_counter() noexcept {
-  static std::atomic<std::uint64_t> generation{0};
+// The counter is read and incremented with the compiler's atomic builtins
+// (GCC and Clang, like the 128-bit integers of int128.hpp) rather than
+// std::atomic: <atomic> would add about 5 k lines to every translation unit
+// that includes <privet/core/core.hpp>, for one relaxed counter.
+inline std::uint64_t& fork_generation_counter() noexcept {
+  static std::uint64_t generation = 0;
   return generation;
 }
 
 inline void on_fork_in_child() noexcept {
-  fork_generation_counter().fetch_add(1, std::memory_order_relaxed);
+  __atomic_fetch_add(&fork_generation_counter(), 1, __ATOMIC_RELAXED);
 }
 
 /// Initialises libsodium exactly once (thread-safe); throws privet::error if
@@ -36,7 +39,7 @@ inline void ensure_sodium() {
 }
 
 inline std::uint64_t fork_generation() noexcept {
-  return fork_generation_counter().load(std::memory_order_relaxed);
+  return __atomic_load_n(&fork_generation_counter(), __ATOMIC_RELAXED);
 }
 
 }  // namespace privet::detail

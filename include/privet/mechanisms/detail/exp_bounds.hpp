@@ -8,20 +8,19 @@
 // bounds are computed here in big integers with every rounding directed:
 // the Taylor series of exp(y) for y = x / 2^r <= 1/2 (all terms positive, so
 // truncation only lowers the sum and the tail is bounded by its last term),
-// squared r times, then inverted.
+// squared r times, then inverted. The integers are big_uint
+// (big_uint.hpp); tests/mechanisms/big_uint_test.cpp checks these bounds
+// against the same computation on Boost's cpp_int.
 #pragma once
 
 #include <privet/core/detail/int128.hpp>
-#include <privet/mechanisms/detail/dyadic.hpp>
-
-#include <boost/multiprecision/cpp_int.hpp>
+#include <privet/mechanisms/detail/big_uint.hpp>
+#include <privet/mechanisms/detail/binary_value.hpp>
 
 #include <bit>
 #include <cstdint>
 
 namespace privet::detail {
-
-using big_uint = boost::multiprecision::cpp_int;
 
 /// lo / 2^bits <= value <= hi / 2^bits.
 struct fixed_interval {
@@ -31,24 +30,39 @@ struct fixed_interval {
 };
 
 inline big_uint div_floor(const big_uint& a, const big_uint& b) {
-  return big_uint(a / b);
+  return a / b;
 }
 
 inline big_uint div_ceil(const big_uint& a, const big_uint& b) {
-  big_uint q = a / b;
-  if (q * b != a) ++q;
+  auto [q, r] = big_uint::divide(a, b);
+  if (!r.is_zero()) ++q;
+  return q;
+}
+
+// floor and ceil of a / 2^w: a shift, where the division by a big divisor
+// 2^w k below becomes a shift and a division by one word (floor(floor(a /
+// 2^w) / k) = floor(a / (2^w k)), and the same for ceil).
+inline big_uint shift_floor(const big_uint& a, int w) {
+  return a >> w;
+}
+
+inline big_uint shift_ceil(const big_uint& a, int w) {
+  big_uint q = a >> w;
+  if (!((q << w) == a)) ++q;
   return q;
 }
 
 /// The low 128 bits of v.
 inline uint128 low_u128(const big_uint& v) {
-  const auto low = big_uint(v & UINT64_MAX).convert_to<std::uint64_t>();
-  const auto high = big_uint(big_uint(v >> 64) & UINT64_MAX).convert_to<std::uint64_t>();
+  const auto& limbs = v.limbs();
+  const std::uint64_t low = limbs.empty() ? 0 : limbs[0];
+  const std::uint64_t high = limbs.size() < 2 ? 0 : limbs[1];
   return (static_cast<uint128>(high) << 64) | low;
 }
 
 /// Bounds on exp(-x) for finite x >= 0, with lo and hi at most a few units of
-/// 2^-bits apart (for bits >= 64); exact when x == 0.
+/// 2^-bits apart (for bits >= 64); exact when x == 0; 0 and 1 when exp(-x) <=
+/// 2^-(bits + 2).
 inline fixed_interval exp_neg_bounds(double x, int bits) {
   fixed_interval out;
   out.bits = bits;
@@ -56,6 +70,15 @@ inline fixed_interval exp_neg_bounds(double x, int bits) {
   if (x == 0) {
     out.lo = one;
     out.hi = one;
+    return out;
+  }
+  // exp(-x) <= 2^-(bits + 2) makes the bounds 0 and 1, which the series
+  // below would also give, after squaring numbers of about 1.44 x bits
+  // (hours and gigabytes for x = 1e10). 0.7 > ln 2 by 1 %, far more than the
+  // rounding of the product.
+  if (x >= 0.7 * (static_cast<double>(bits) + 2)) {
+    out.lo = big_uint(0);
+    out.hi = big_uint(1);
     return out;
   }
   const auto [m, e] = exact_binary_value(x);  // x = m 2^e, m odd
@@ -81,16 +104,16 @@ inline fixed_interval exp_neg_bounds(double x, int bits) {
   // 1/2, is at most the last upper term) is an upper bound.
   big_uint term_lo = unit, term_hi = unit;
   big_uint sum_lo = unit, sum_hi = unit;
-  for (unsigned k = 1; term_hi > 1; ++k) {
-    term_lo = div_floor(big_uint(term_lo * y_lo), big_uint(unit * k));
-    term_hi = div_ceil(big_uint(term_hi * y_hi), big_uint(unit * k));
+  for (std::uint64_t k = 1; term_hi > 1; ++k) {
+    term_lo = div_floor(shift_floor(term_lo * y_lo, w), k);
+    term_hi = div_ceil(shift_ceil(term_hi * y_hi, w), k);
     sum_lo += term_lo;
     sum_hi += term_hi;
   }
   sum_hi += term_hi;
   for (int i = 0; i < r; ++i) {
-    sum_lo = div_floor(big_uint(sum_lo * sum_lo), unit);
-    sum_hi = div_ceil(big_uint(sum_hi * sum_hi), unit);
+    sum_lo = shift_floor(sum_lo * sum_lo, w);
+    sum_hi = shift_ceil(sum_hi * sum_hi, w);
   }
   // exp(-x) = 1 / exp(x), in units of 2^-bits.
   const big_uint scaled = big_uint(1) << (bits + w);
