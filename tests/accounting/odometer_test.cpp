@@ -321,6 +321,10 @@ TEST_CASE("odometer and event messages name the parameter, value and range") {
                        "privet: scale = -1 is invalid; allowed: finite and > 0", invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::rdp_of(privet::discrete_laplace_event{1.0, -2}, orders),
                        "privet: sensitivity = -2 is invalid; allowed: >= 1", invalid_parameter);
+  // The event's own field, not rdp_subsampled_wor's internal gamma.
+  CHECK_THROWS_WITH_AS(
+      (void)privet::rdp_of(privet::fixed_size_subsampled_gaussian_event{1.5, 1.0}, orders),
+      "privet: sampling_fraction = 1.5 is invalid; allowed: (0, 1]", invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::pld_of(privet::gdp(0), privet::pld_options{}),
                        "privet: mu = 0 is invalid; allowed: finite and > 0", invalid_parameter);
   CHECK_THROWS_WITH_AS((void)privet::prv_of(privet::gdp(0)),

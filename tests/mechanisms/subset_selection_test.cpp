@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <tuple>
 #include <vector>
 
 TEST_CASE("subset_selection rejects invalid parameters, naming them") {
@@ -38,8 +39,10 @@ TEST_CASE("subset_selection rejects invalid parameters, naming them") {
   CHECK_THROWS_WITH_AS((void)ss.estimate_counts({1, 2}, 5),
                        "privet: counts.size() = 2 is invalid; allowed: == s = 10",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS((void)ss.estimate_counts(std::vector<std::uint64_t>(10, 6), 5),
-                       "privet: counts[i] = 6 is invalid; allowed: <= n = 5",
+  std::vector<std::uint64_t> one_bad(10, 1);
+  one_bad[3] = 6;
+  CHECK_THROWS_WITH_AS((void)ss.estimate_counts(one_bad, 5),
+                       "privet: counts[3] = 6 is invalid; allowed: <= n = 5",
                        privet::invalid_parameter);
   CHECK_THROWS_AS((void)ss.estimate_variance(10, 11), privet::invalid_parameter);
 }

@@ -82,6 +82,9 @@ double smallest_noise_multiplier(EpsilonOf&& epsilon_of, double target_epsilon,
   return hi;
 }
 
+/// How smallest_noise_multiplier and dpsgd_noise_multiplier search: the
+/// accountant that must certify the target, its parameters, and when the
+/// bisection stops.
 struct calibration_options {
   /// Which accountant certifies the target.
   accountant_kind accountant = accountant_kind::pld;

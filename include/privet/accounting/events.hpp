@@ -45,40 +45,40 @@ namespace privet {
 /// Gaussian noise of standard deviation noise_multiplier times the query's
 /// L2 sensitivity.
 struct gaussian_event {
-  double noise_multiplier;
+  double noise_multiplier;  ///< Noise standard deviation / L2 sensitivity; > 0.
 };
 
 /// Laplace noise of scale `scale` times the query's L1 sensitivity.
 struct laplace_event {
-  double scale;
+  double scale;  ///< Noise scale / L1 sensitivity (the event is (1 / scale)-DP); > 0.
 };
 
 /// Discrete Gaussian noise (parameter sigma) on an integer query of L2
 /// sensitivity `sensitivity`.
 struct discrete_gaussian_event {
-  double sigma;
-  std::int64_t sensitivity = 1;
+  double sigma;                  ///< The discrete Gaussian's parameter, in the query's units; > 0.
+  std::int64_t sensitivity = 1;  ///< The query's integer L2 sensitivity; >= 1.
 };
 
 /// Discrete Laplace noise, P[x] proportional to e^{-|x| / scale}, on an
 /// integer query of L1 sensitivity `sensitivity`.
 struct discrete_laplace_event {
-  double scale;
-  std::int64_t sensitivity = 1;
+  double scale;                  ///< The noise scale, in the query's units; > 0.
+  std::int64_t sensitivity = 1;  ///< The query's integer L1 sensitivity; >= 1.
 };
 
 /// k-ary randomised response (the true value kept with probability
 /// e^eps / (e^eps + k - 1)).
 struct randomized_response_event {
-  double epsilon;
-  std::uint64_t k = 2;
+  double epsilon;       ///< The mechanism's pure-DP epsilon; > 0.
+  std::uint64_t k = 2;  ///< Number of categories; >= 2.
 };
 
 /// One DP-SGD step: Gaussian noise with this noise multiplier on a Poisson
 /// sample with rate q, add/remove neighbours.
 struct subsampled_gaussian_event {
-  double q;
-  double noise_multiplier;
+  double q;                 ///< Poisson sampling rate, in (0, 1].
+  double noise_multiplier;  ///< Noise standard deviation / L2 sensitivity (clipping norm); > 0.
 };
 
 /// One DP-SGD step on a fixed-size batch drawn without replacement: Gaussian
@@ -88,15 +88,17 @@ struct subsampled_gaussian_event {
 /// is Wang, Balle & Kasiviswanathan 2019, Theorem 9 (accounting/rdp_wor.hpp);
 /// it has no PLD or PRV here, so only the RDP accountant covers it.
 struct fixed_size_subsampled_gaussian_event {
-  double sampling_fraction;
-  double noise_multiplier;
+  double sampling_fraction;  ///< Batch size / dataset size, in (0, 1].
+  double noise_multiplier;   ///< Noise standard deviation / replace-one sensitivity; > 0.
 };
 
 // ---- RDP curves ------------------------------------------------------------------
 
+/// The Gaussian's curve alpha / (2 sigma^2) on `orders` (rdp_gaussian).
 inline std::optional<rdp> rdp_of(const gaussian_event& e, const std::vector<double>& orders) {
   return rdp_gaussian(e.noise_multiplier, orders);
 }
+/// The Laplace mechanism's exact curve on `orders` (rdp_laplace).
 inline std::optional<rdp> rdp_of(const laplace_event& e, const std::vector<double>& orders) {
   return rdp_laplace(e.scale, orders);
 }
@@ -117,19 +119,28 @@ inline std::optional<rdp> rdp_of(const discrete_laplace_event& e,
   validate_at_least<std::int64_t>(e.sensitivity, 1, "sensitivity");
   return rdp_pure_dp(pure_dp(static_cast<double>(e.sensitivity) / e.scale), orders);
 }
+/// k-ary randomised response's curve on `orders` (rdp_randomized_response).
 inline std::optional<rdp> rdp_of(const randomized_response_event& e,
                                  const std::vector<double>& orders) {
   return rdp_randomized_response(e.epsilon, e.k, orders);
 }
+/// The Poisson-subsampled Gaussian's curve (rdp_subsampled_gaussian).
+/// Throws invalid_parameter naming `q` unless q is in (0, 1].
 inline std::optional<rdp> rdp_of(const subsampled_gaussian_event& e,
                                  const std::vector<double>& orders) {
   if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
   return rdp_subsampled_gaussian(e.q, e.noise_multiplier, orders);
 }
+/// The without-replacement bound (rdp_subsampled_wor_gaussian). Throws
+/// invalid_parameter naming `sampling_fraction` unless it is in (0, 1].
 inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
                                  const std::vector<double>& orders) {
+  if (!(e.sampling_fraction > 0 && e.sampling_fraction <= 1)) {
+    throw_invalid("sampling_fraction", e.sampling_fraction, "(0, 1]");
+  }
   return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
 }
+/// eps-DP through binary randomised response's curve (rdp_pure_dp).
 inline std::optional<rdp> rdp_of(const pure_dp& g, const std::vector<double>& orders) {
   return rdp_pure_dp(g, orders);
 }
@@ -138,12 +149,16 @@ inline std::optional<rdp> rdp_of(const approx_dp& g, const std::vector<double>& 
   if (g.delta() > 0) return std::nullopt;
   return rdp_pure_dp(pure_dp(g.epsilon()), orders);
 }
+/// rho-zCDP is the curve alpha rho.
 inline std::optional<rdp> rdp_of(const zcdp& g, const std::vector<double>& orders) {
   return detail::rdp_curve(orders, [&](double a) { return a * g.rho(); });
 }
+/// mu-GDP is the Gaussian's curve alpha mu^2 / 2.
 inline std::optional<rdp> rdp_of(const gdp& g, const std::vector<double>& orders) {
   return detail::rdp_curve(orders, [&](double a) { return a * g.mu() * g.mu() / 2; });
 }
+/// A curve as it is. Throws invalid_parameter naming `curve.orders()`
+/// unless it is on exactly `orders`.
 inline std::optional<rdp> rdp_of(const rdp& curve, const std::vector<double>& orders) {
   if (curve.orders() != orders) {
     throw_invalid("curve.orders()", "a different set", "the accountant's orders");
@@ -153,23 +168,30 @@ inline std::optional<rdp> rdp_of(const rdp& curve, const std::vector<double>& or
 
 // ---- privacy loss distributions ----------------------------------------------------
 
+/// What pld_of returns: a PLD, or nothing for an event without one.
 using optional_pld = std::optional<privacy_loss_distribution>;
 
+/// The Gaussian's PLD at sensitivity 1 (privacy_loss_distribution::gaussian).
 inline optional_pld pld_of(const gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::gaussian(e.noise_multiplier, 1, o);
 }
+/// The Laplace mechanism's PLD at sensitivity 1.
 inline optional_pld pld_of(const laplace_event& e, const pld_options& o) {
   return privacy_loss_distribution::laplace(e.scale, 1, o);
 }
+/// The discrete Gaussian's PLD at the event's sensitivity.
 inline optional_pld pld_of(const discrete_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::discrete_gaussian(e.sigma, e.sensitivity, o);
 }
+/// The discrete Laplace's PLD at the event's sensitivity.
 inline optional_pld pld_of(const discrete_laplace_event& e, const pld_options& o) {
   return privacy_loss_distribution::discrete_laplace(e.scale, e.sensitivity, o);
 }
+/// k-ary randomised response's PLD.
 inline optional_pld pld_of(const randomized_response_event& e, const pld_options& o) {
   return privacy_loss_distribution::randomized_response(e.epsilon, e.k, o);
 }
+/// The Poisson-subsampled Gaussian's PLD, both orders kept.
 inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::subsampled_gaussian(e.q, e.noise_multiplier, o);
 }
@@ -177,9 +199,12 @@ inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options
 inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
   return std::nullopt;
 }
+/// eps-DP as binary randomised response's PLD.
 inline optional_pld pld_of(const pure_dp& g, const pld_options& o) {
   return privacy_loss_distribution::from_guarantee(approx_dp(g.epsilon(), 0), o);
 }
+/// (eps, delta)-DP as the worst pair it allows
+/// (privacy_loss_distribution::from_guarantee).
 inline optional_pld pld_of(const approx_dp& g, const pld_options& o) {
   return privacy_loss_distribution::from_guarantee(g, o);
 }
@@ -187,6 +212,8 @@ inline optional_pld pld_of(const approx_dp& g, const pld_options& o) {
 inline optional_pld pld_of(const zcdp&, const pld_options&) {
   return std::nullopt;
 }
+/// mu-GDP as the Gaussian with noise multiplier 1 / mu. Throws
+/// invalid_parameter naming `mu` unless mu is finite and > 0.
 inline optional_pld pld_of(const gdp& g, const pld_options& o) {
   validate_positive(g.mu(), "mu");
   return privacy_loss_distribution::gaussian(1 / g.mu(), 1, o);
@@ -202,20 +229,26 @@ inline optional_pld pld_of(const rdp&, const pld_options&) {
 // accountant finds prv_of by argument-dependent lookup and reports the
 // accountant unavailable when an event has none.
 
+/// What prv_of returns: a PRV, or nothing for an event without one.
 using optional_prv = std::optional<prv>;
 
+/// The Gaussian's PRV at sensitivity 1 (prv::gaussian).
 inline optional_prv prv_of(const gaussian_event& e) {
   return prv::gaussian(e.noise_multiplier);
 }
+/// The Laplace mechanism's PRV at sensitivity 1.
 inline optional_prv prv_of(const laplace_event& e) {
   return prv::laplace(e.scale);
 }
+/// k-ary randomised response's PRV.
 inline optional_prv prv_of(const randomized_response_event& e) {
   return prv::randomized_response(e.epsilon, e.k);
 }
+/// The Poisson-subsampled Gaussian's PRV (prv::subsampled_gaussian).
 inline optional_prv prv_of(const subsampled_gaussian_event& e) {
   return prv::subsampled_gaussian(e.q, e.noise_multiplier);
 }
+/// eps-DP as binary randomised response's PRV (prv::pure_dp).
 inline optional_prv prv_of(const pure_dp& g) {
   return prv::pure_dp(g.epsilon());
 }
@@ -225,6 +258,8 @@ inline optional_prv prv_of(const approx_dp& g) {
   if (g.delta() > 0) return std::nullopt;
   return prv::pure_dp(g.epsilon());
 }
+/// mu-GDP as the Gaussian with noise multiplier 1 / mu. Throws
+/// invalid_parameter naming `mu` unless mu is finite and > 0.
 inline optional_prv prv_of(const gdp& g) {
   validate_positive(g.mu(), "mu");
   return prv::gaussian(1 / g.mu());
@@ -238,42 +273,53 @@ concept prv_event = requires(const E& e) {
 
 // ---- descriptions ------------------------------------------------------------------
 
+/// The event's kind and parameters, e.g. "gaussian(...)".
 inline std::string describe(const gaussian_event& e) {
   return "gaussian(noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
 }
+/// The event's kind and parameters, e.g. "laplace(...)".
 inline std::string describe(const laplace_event& e) {
   return "laplace(scale = " + detail::format_value(e.scale) + ")";
 }
+/// The event's kind and parameters, e.g. "discrete_gaussian(...)".
 inline std::string describe(const discrete_gaussian_event& e) {
   return "discrete_gaussian(sigma = " + detail::format_value(e.sigma) +
          ", sensitivity = " + std::to_string(e.sensitivity) + ")";
 }
+/// The event's kind and parameters, e.g. "discrete_laplace(...)".
 inline std::string describe(const discrete_laplace_event& e) {
   return "discrete_laplace(scale = " + detail::format_value(e.scale) +
          ", sensitivity = " + std::to_string(e.sensitivity) + ")";
 }
+/// The event's kind and parameters, e.g. "randomized_response(...)".
 inline std::string describe(const randomized_response_event& e) {
   return "randomized_response(epsilon = " + detail::format_value(e.epsilon) +
          ", k = " + std::to_string(e.k) + ")";
 }
+/// The event's kind and parameters, e.g. "subsampled_gaussian(...)".
 inline std::string describe(const subsampled_gaussian_event& e) {
   return "subsampled_gaussian(q = " + detail::format_value(e.q) +
          ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
 }
+/// The event's kind and parameters, e.g. "fixed_size_subsampled_gaussian(...)".
 inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
   return "fixed_size_subsampled_gaussian(fraction = " + detail::format_value(e.sampling_fraction) +
          ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
 }
+/// The event's kind and parameters, e.g. "pure_dp(...)".
 inline std::string describe(const pure_dp& g) {
   return "pure_dp(epsilon = " + detail::format_value(g.epsilon()) + ")";
 }
+/// The event's kind and parameters, e.g. "approx_dp(...)".
 inline std::string describe(const approx_dp& g) {
   return "approx_dp(epsilon = " + detail::format_value(g.epsilon()) +
          ", delta = " + detail::format_value(g.delta()) + ")";
 }
+/// The event's kind and parameters, e.g. "zcdp(...)".
 inline std::string describe(const zcdp& g) {
   return "zcdp(rho = " + detail::format_value(g.rho()) + ")";
 }
+/// The event's kind and parameters, e.g. "gdp(...)".
 inline std::string describe(const gdp& g) {
   return "gdp(mu = " + detail::format_value(g.mu()) + ")";
 }

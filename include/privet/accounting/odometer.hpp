@@ -57,6 +57,8 @@
 
 namespace privet {
 
+/// Which accountants a privacy_odometer runs and with what parameters.
+/// Checked by the odometer's constructor.
 struct odometer_options {
   /// Renyi orders of the RDP accountant.
   std::vector<double> orders = default_rdp_orders();
@@ -69,11 +71,19 @@ struct odometer_options {
   /// Whether to run the PRV accountant too (off by default: it answers with
   /// a bracket whose upper end is close to the PLD's, at a higher cost).
   bool use_prv = false;
+  /// The PRV accountant's errors (used only when use_prv is set).
   prv_options prv = {};
 };
 
-enum class accountant_kind { rdp, pld, prv };
+/// An accountant: what an odometer_report's answer came from, or which one
+/// calibration certifies with.
+enum class accountant_kind {
+  rdp,  ///< Renyi DP curves, converted to (eps, delta) (accounting/rdp.hpp).
+  pld,  ///< Privacy loss distributions composed by FFT (accounting/pld.hpp).
+  prv   ///< Privacy random variables (accounting/prv.hpp).
+};
 
+/// "RDP", "PLD" or "PRV".
 inline const char* to_string(accountant_kind k) noexcept {
   switch (k) {
     case accountant_kind::rdp:
@@ -89,11 +99,12 @@ inline const char* to_string(accountant_kind k) noexcept {
 /// What the odometer can justify for one delta: each accountant's answer
 /// (empty where it has none) and the tightest of them.
 struct odometer_report {
+  /// The RDP accountant's answer, (eps, delta) events added by basic composition.
   std::optional<approx_dp> rdp;
-  std::optional<approx_dp> pld;
+  std::optional<approx_dp> pld;  ///< The PLD accountant's answer.
   std::optional<approx_dp> prv;  ///< the PRV accountant's upper bound
-  approx_dp tightest;
-  accountant_kind method;
+  approx_dp tightest;            ///< The answer with the smallest epsilon.
+  accountant_kind method;        ///< The accountant `tightest` came from.
   /// Why the PLD accountant, when on, has no answer (empty when it has one):
   /// an entry without a PLD, delta not above the composed PLD's mass at
   /// +infinity, or a composition the loss grid cannot hold.
@@ -102,14 +113,21 @@ struct odometer_report {
   std::string prv_unavailable;
 };
 
+/// A privacy odometer: records privacy events (accounting/events.hpp) as
+/// they happen and answers, at any time, the tightest (eps, delta) that its
+/// RDP, PLD and (optionally) PRV accountants justify for everything recorded.
 class privacy_odometer {
  public:
   /// One recorded kind of event and how often it happened.
   struct entry {
-    std::string description;
-    std::uint64_t count;
+    std::string description;  ///< describe() of the event.
+    std::uint64_t count;      ///< How many runs of it were recorded.
   };
 
+  /// An empty odometer. Throws invalid_parameter for invalid orders
+  /// (rdp::validate_orders) and, when the PLD accountant is on, naming
+  /// pld.value_discretization_interval (not > 0) or
+  /// pld.tail_mass_truncation (not in (0, 1)).
   explicit privacy_odometer(odometer_options o = {}) : o_(std::move(o)), total_rdp_(zero_curve()) {
     rdp::validate_orders(o_.orders);
     if (o_.use_pld) {
@@ -285,13 +303,17 @@ class privacy_odometer {
   /// The composed RDP curve of the entries that have one.
   [[nodiscard]] const rdp& composed_rdp() const noexcept { return total_rdp_; }
 
+  /// The recorded entries in order of recording; consecutive identical
+  /// events (same type and description, except raw RDP curves) share one.
   [[nodiscard]] std::vector<entry> entries() const {
     std::vector<entry> out;
     out.reserve(entries_.size());
     for (const auto& e : entries_) out.push_back({e.description, e.count});
     return out;
   }
+  /// The total number of runs recorded (the sum of the entries' counts).
   [[nodiscard]] std::uint64_t releases() const noexcept { return releases_; }
+  /// The options the odometer was built with.
   [[nodiscard]] const odometer_options& options() const noexcept { return o_; }
 
  private:

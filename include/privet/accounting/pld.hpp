@@ -86,6 +86,7 @@
 
 namespace privet {
 
+/// How a continuous privacy loss is put on the grid; both are pessimistic.
 enum class pld_discretization {
   round_up,     ///< each loss rounded up to the grid
   connect_dots  ///< mass split between neighbouring grid points (tighter)
@@ -103,6 +104,7 @@ struct pld_options {
   /// Mass each construction or composition may move from its tails
   /// (pessimistically), in (0, 1).
   double tail_mass_truncation = 1e-15;
+  /// How continuous losses go on the grid.
   pld_discretization discretization = pld_discretization::connect_dots;
 };
 
@@ -273,13 +275,19 @@ class pld_pmf {
         probs_(std::move(probs)),
         infinity_mass_(infinity_mass) {}
 
+  /// The grid step h of the privacy loss.
   [[nodiscard]] double interval() const noexcept { return interval_; }
+  /// The grid index of probs()[0].
   [[nodiscard]] std::int64_t lowest_index() const noexcept { return lowest_; }
+  /// The grid index of probs().back().
   [[nodiscard]] std::int64_t highest_index() const noexcept {
     return lowest_ + static_cast<std::int64_t>(probs_.size()) - 1;
   }
+  /// The masses at the finite losses lowest_index() .. highest_index().
   [[nodiscard]] const std::vector<double>& probs() const noexcept { return probs_; }
+  /// The mass at loss +infinity (a lower bound on delta at every epsilon).
   [[nodiscard]] double infinity_mass() const noexcept { return infinity_mass_; }
+  /// The loss of probs()[j]: (lowest_index() + j) * interval().
   [[nodiscard]] double loss(std::size_t j) const noexcept {
     return static_cast<double>(lowest_ + static_cast<std::int64_t>(j)) * interval_;
   }
@@ -1168,10 +1176,15 @@ class privacy_loss_distribution {
     return approx_dp(eps, delta);
   }
 
+  /// Whether both orders share one pmf (then add() is remove()).
   [[nodiscard]] bool symmetric() const noexcept { return !add_.has_value(); }
+  /// The loss of P = M(D) against Q = M(D minus a record).
   [[nodiscard]] const pld_pmf& remove() const noexcept { return remove_; }
+  /// The loss of the reverse order (add a record).
   [[nodiscard]] const pld_pmf& add() const noexcept { return add_ ? *add_ : remove_; }
+  /// The grid step h of both orders.
   [[nodiscard]] double value_discretization_interval() const noexcept { return remove_.interval(); }
+  /// The tail mass each composition may move pessimistically, in (0, 1).
   [[nodiscard]] double tail_mass_truncation() const noexcept { return tau_; }
 
  private:

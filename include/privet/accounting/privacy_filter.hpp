@@ -31,9 +31,12 @@ struct additive_parameter<zcdp> {
 };
 }  // namespace detail
 
+/// A privacy filter over pure_dp or zcdp spends: a fixed total budget that
+/// refuses, by throwing budget_exhausted, the first spend that would exceed it.
 template <class Guarantee>
 requires(std::same_as<Guarantee, pure_dp> || std::same_as<Guarantee, zcdp>) class privacy_filter {
  public:
+  /// A filter with budget `total` and nothing spent.
   explicit privacy_filter(Guarantee total) : total_(total), spent_(0.0) {}
 
   /// Records `g` as spent; throws budget_exhausted (leaving the filter as it
@@ -56,7 +59,9 @@ requires(std::same_as<Guarantee, pure_dp> || std::same_as<Guarantee, zcdp>) clas
     return detail::add_up(p::get(spent_), p::get(g)) <= p::get(total_);
   }
 
+  /// The sum of the accepted spends (rounded up).
   [[nodiscard]] const Guarantee& spent() const noexcept { return spent_; }
+  /// The budget.
   [[nodiscard]] const Guarantee& total() const noexcept { return total_; }
 
  private:

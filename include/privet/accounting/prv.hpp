@@ -165,9 +165,9 @@ struct prv_options {
 /// lower <= the true value <= upper; estimate is the paper's point estimate
 /// (no guarantee).
 struct prv_bounds {
-  double lower;
-  double estimate;
-  double upper;
+  double lower;     ///< A lower bound on the true value.
+  double estimate;  ///< The point estimate (no guarantee).
+  double upper;     ///< An upper bound on the true value; the one to certify with.
 };
 
 namespace detail {
@@ -867,6 +867,7 @@ class prv {
     return prv(detail::prv_sg_remove_model{{q, s}}, detail::prv_sg_add_model{{q, s}});
   }
 
+  /// Whether the remove and add orders share one privacy random variable.
   [[nodiscard]] bool symmetric() const noexcept { return !add_.has_value(); }
 
  private:
@@ -1034,6 +1035,7 @@ class prv_accountant {
     return compose().delta(epsilon);
   }
 
+  /// The options the accountant was built with.
   [[nodiscard]] const prv_options& options() const noexcept { return o_; }
   /// The total number of steps recorded.
   [[nodiscard]] std::uint64_t steps() const noexcept { return total_; }

@@ -83,7 +83,9 @@ class rdp {
     }
   }
 
+  /// The orders alpha, increasing.
   [[nodiscard]] const std::vector<double>& orders() const noexcept { return orders_; }
+  /// eps(alpha) at each of orders(), in nats.
   [[nodiscard]] const std::vector<double>& epsilons() const noexcept { return epsilons_; }
 
   /// Sequential composition: curves add order by order. Throws
@@ -106,6 +108,8 @@ class rdp {
     return rdp(orders_, std::move(out));
   }
 
+  /// Throws invalid_parameter naming `orders` if empty, or `orders[i]` for
+  /// the first order that is not finite, > 1 and above its predecessor.
   static void validate_orders(const std::vector<double>& orders) {
     if (orders.empty()) throw_empty("orders");
     for (std::size_t i = 0; i < orders.size(); ++i) {
@@ -125,6 +129,7 @@ class rdp {
   std::vector<double> epsilons_;
 };
 
+/// An RDP curve is a guarantee: it can be recorded like any other.
 template <>
 inline constexpr bool is_guarantee_v<rdp> = true;
 

@@ -16,8 +16,12 @@
 
 namespace privet {
 
+/// An RDP odometer on one fixed set of orders: composes recorded curves
+/// by addition and converts the total to (eps, delta) on demand.
 class rdp_accountant {
  public:
+  /// Nothing spent, on `orders`. Throws invalid_parameter unless the orders
+  /// are finite, > 1 and strictly increasing (rdp::validate_orders).
   explicit rdp_accountant(std::vector<double> orders = default_rdp_orders())
       : spent_(orders, std::vector<double>(orders.size(), 0.0)) {}
 
@@ -36,9 +40,16 @@ class rdp_accountant {
     compose(rdp_pure_dp(g, spent_.orders()), count);
   }
 
+  /// The composed curve of everything recorded.
   [[nodiscard]] const rdp& spent() const noexcept { return spent_; }
+  /// The total number of runs recorded.
   [[nodiscard]] std::uint64_t releases() const noexcept { return releases_; }
+  /// The (eps, delta) of the composed curve for `delta` in (0, 1), by the
+  /// improved conversion (to_approx_dp). Throws invalid_parameter naming
+  /// `delta` outside (0, 1), or `rdp` if the curve is +inf at every order.
   [[nodiscard]] approx_dp epsilon(double delta) const { return to_approx_dp(spent_, delta); }
+  /// The smallest delta the composed curve gives at `epsilon` >= 0
+  /// (rdp_delta); throws invalid_parameter naming `epsilon` if negative.
   [[nodiscard]] double delta(double epsilon) const { return rdp_delta(spent_, epsilon); }
 
  private:

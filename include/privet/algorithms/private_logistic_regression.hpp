@@ -1,6 +1,6 @@
 // privet/algorithms/private_logistic_regression.hpp — logistic regression
 // trained and evaluated under Paillier encryption, after Pathak, Sharifi and
-// Raj ("Privacy-preserving spam filtering"): Bob holds the model and the
+// Raj 2011, "Privacy preserving spam filtering" (arXiv:1102.4021): Bob holds the model and the
 // keys, Alice (any number of users, in turn or in a batch) holds labelled
 // emails, Carol one unlabelled email. Each party is a type that only
 // exchanges messages; composed from crypto/paillier*.hpp and

@@ -19,6 +19,7 @@
 
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/core/detail/hash.hpp>
+#include <privet/core/detail/sodium.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/dist/mpi.hpp>
 
@@ -53,7 +54,10 @@ inline int page_owner(const pageview::page_key& p, int ranks) {
 inline keyed_streams share_secret(const communicator& comm, const keyed_streams& mine) {
   keyed_streams::key_type key = mine.secret();
   comm.broadcast(key, 0);
-  return keyed_streams(key);
+  keyed_streams shared(key);
+  // The stack copy is a secret too: wiped as keyed_streams wipes its own.
+  sodium_memzero(key.data(), key.size());
+  return shared;
 }
 
 /// This rank's part of the release (the rows of the pages it owns, sorted);

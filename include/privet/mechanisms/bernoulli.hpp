@@ -15,7 +15,7 @@
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
-#include <privet/mechanisms/detail/dyadic.hpp>
+#include <privet/mechanisms/detail/binary_value.hpp>
 #include <privet/mechanisms/detail/exp_bounds.hpp>
 
 #include <bit>
@@ -197,6 +197,8 @@ bool bernoulli_double(G& gen, double p) {
 /// result is exact either way).
 class logistic_bernoulli {
  public:
+  /// Throws invalid_parameter naming `x` unless it is finite and >= 0, or
+  /// naming `b` when a = b = 0.
   logistic_bernoulli(std::uint64_t a, std::uint64_t b, double x) : a_(a), b_(b), x_(x) {
     validate_non_negative(x, "x");
     if (a == 0 && b == 0) throw_invalid("b", b, ">= 1 when a = 0 (a + b must be positive)");
@@ -209,6 +211,7 @@ class logistic_bernoulli {
     sure_false_from_ = detail::low_u128(hi_top) + ((hi_top << drop) == p.hi ? 0 : 1);
   }
 
+  /// One exact toss: true with probability a / (a + b exp(-x)).
   template <random_bit_source G>
   bool operator()(G& gen) const {
     const std::uint64_t u = random_u64(gen);

@@ -48,7 +48,8 @@ namespace privet {
 /// sample of 2^64 - 1 or more is returned as 2^64 - 1 (result_max).
 class geometric_distribution {
  public:
-  using result_type = std::uint64_t;
+  using result_type = std::uint64_t;  ///< The sample type.
+  /// The saturation value, 2^64 - 1.
   static constexpr result_type result_max = std::numeric_limits<result_type>::max();
 
   /// rate finite and > 0, taken at its exact binary value. Throws
@@ -78,6 +79,7 @@ class geometric_distribution {
     return fast_ ? sample_fast(gen) : sample_big(gen);
   }
 
+  /// The rate: P[G >= g] = exp(-rate g).
   [[nodiscard]] double rate() const noexcept { return rate_; }
   /// 1 - exp(-rate), rounded to the nearest double.
   [[nodiscard]] double success_probability() const noexcept { return -std::expm1(-rate_); }
@@ -142,7 +144,7 @@ class geometric_distribution {
 /// reached by an exact geometric gap); O(1 + mean) geometric draws.
 class binomial_distribution {
  public:
-  using result_type = std::uint64_t;
+  using result_type = std::uint64_t;  ///< The sample type (a count of successes).
 
   /// The largest mean trials (1 - exp(-rate)) accepted: the waiting-time
   /// method draws once per success.
@@ -181,9 +183,13 @@ class binomial_distribution {
     return successes;
   }
 
+  /// The number of trials n.
   [[nodiscard]] std::uint64_t trials() const noexcept { return trials_; }
+  /// The rate: each trial succeeds with probability 1 - exp(-rate).
   [[nodiscard]] double rate() const noexcept { return gap_.rate(); }
+  /// p = 1 - exp(-rate), rounded to the nearest double.
   [[nodiscard]] double success_probability() const noexcept { return gap_.success_probability(); }
+  /// n p, with p rounded as in success_probability().
   [[nodiscard]] double mean() const noexcept {
     return static_cast<double>(trials_) * success_probability();
   }

@@ -83,7 +83,7 @@ inline std::uint64_t isqrt_u64(std::uint64_t n) {
 /// takes a few discrete Laplace proposals on average.
 class discrete_gaussian_distribution {
  public:
-  using result_type = std::int64_t;
+  using result_type = std::int64_t;  ///< The sample type.
 
   /// sigma^2 = sigma2_num / sigma2_den, stored in lowest terms a / b.
   /// Supported: both >= 1 and 2 a b t^2 < 2^128 with t = floor(sigma) + 1;
@@ -123,12 +123,15 @@ class discrete_gaussian_distribution {
     }
   }
 
+  /// The numerator a of sigma^2 = a / b exactly, in lowest terms.
   [[nodiscard]] std::uint64_t sigma2_num() const noexcept { return a_; }
+  /// The denominator b of sigma^2 = a / b.
   [[nodiscard]] std::uint64_t sigma2_den() const noexcept { return b_; }
   /// sigma^2, rounded to the nearest double.
   [[nodiscard]] double sigma2() const noexcept {
     return static_cast<double>(a_) / static_cast<double>(b_);
   }
+  /// sqrt(sigma2()), rounded.
   [[nodiscard]] double sigma() const noexcept { return std::sqrt(sigma2()); }
   /// The proposal's scale t = floor(sigma) + 1.
   [[nodiscard]] std::uint64_t proposal_scale() const noexcept { return proposal_.scale_num(); }

@@ -14,7 +14,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
-#include <privet/mechanisms/detail/dyadic.hpp>
+#include <privet/mechanisms/detail/binary_value.hpp>
 
 #include <bit>
 #include <cmath>
@@ -30,7 +30,7 @@ namespace privet {
 /// expected 64-bit draws (about ten) for every scale, from 2^-63 to 2^64.
 class discrete_laplace_distribution {
  public:
-  using result_type = std::int64_t;
+  using result_type = std::int64_t;  ///< The sample type.
 
   /// Scale t = scale_num / scale_den, each in [1, 2^64 - 1]; stored in lowest
   /// terms. Throws invalid_parameter naming the zero argument.
@@ -79,7 +79,10 @@ class discrete_laplace_distribution {
     }
   }
 
+  /// The numerator of the scale t = scale_num() / scale_den() exactly, in
+  /// lowest terms.
   [[nodiscard]] std::uint64_t scale_num() const noexcept { return num_; }
+  /// The denominator of the scale t.
   [[nodiscard]] std::uint64_t scale_den() const noexcept { return den_; }
   /// t, rounded to the nearest double.
   [[nodiscard]] double scale() const noexcept {

@@ -105,6 +105,9 @@ class exponential_mechanism : public detail::score_selector {
  public:
   using detail::score_selector::score_selector;
 
+  /// The index of the selected candidate among `scores` (any doubles; see
+  /// the file comment). Throws invalid_parameter naming `scores` if there
+  /// are none. G must be a secure_bit_source (checked at compile time).
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {
@@ -123,6 +126,9 @@ class permute_and_flip : public detail::score_selector {
  public:
   using detail::score_selector::score_selector;
 
+  /// The index of the selected candidate among `scores`, as for
+  /// exponential_mechanism: throws invalid_parameter naming `scores` if
+  /// there are none; G must be a secure_bit_source.
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {

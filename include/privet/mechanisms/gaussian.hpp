@@ -132,13 +132,20 @@ inline double discrete_gaussian_log_delta_bound(double sigma, double steps, doub
 
 }  // namespace detail
 
+/// The Gaussian mechanism on values of type Real: a `measurement` whose
+/// privacy map is guarantee(d) = zcdp(d^2 / (2 sigma^2)) for inputs at L2
+/// distance d (with secure_noise, d widened to the grid as in the file
+/// comment); approx_guarantee gives (eps, delta) directly. Release with
+/// `m(x, gen)` (dimension 1), `m(xs, gen)` or `m(xs, gen, parallel_options)`;
+/// release generators must be secure_bit_source unless Noise is
+/// simulation_only_noise.
 template <real_number Real = double, noise_policy Noise = secure_noise>
 class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real, Noise>, Real> {
  public:
-  using value_type = Real;
-  using noise_type = Noise;
-  using input_metric = l2_distance;
-  using guarantee_type = zcdp;
+  using value_type = Real;           ///< The type of inputs and outputs.
+  using noise_type = Noise;          ///< secure_noise or simulation_only_noise.
+  using input_metric = l2_distance;  ///< Sensitivity is measured in L2.
+  using guarantee_type = zcdp;       ///< What guarantee() returns.
 
   /// N(0, sigma^2) noise on each of `dimension` coordinates (secure_noise
   /// rounds sigma up to whole grid steps, by less than 2^-30 relative; see
@@ -334,9 +341,15 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     return zcdp(rho);
   }
 
+  /// The noise standard deviation (with secure_noise, a whole number of
+  /// grid steps).
   [[nodiscard]] double sigma() const noexcept { return sigma_; }
+  /// The output grid g with secure_noise, 0 with simulation_only_noise.
   [[nodiscard]] double granularity() const noexcept { return granularity_; }
+  /// The number of coordinates each release noises.
   [[nodiscard]] std::size_t dimension() const noexcept { return dimension_; }
+  /// sigma^2, the continuous Gaussian's variance per coordinate (the
+  /// discrete one's is slightly below).
   [[nodiscard]] double variance() const noexcept { return sigma_ * sigma_; }
 
  private:

@@ -73,10 +73,11 @@ Int add_noise_saturating(Int value, std::int64_t noise) noexcept {
 template <std::signed_integral Int = std::int64_t>
 class discrete_gaussian_mechanism {
  public:
-  using input_metric = l2_distance;
-  using guarantee_type = zcdp;
-  using value_type = Int;
+  using input_metric = l2_distance;  ///< Sensitivity is measured in L2.
+  using guarantee_type = zcdp;       ///< What guarantee() returns.
+  using value_type = Int;            ///< The type of inputs and outputs.
 
+  /// Adds samples of `noise`.
   explicit discrete_gaussian_mechanism(discrete_gaussian_distribution noise) : noise_(noise) {}
 
   /// sigma^2 = sigma2_num / sigma2_den exactly.
@@ -121,6 +122,7 @@ class discrete_gaussian_mechanism {
     return detail::add_noise_saturating(value, noise_(gen));
   }
 
+  /// The noise distribution.
   [[nodiscard]] const discrete_gaussian_distribution& distribution() const noexcept {
     return noise_;
   }
@@ -133,10 +135,11 @@ class discrete_gaussian_mechanism {
 template <std::signed_integral Int = std::int64_t>
 class discrete_laplace_mechanism {
  public:
-  using input_metric = l1_distance;
-  using guarantee_type = pure_dp;
-  using value_type = Int;
+  using input_metric = l1_distance;  ///< Sensitivity is measured in L1.
+  using guarantee_type = pure_dp;    ///< What guarantee() returns.
+  using value_type = Int;            ///< The type of inputs and outputs.
 
+  /// Adds samples of `noise`.
   explicit discrete_laplace_mechanism(discrete_laplace_distribution noise) : noise_(noise) {}
 
   /// Scale t as a double, taken at its exact binary value.
@@ -171,6 +174,7 @@ class discrete_laplace_mechanism {
     return detail::add_noise_saturating(value, noise_(gen));
   }
 
+  /// The noise distribution.
   [[nodiscard]] const discrete_laplace_distribution& distribution() const noexcept {
     return noise_;
   }

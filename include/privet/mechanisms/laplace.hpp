@@ -43,13 +43,19 @@
 
 namespace privet {
 
+/// The Laplace mechanism on values of type Real: a `measurement` whose
+/// privacy map is guarantee(d) = pure_dp(d / scale) for inputs at L1
+/// distance d (with secure_noise, d widened to the grid as in the file
+/// comment). Release with `m(x, gen)` (dimension 1), `m(xs, gen)` or
+/// `m(xs, gen, parallel_options)`; release generators must be
+/// secure_bit_source unless Noise is simulation_only_noise.
 template <real_number Real = double, noise_policy Noise = secure_noise>
 class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, Noise>, Real> {
  public:
-  using value_type = Real;
-  using noise_type = Noise;
-  using input_metric = l1_distance;
-  using guarantee_type = pure_dp;
+  using value_type = Real;           ///< The type of inputs and outputs.
+  using noise_type = Noise;          ///< secure_noise or simulation_only_noise.
+  using input_metric = l1_distance;  ///< Sensitivity is measured in L1.
+  using guarantee_type = pure_dp;    ///< What guarantee() returns.
 
   /// Lap(scale) noise on each of `dimension` coordinates. Throws unless scale
   /// is finite and > 0 and dimension >= 1; every such scale works, down to
@@ -129,9 +135,12 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
     return pure_dp(eps);
   }
 
+  /// The noise scale b (with secure_noise, a whole number of grid steps).
   [[nodiscard]] double scale() const noexcept { return scale_; }
-  /// The output grid (0 for simulation_only_noise).
+  /// The output grid g with secure_noise; simulation_only_noise does not
+  /// use it (from_guarantee then sets it to 0).
   [[nodiscard]] double granularity() const noexcept { return granularity_; }
+  /// The number of coordinates each release noises.
   [[nodiscard]] std::size_t dimension() const noexcept { return dimension_; }
   /// Variance of each coordinate's noise: 2 b^2 (continuous Laplace; the
   /// discrete one on a fine grid differs by less than one grid step squared).

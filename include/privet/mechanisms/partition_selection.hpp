@@ -168,10 +168,13 @@ class laplace_partition_selection {
 
   /// The target it was built for; one unit's contribution is (eps, delta)-DP.
   [[nodiscard]] approx_dp guarantee() const { return target_; }
+  /// The integer threshold T, >= 1.
   [[nodiscard]] std::int64_t threshold() const noexcept { return threshold_; }
   /// The discrete Laplace scale t (exact: the sampler uses this double's value).
   [[nodiscard]] double scale() const noexcept { return noise_.scale(); }
+  /// The noise distribution Z.
   [[nodiscard]] const discrete_laplace_distribution& noise() const noexcept { return noise_; }
+  /// D0, the most partitions one unit contributes to.
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
   /// The bound on keep_probability(1): delta / max_partitions, rounded down.
   [[nodiscard]] double per_partition_delta() const noexcept { return per_partition_delta_; }
@@ -273,9 +276,13 @@ class gaussian_partition_selection {
 
   /// The target it was built for; one unit's contribution is (eps, delta)-DP.
   [[nodiscard]] approx_dp guarantee() const { return target_; }
+  /// The integer threshold T, >= 1.
   [[nodiscard]] std::int64_t threshold() const noexcept { return threshold_; }
+  /// The discrete Gaussian's sigma, rounded to a double.
   [[nodiscard]] double sigma() const noexcept { return noise_.sigma(); }
+  /// The noise distribution Z.
   [[nodiscard]] const discrete_gaussian_distribution& noise() const noexcept { return noise_; }
+  /// D0, the most partitions one unit contributes to.
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
   /// The share of delta spent by the noise: delta / 2.
   [[nodiscard]] double noise_delta() const noexcept { return noise_delta_; }
@@ -459,15 +466,18 @@ class optimal_partition_selection {
     return bernoulli_double(gen, keep_probability(n));
   }
 
+  /// pi(n): 0 for n = 0, pi(N) for n beyond the table (see table()).
   [[nodiscard]] double keep_probability(std::uint64_t n) const {
     return n < table_.size() ? table_[n] : table_.back();
   }
 
   /// The target it was built for; one unit's contribution is (eps, delta)-DP.
   [[nodiscard]] approx_dp guarantee() const { return target_; }
+  /// D0, the most partitions one unit contributes to.
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
-  /// eps / max_partitions and delta / max_partitions, rounded down.
+  /// eps / max_partitions, rounded down: each partition's epsilon.
   [[nodiscard]] double per_partition_epsilon() const noexcept { return per_partition_epsilon_; }
+  /// delta / max_partitions, rounded down: each partition's delta.
   [[nodiscard]] double per_partition_delta() const noexcept { return per_partition_delta_; }
   /// n*, the least n kept for certain, or 0 when the table stops short of 1.
   [[nodiscard]] std::uint64_t certain_from() const noexcept {

@@ -29,9 +29,12 @@
 
 namespace privet {
 
+/// k-ary randomised response over the values [0, k): an eps-LDP local
+/// randomiser with unbiased frequency estimation.
 class randomized_response {
  public:
-  /// k >= 2 values, epsilon finite and > 0.
+  /// k >= 2 values, epsilon finite and > 0. Throws invalid_parameter naming
+  /// `epsilon` or `k` otherwise.
   randomized_response(double epsilon, std::uint64_t k)
       : epsilon_(validate_epsilon(epsilon)),
         k_(validate_at_least<std::uint64_t>(k, 2, "k")),
@@ -82,7 +85,9 @@ class randomized_response {
     return (true_count * p * (1 - p) + (n - true_count) * r * (1 - r)) / ((p - r) * (p - r));
   }
 
+  /// The per-report epsilon.
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  /// The number of values k.
   [[nodiscard]] std::uint64_t k() const noexcept { return k_; }
 
  private:
@@ -94,15 +99,19 @@ class randomized_response {
 /// Binary randomised response (Warner 1965): k = 2.
 class binary_randomized_response {
  public:
+  /// Throws invalid_parameter naming `epsilon` unless it is finite and > 0.
   explicit binary_randomized_response(double epsilon) : rr_(epsilon, 2) {}
 
+  /// The randomised report of `value`: kept with probability p_true().
   template <random_bit_source G>
   bool operator()(bool value, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
     return rr_(value ? 1u : 0u, gen) == 1u;
   }
 
+  /// Each report is epsilon-LDP: pure_dp for a change of one user's bit.
   [[nodiscard]] pure_dp guarantee() const { return rr_.guarantee(); }
+  /// Probability of reporting the true bit, e^eps / (e^eps + 1).
   [[nodiscard]] double p_true() const { return rr_.p_true(); }
 
   /// Unbiased estimate of how many of `n` users hold `true`, from the number

@@ -44,6 +44,9 @@
 
 namespace privet {
 
+/// AboveThreshold with a budget of epsilon: one instance answers queries
+/// until the first noisy answer at or above the noisy threshold, then
+/// halts. pure_dp as in the file comment.
 class above_threshold {
  public:
   /// epsilon split half to the threshold, half to the queries (b1 = 2D/eps,
@@ -94,8 +97,11 @@ class above_threshold {
                                   detail::div_up(2 * steps_, query_noise_.scale())));
   }
 
+  /// Whether a query has cleared the threshold (further calls throw).
   [[nodiscard]] bool halted() const noexcept { return halted_; }
+  /// The number of queries answered so far.
   [[nodiscard]] std::uint64_t queries() const noexcept { return queries_; }
+  /// The grid g that answers and threshold are rounded to.
   [[nodiscard]] double granularity() const noexcept { return granularity_; }
 
  private:

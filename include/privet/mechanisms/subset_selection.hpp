@@ -35,10 +35,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace privet {
 
+/// The subset-selection local randomiser over s candidates [0, s): each
+/// report is a set of d candidates, eps-LDP, with unbiased frequency
+/// estimation (see the file comment).
 class subset_selection {
  public:
   /// s >= 2 candidates, epsilon finite and > 0, d = ceil(s / (e^eps + 1)).
@@ -104,8 +108,11 @@ class subset_selection {
     const double p = p_true(), q = p_other(), nd = static_cast<double>(n);
     std::vector<double> est;
     est.reserve(counts.size());
-    for (auto c : counts) {
-      if (c > n) throw_invalid("counts[i]", c, "<= n = " + detail::format_value(n));
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      const std::uint64_t c = counts[i];
+      if (c > n) {
+        throw_invalid("counts[" + std::to_string(i) + "]", c, "<= n = " + detail::format_value(n));
+      }
       est.push_back((static_cast<double>(c) - nd * q) / (p - q));
     }
     return est;
@@ -119,8 +126,11 @@ class subset_selection {
     return (holders * p * (1 - p) + (n - holders) * q * (1 - q)) / ((p - q) * (p - q));
   }
 
+  /// The per-report epsilon.
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
+  /// The number of candidates s.
   [[nodiscard]] std::uint64_t s() const noexcept { return s_; }
+  /// The number of candidates in each report d.
   [[nodiscard]] std::uint64_t d() const noexcept { return d_; }
 
  private:
