@@ -203,11 +203,13 @@ TEST_CASE("LDP TrieHH: a user's vote at extreme typing counts and words against 
 
   // A user who typed "ab..." 2^64 - 1 times (twice: the counts saturate),
   // an empty word, a word of symbols outside the alphabet and a long word.
-  const th::user_data extreme = {{U"ab", std::numeric_limits<std::uint64_t>::max()},
-                                 {U"abc", std::numeric_limits<std::uint64_t>::max()},
-                                 {U"", std::numeric_limits<std::uint64_t>::max()},
-                                 {U"\U0010FFFF\U0001F600", 7},
-                                 {std::u32string(100'000, U'a'), 1}};
+  th::user_data extreme = {{U"ab", std::numeric_limits<std::uint64_t>::max()},
+                           {U"abc", std::numeric_limits<std::uint64_t>::max()},
+                           {U"", std::numeric_limits<std::uint64_t>::max()},
+                           {U"\U0010FFFF\U0001F600", 7}};
+  // Added apart: GCC 12 misreads a 10^5-symbol string moved out of an
+  // initializer list as an out-of-bounds copy (-Warray-bounds).
+  extreme.emplace_back(std::u32string(100'000, U'a'), 1);
   // Its neighbour typed only what no candidate matches.
   const th::user_data nothing = {{U"\U0010FFFF", 1}, {U"", 1}};
   const th::client<> user(extreme, nullptr), other(nothing, nullptr);
