@@ -144,18 +144,18 @@ inline void validate_streaming_k(std::uint64_t k) {
   if (k > (std::uint64_t{1} << 24) - 1)
     throw_invalid("k", k, "[1, 2^24 - 1] for a streaming bound");
 }
-}  // namespace detail
 
-/// Server-side bounding per actor signature: at most k distinct tuples per
-/// actor, a uniformly random subset of the actor's distinct tuples (never
-/// favouring any page), each counted once.
-class bound_per_actor {
+/// What bound_per_actor and client_bounded share: bound_keys over (actor,
+/// tuple) keeping at most k distinct tuples per actor, each counted once.
+/// The two differ in what `actor` stands for and in their stability's
+/// overflow check.
+class tuples_per_actor {
  public:
   using input_metric = unit_distance;
   using output_metric = partition_distance;
 
-  explicit bound_per_actor(std::uint64_t k) : bound_(k, 1) {}
-
+  /// The bounded counts of `views` (bound_keys' bottom-k rule, salted by
+  /// one draw from gen).
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_reference_t<R>,
   const view& > tuple_counts operator()(const R& views, G& gen) const {
@@ -174,13 +174,27 @@ class bound_per_actor {
     return view_bounder(bound_.start(gen));
   }
 
+  /// k, the distinct tuples an actor keeps.
+  [[nodiscard]] std::uint64_t k() const noexcept { return bound_.max_keys(); }
+
+ protected:
+  explicit tuples_per_actor(std::uint64_t k) : bound_(k, 1) {}
+  bound_keys<std::uint64_t, tuple_key> bound_;
+};
+}  // namespace detail
+
+/// Server-side bounding per actor signature: at most k distinct tuples per
+/// actor, a uniformly random subset of the actor's distinct tuples (never
+/// favouring any page), each counted once.
+class bound_per_actor : public detail::tuples_per_actor {
+ public:
+  /// k distinct tuples per actor.
+  explicit bound_per_actor(std::uint64_t k) : tuples_per_actor(k) {}
+
+  /// d actors: {d k, d}.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
     return bound_.stability(d_in);
   }
-  [[nodiscard]] std::uint64_t k() const noexcept { return bound_.max_keys(); }
-
- private:
-  bound_keys<std::uint64_t, tuple_key> bound_;
 };
 
 /// Bounding done by the clients (Wikimedia's client-side option: each
@@ -211,32 +225,11 @@ class bound_per_actor {
 /// equal bound_per_actor's for the same generator; the two policies differ
 /// in what `actor` is (a client identifier vs. a server-side signature of
 /// IP and user agent) and in the name of the cap in messages.
-class client_bounded {
+class client_bounded : public detail::tuples_per_actor {
  public:
-  using input_metric = unit_distance;
-  using output_metric = partition_distance;
-
   /// Throws invalid_parameter for k = 0.
   explicit client_bounded(std::uint64_t k)
-      : bound_(validate_at_least<std::uint64_t>(k, 1, "k"), 1) {}
-
-  template <std::ranges::input_range R, random_bit_source G>
-  requires std::convertible_to < std::ranges::range_reference_t<R>,
-  const view& > tuple_counts operator()(const R& views, G& gen) const {
-    auto records = privet::detail::transformed(views, [](const view& v) {
-      return unit_record<std::uint64_t, tuple_key>{v.actor, v.tuple};
-    });
-    return bound_(records, gen);
-  }
-
-  /// The same bounding, streaming (view_bounder): its salt is the one
-  /// draw operator() takes from gen. Throws invalid_parameter naming k if
-  /// k > 2^24 - 1 (the streaming bound counts a unit's keys in 24 bits).
-  template <random_bit_source G>
-  [[nodiscard]] view_bounder start(G& gen) const {
-    detail::validate_streaming_k(k());
-    return view_bounder(bound_.start(gen));
-  }
+      : tuples_per_actor(validate_at_least<std::uint64_t>(k, 1, "k")) {}
 
   /// d clients: {d k, d}. Throws overflow_error if d k does not fit 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
@@ -245,10 +238,6 @@ class client_bounded {
     }
     return bound_.stability(d_in);
   }
-  [[nodiscard]] std::uint64_t k() const noexcept { return bound_.max_keys(); }
-
- private:
-  bound_keys<std::uint64_t, tuple_key> bound_;
 };
 
 template <class B>
