@@ -586,6 +586,23 @@ parameter_grid grid_on(const std::vector<tuple_counts>& truths, const page_count
 
 }  // namespace detail
 
+namespace detail {
+/// tune_parameters' checks of the grid, then ks and taus sorted and
+/// deduplicated (both overloads share them).
+inline void prepare_grid(std::vector<std::uint64_t>& ks, std::vector<std::int64_t>& taus,
+                         const std::vector<keyed_streams>& noise_secrets,
+                         const utility_requirements& req) {
+  validate_non_empty(taus, "taus");
+  validate_non_empty(noise_secrets, "noise_secrets");
+  validate_requirements(req);
+  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::sort(taus.begin(), taus.end());
+  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+}
+}  // namespace detail
+
 /// The utility of the release for every k of `ks` and tau of `taus` (both
 /// sorted and deduplicated here) at the budget and candidate threshold of
 /// `base`, on `views` and `public_counts`, with one noise draw per secret of
@@ -606,14 +623,7 @@ requires count_mechanism<Mechanism> parameter_grid tune_parameters(
     const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
     std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
     const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
-  validate_non_empty(taus, "taus");
-  validate_non_empty(noise_secrets, "noise_secrets");
-  validate_requirements(req);
-  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
-  std::sort(ks.begin(), ks.end());
-  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  std::sort(taus.begin(), taus.end());
-  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+  detail::prepare_grid(ks, taus, noise_secrets, req);
 
   auto gen = histogram<bound_per_actor, Mechanism>::bounding_stream(noise_secrets.front());
   const auto truths = bounded_counts_for_caps(views, ks, gen);
@@ -633,14 +643,7 @@ requires count_mechanism<Mechanism> parameter_grid tune_parameters(
     const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
     std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
     const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
-  validate_non_empty(taus, "taus");
-  validate_non_empty(noise_secrets, "noise_secrets");
-  validate_requirements(req);
-  for (const std::int64_t tau : taus) validate_at_least<std::int64_t>(tau, 1, "taus");
-  std::sort(ks.begin(), ks.end());
-  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  std::sort(taus.begin(), taus.end());
-  taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
+  detail::prepare_grid(ks, taus, noise_secrets, req);
   const auto truths = bounded_counts_for_caps(day, ks);
   return detail::grid_on<Mechanism>(truths, public_counts, base, countries, std::move(ks),
                                     std::move(taus), noise_secrets, req);
