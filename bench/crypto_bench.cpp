@@ -31,6 +31,7 @@
 // privet's pow_secret: OpenSSL's BN_mod_exp_mont_consttime under
 // PRIVET_HAS_OPENSSL).
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/paillier.hpp>
@@ -64,7 +65,7 @@ const paillier::keypair<Int>& keys(std::size_t bits) {
   static std::map<std::size_t, paillier::keypair<Int>> cache;
   auto it = cache.find(bits);
   if (it == cache.end()) {
-    privet::seeded_generator gen(bits);
+    privet::testing::seeded_release_generator gen(bits);
     it = cache.emplace(bits, paillier::generate_keypair<Int>(bits, gen)).first;
   }
   return it->second;
@@ -76,7 +77,7 @@ std::size_t bits_arg(const benchmark::State& state) {
 
 template <class Int>
 void keygen(benchmark::State& state) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   for (auto _ : state) {
     benchmark::DoNotOptimize(paillier::generate_keypair<Int>(bits_arg(state), gen));
   }
@@ -85,7 +86,7 @@ void keygen(benchmark::State& state) {
 template <class Int>
 void encrypt_public(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(8);
+  privet::testing::seeded_release_generator gen(8);
   const Int m = privet::uniform_below(gen, pk.n());
   for (auto _ : state) benchmark::DoNotOptimize(pk.encrypt(m, gen));
 }
@@ -93,7 +94,7 @@ void encrypt_public(benchmark::State& state) {
 template <class Int>
 void encrypt_owner_crt(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   const Int m = privet::uniform_below(gen, pk.n());
   for (auto _ : state) benchmark::DoNotOptimize(sk.encrypt(m, gen));
 }
@@ -102,7 +103,7 @@ template <class Int>
 void encrypt_djn(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
   const auto djn = pk.with_mode(paillier::encryption_mode::djn);  // table built here
-  privet::seeded_generator gen(17);
+  privet::testing::seeded_release_generator gen(17);
   const Int m = privet::uniform_below(gen, pk.n());
   for (auto _ : state) benchmark::DoNotOptimize(djn.encrypt(m, gen));
 }
@@ -117,7 +118,7 @@ void encrypt_pooled(benchmark::State& state) {
   auto pool = std::make_shared<paillier::randomizer_pool<Int>>(
       pk.with_mode(paillier::encryption_mode::djn));
   const auto pooled = pk.with_pool(pool);
-  privet::seeded_generator gen(18);
+  privet::testing::seeded_release_generator gen(18);
   const Int m = privet::uniform_below(gen, pk.n());
   for (auto _ : state) {
     if (pool->size() == 0) {
@@ -144,7 +145,7 @@ template <class Int>
 void pool_fill(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
   const paillier::batch_options options{static_cast<std::size_t>(state.range(1))};
-  privet::seeded_generator gen(19);
+  privet::testing::seeded_release_generator gen(19);
   for (auto _ : state) {
     paillier::randomizer_pool<Int> pool(pk);
     pool.fill(64, gen, options);
@@ -156,7 +157,7 @@ void pool_fill(benchmark::State& state) {
 template <class Int>
 void decrypt_textbook(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(10);
+  privet::testing::seeded_release_generator gen(10);
   const auto c = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   for (auto _ : state) benchmark::DoNotOptimize(sk.decrypt_textbook(c));
 }
@@ -164,7 +165,7 @@ void decrypt_textbook(benchmark::State& state) {
 template <class Int>
 void decrypt_crt(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   const auto c = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   for (auto _ : state) benchmark::DoNotOptimize(sk.decrypt(c));
 }
@@ -172,7 +173,7 @@ void decrypt_crt(benchmark::State& state) {
 template <class Int>
 void add(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(12);
+  privet::testing::seeded_release_generator gen(12);
   const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   const auto b = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   for (auto _ : state) benchmark::DoNotOptimize(a + b);
@@ -181,7 +182,7 @@ void add(benchmark::State& state) {
 template <class Int>
 void scalar_multiply_64(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   const std::uint64_t k = gen() | (std::uint64_t{1} << 63);
   for (auto _ : state) benchmark::DoNotOptimize(a * k);
@@ -190,7 +191,7 @@ void scalar_multiply_64(benchmark::State& state) {
 template <class Int>
 void scalar_multiply_full(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(14);
+  privet::testing::seeded_release_generator gen(14);
   const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   const Int k = privet::uniform_below(gen, pk.n());
   for (auto _ : state) benchmark::DoNotOptimize(a * k);
@@ -199,7 +200,7 @@ void scalar_multiply_full(benchmark::State& state) {
 template <class Int>
 void negate(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(15);
+  privet::testing::seeded_release_generator gen(15);
   const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   for (auto _ : state) benchmark::DoNotOptimize(-a);
 }
@@ -213,7 +214,7 @@ void batch_encrypt(benchmark::State& state, paillier::encryption_mode mode) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
   const auto key = pk.with_mode(mode);
   const paillier::batch_options options{static_cast<std::size_t>(state.range(1))};
-  privet::seeded_generator gen(20);
+  privet::testing::seeded_release_generator gen(20);
   std::vector<Int> ms;
   for (std::size_t i = 0; i < batch_size; ++i) ms.push_back(privet::uniform_below(gen, pk.n()));
   for (auto _ : state) benchmark::DoNotOptimize(paillier::encrypt(key, ms, gen, options));
@@ -233,7 +234,7 @@ template <class Int>
 void batch_decrypt(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
   const paillier::batch_options options{static_cast<std::size_t>(state.range(1))};
-  privet::seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   std::vector<Int> ms;
   for (std::size_t i = 0; i < batch_size; ++i) ms.push_back(privet::uniform_below(gen, pk.n()));
   const auto cs = paillier::encrypt(pk.with_mode(paillier::encryption_mode::djn), ms, gen);
@@ -246,7 +247,7 @@ template <class Int>
 void batch_dot(benchmark::State& state) {
   const auto& [pk, sk] = keys<Int>(bits_arg(state));
   const paillier::batch_options options{static_cast<std::size_t>(state.range(1))};
-  privet::seeded_generator gen(22);
+  privet::testing::seeded_release_generator gen(22);
   std::vector<Int> ms;
   std::vector<std::int64_t> ws;
   for (std::size_t i = 0; i < batch_size; ++i) {
@@ -264,7 +265,7 @@ void batch_dot(benchmark::State& state) {
 // r^n mod n^2 for a random r: the exponentiation inside public encryption.
 void powm_boost_cpp_int(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::cpp_int>(bits_arg(state));
-  privet::seeded_generator gen(16);
+  privet::testing::seeded_release_generator gen(16);
   const mp::cpp_int r = pk.random_r(gen);
   for (auto _ : state) {
     benchmark::DoNotOptimize(mp::cpp_int(mp::powm(r, pk.n(), pk.n_squared())));
@@ -273,7 +274,7 @@ void powm_boost_cpp_int(benchmark::State& state) {
 
 void powm_montgomery_cpp_int(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::cpp_int>(bits_arg(state));
-  privet::seeded_generator gen(16);
+  privet::testing::seeded_release_generator gen(16);
   const mp::cpp_int r = pk.random_r(gen);
   const privet::detail::modular<mp::cpp_int> mod(pk.n_squared());
   for (auto _ : state) benchmark::DoNotOptimize(mod.pow_secret(r, pk.n(), pk.bits()));
@@ -282,7 +283,7 @@ void powm_montgomery_cpp_int(benchmark::State& state) {
 #ifdef PRIVET_HAS_GMP
 void powm_gmp(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
-  privet::seeded_generator gen(16);
+  privet::testing::seeded_release_generator gen(16);
   const mp::mpz_int r = pk.random_r(gen);
   mp::mpz_int out;
   for (auto _ : state) {
@@ -294,7 +295,7 @@ void powm_gmp(benchmark::State& state) {
 
 void powm_sec_gmp(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
-  privet::seeded_generator gen(16);
+  privet::testing::seeded_release_generator gen(16);
   const mp::mpz_int r = pk.random_r(gen);
   mp::mpz_int out;
   for (auto _ : state) {
@@ -365,7 +366,7 @@ void decrypt_side_by_side(benchmark::State& state) {
   const auto& pk = pair.public_key;
   const auto& sk = pair.private_key;  // named, not a structured binding: the lambdas use it
   const phe_equivalent_key phe(sk.p(), sk.q());
-  privet::seeded_generator gen(23);
+  privet::testing::seeded_release_generator gen(23);
   std::vector<paillier::ciphertext<mp::mpz_int>> cs;
   for (int i = 0; i < 16; ++i) cs.push_back(pk.encrypt(privet::uniform_below(gen, pk.n()), gen));
   double phe_us = 0;
@@ -407,7 +408,7 @@ void decrypt_side_by_side(benchmark::State& state) {
 // obfuscator r^n mod n^2 (r = random below n, powmod = mpz_powm).
 void phe_equivalent_encrypt(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
-  privet::seeded_generator gen(24);
+  privet::testing::seeded_release_generator gen(24);
   const mp::mpz_int m = privet::uniform_below(gen, pk.n());
   mp::mpz_int rn, c;
   for (auto _ : state) {
@@ -423,7 +424,7 @@ void phe_equivalent_encrypt(benchmark::State& state) {
 // phe-equivalent addition: _raw_add's mulmod(e_a, e_b, nsquare).
 void phe_equivalent_add(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
-  privet::seeded_generator gen(25);
+  privet::testing::seeded_release_generator gen(25);
   const auto a = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   const auto b = pk.encrypt(privet::uniform_below(gen, pk.n()), gen);
   mp::mpz_int c;
@@ -439,7 +440,7 @@ void phe_equivalent_add(benchmark::State& state) {
 // BN_mod_exp_mont_consttime under PRIVET_HAS_OPENSSL, else mpz_powm_sec).
 void powm_half(benchmark::State& state) {
   const auto& [pk, sk] = keys<mp::mpz_int>(bits_arg(state));
-  privet::seeded_generator gen(26);
+  privet::testing::seeded_release_generator gen(26);
   const mp::mpz_int p2 = sk.p() * sk.p();
   const mp::mpz_int e = sk.p() - 1;
   const std::size_t k = privet::detail::bits_of(sk.p());

@@ -21,6 +21,7 @@
 //
 // Usage: paillier_dudect [bits=2048] [samples=20000]
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/paillier.hpp>
@@ -80,7 +81,7 @@ struct verdict {
 // Runs `op(cls, i)` for `samples` measurements, class of each drawn at
 // random, then tests all measurements and those below the pooled 50th,
 // 75th and 90th percentiles.
-verdict measure(std::size_t samples, privet::seeded_generator& gen,
+verdict measure(std::size_t samples, privet::testing::seeded_release_generator& gen,
                 const std::function<void(int, std::size_t)>& op) {
   std::vector<int> cls(samples);
   for (auto& c : cls) c = static_cast<int>(gen() & 1);
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
 #else
   std::printf("backend: GMP mpz_powm_sec\n");
 #endif
-  privet::seeded_generator gen(bits);
+  privet::testing::seeded_release_generator gen(bits);
   const auto keys = paillier::generate_keypair<mpz_int>(bits, gen);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;

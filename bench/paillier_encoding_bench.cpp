@@ -6,6 +6,7 @@
 // encryption and decryption per value, packed against one ciphertext per
 // value. The counter `per_value` is the time per value.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/encrypted_number.hpp>
 #include <privet/crypto/paillier_packing.hpp>
@@ -32,14 +33,14 @@ constexpr std::size_t key_bits = 2048;
 template <class Int>
 const paillier::keypair<Int>& keys() {
   static const auto kp = [] {
-    privet::seeded_generator gen(key_bits);
+    privet::testing::seeded_release_generator gen(key_bits);
     return paillier::generate_keypair<Int>(key_bits, gen);
   }();
   return kp;
 }
 
 std::vector<double> data() {
-  privet::seeded_generator gen(3);
+  privet::testing::seeded_release_generator gen(3);
   std::vector<double> xs;
   for (std::size_t i = 0; i < values_per_vector; ++i) {
     xs.push_back(2 * privet::uniform_real(gen) - 1);
@@ -60,7 +61,7 @@ void encode_encrypt(benchmark::State& state) {
   const auto& pk = keys<Int>().public_key;
   const auto xs = data();
   const fp bound = fp::encode(1.0);
-  privet::seeded_generator gen(4);
+  privet::testing::seeded_release_generator gen(4);
   for (auto _ : state) {
     std::vector<paillier::encrypted_number<Int, S>> out;
     out.reserve(xs.size());
@@ -75,7 +76,7 @@ void decrypt_decode(benchmark::State& state) {
   using fp = paillier::fixed_point<Int, S>;
   const auto& [pk, sk] = keys<Int>();
   const auto xs = data();
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   std::vector<paillier::encrypted_number<Int, S>> cs;
   for (double x : xs) cs.push_back(paillier::encrypt(pk, fp::encode(x), fp::encode(1.0), gen));
   for (auto _ : state) {
@@ -98,7 +99,7 @@ void pack_encrypt(benchmark::State& state) {
   const auto packer = layout<Int>();
   std::vector<fp> values;
   for (double x : data()) values.push_back(fp::encode(x));
-  privet::seeded_generator gen(6);
+  privet::testing::seeded_release_generator gen(6);
   for (auto _ : state) {
     benchmark::DoNotOptimize(packer.pack(std::span<const fp>(values), gen));
   }
@@ -113,7 +114,7 @@ void unpack_decrypt(benchmark::State& state) {
   const auto& sk = keys<Int>().private_key;
   std::vector<fp> values;
   for (double x : data()) values.push_back(fp::encode(x));
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   const auto packed = packer.pack(std::span<const fp>(values), gen);
   for (auto _ : state) {
     double total = 0;

@@ -14,6 +14,7 @@
 // is the traffic of one comparison, both directions. The reference row is
 // one GMP modular exponentiation with a full-length exponent modulo n.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/dgk.hpp>
 #include <privet/crypto/secure_comparison.hpp>
@@ -47,7 +48,7 @@ const dgk::keypair<Int>& keys(std::size_t bits) {
   static std::map<std::size_t, dgk::keypair<Int>> cache;
   auto it = cache.find(bits);
   if (it == cache.end()) {
-    privet::seeded_generator gen(bits);
+    privet::testing::seeded_release_generator gen(bits);
     it = cache.emplace(bits, dgk::generate_keypair<Int>(sizes(bits), gen)).first;
   }
   return it->second;
@@ -60,14 +61,14 @@ std::size_t l_arg(const benchmark::State& state) {
   return static_cast<std::size_t>(state.range(1));
 }
 
-std::uint64_t input_below(privet::seeded_generator& gen, std::size_t l) {
+std::uint64_t input_below(privet::testing::seeded_release_generator& gen, std::size_t l) {
   const std::uint64_t w = privet::random_u64(gen);
   return l == 64 ? w : w & ((std::uint64_t{1} << l) - 1);
 }
 
 template <class Int>
 void keygen(benchmark::State& state) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   for (auto _ : state)
     benchmark::DoNotOptimize(dgk::generate_keypair<Int>(sizes(bits_arg(state)), gen));
 }
@@ -75,7 +76,7 @@ void keygen(benchmark::State& state) {
 template <class Int>
 void encrypt(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(8);
+  privet::testing::seeded_release_generator gen(8);
   (void)k.public_key.encrypt(1, gen);  // builds the fixed-base tables
   std::uint64_t m = 0;
   for (auto _ : state) {
@@ -87,7 +88,7 @@ void encrypt(benchmark::State& state) {
 template <class Int>
 void zero_test(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   const auto c = k.public_key.encrypt(5, gen);
   for (auto _ : state) benchmark::DoNotOptimize(k.private_key.is_zero(c));
 }
@@ -95,7 +96,7 @@ void zero_test(benchmark::State& state) {
 template <class Int>
 void decrypt(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
-  privet::seeded_generator gen(10);
+  privet::testing::seeded_release_generator gen(10);
   const auto c = k.public_key.encrypt(41, gen);
   (void)k.private_key.decrypt(c);  // builds the table
   for (auto _ : state) benchmark::DoNotOptimize(k.private_key.decrypt(c));
@@ -105,7 +106,7 @@ template <class Int>
 void comparison(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
   const std::size_t l = l_arg(state);
-  privet::seeded_generator gen(11), cg(12), sg(13);
+  privet::testing::seeded_release_generator gen(11), cg(12), sg(13);
   (void)k.public_key.encrypt(1, gen);
   const cmp::parameters params{l, cmp::output_party::client, 0};
   std::size_t traffic = 0;
@@ -129,7 +130,7 @@ template <class Int>
 void server_bits(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
   const std::size_t l = l_arg(state);
-  privet::seeded_generator gen(14), sg(15);
+  privet::testing::seeded_release_generator gen(14), sg(15);
   (void)k.public_key.encrypt(1, gen);
   const cmp::parameters params{l, cmp::output_party::client, 0};
   for (auto _ : state) {
@@ -142,7 +143,7 @@ template <class Int>
 void client_tests(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
   const std::size_t l = l_arg(state);
-  privet::seeded_generator gen(16), cg(17), sg(18);
+  privet::testing::seeded_release_generator gen(16), cg(17), sg(18);
   (void)k.public_key.encrypt(1, gen);
   const cmp::parameters params{l, cmp::output_party::client, 0};
   cmp::server<Int> server(k.private_key, params);
@@ -157,7 +158,7 @@ template <class Int>
 void server_finish(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
   const std::size_t l = l_arg(state);
-  privet::seeded_generator gen(19), cg(20), sg(21);
+  privet::testing::seeded_release_generator gen(19), cg(20), sg(21);
   (void)k.public_key.encrypt(1, gen);
   const cmp::parameters params{l, cmp::output_party::client, 0};
   cmp::server<Int> first(k.private_key, params);
@@ -177,7 +178,7 @@ template <class Int>
 void share_comparison(benchmark::State& state) {
   const auto& k = keys<Int>(bits_arg(state));
   const std::size_t l = l_arg(state);
-  privet::seeded_generator gen(22), cg(23), sg(24);
+  privet::testing::seeded_release_generator gen(22), cg(23), sg(24);
   (void)k.public_key.encrypt(1, gen);
   const Int n = (Int(1) << 2047) + 1;
   const cmp::share_parameters<Int> params{n, l, 80, cmp::output_party::client, 0};
@@ -206,7 +207,7 @@ void share_comparison(benchmark::State& state) {
 #ifdef PRIVET_HAS_GMP
 // One mpz_powm with an exponent of n's length modulo n.
 void gmp_powm(benchmark::State& state) {
-  privet::seeded_generator gen(25);
+  privet::testing::seeded_release_generator gen(25);
   const auto& k = keys<mp::mpz_int>(bits_arg(state));
   const mp::mpz_int base = privet::uniform_below(gen, k.public_key.n());
   const mp::mpz_int exp = privet::uniform_below(gen, k.public_key.n());

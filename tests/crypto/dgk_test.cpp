@@ -10,6 +10,7 @@
 // key parts and malformed encodings.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/dgk.hpp>
 
@@ -54,7 +55,7 @@ cpp_int to_cpp(const Int& x) {
 template <class Int>
 dgk::keypair<Int> small_keys(std::uint64_t seed, std::size_t bits = 256, std::size_t t = 40,
                              std::uint32_t u = 67) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   return dgk::generate_keypair<Int>(dgk::key_parameters{bits, t, u}, dgk::allow_insecure, gen);
 }
 
@@ -66,7 +67,7 @@ bool is_prime(const cpp_int& x) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("Dec(Enc(m)) = m and the zero test, for every m in Z_u", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   for (std::uint32_t u : {3u, 67u, 257u}) {
     CAPTURE(u);
     const auto keys = small_keys<Int>(10 + u, 256, 40, u);
@@ -85,7 +86,7 @@ TEST_CASE_TEMPLATE("Dec(Enc(m)) = m and the zero test, for every m in Z_u", Int,
 }
 
 TEST_CASE_TEMPLATE("encryption is g^m h^r mod n, computed independently", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(2);
+  privet::testing::seeded_release_generator gen(2);
   const auto keys = small_keys<Int>(2);
   const auto& pk = keys.public_key;
   CHECK(pk.randomizer_bits() == 100);  // ceil(2.5 * 40)
@@ -146,7 +147,7 @@ TEST_CASE_TEMPLATE("keys have the structure of the paper, checked independently"
 }
 
 TEST_CASE_TEMPLATE("homomorphic operations act in Z_u", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(5);
+  privet::testing::seeded_release_generator gen(5);
   const auto keys = small_keys<Int>(5);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -183,7 +184,7 @@ TEST_CASE_TEMPLATE("homomorphic operations act in Z_u", Int, PRIVET_DGK_TYPES) {
 }
 
 TEST_CASE_TEMPLATE("plaintexts, exponents and received values are checked", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(6);
+  privet::testing::seeded_release_generator gen(6);
   const auto keys = small_keys<Int>(6);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -214,7 +215,7 @@ TEST_CASE_TEMPLATE("plaintexts, exponents and received values are checked", Int,
 }
 
 TEST_CASE_TEMPLATE("ciphertexts of two keys do not mix", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(7);
+  privet::testing::seeded_release_generator gen(7);
   const auto a = small_keys<Int>(7);
   const auto b = small_keys<Int>(8);
   const auto ca = a.public_key.encrypt(3, gen);
@@ -261,7 +262,7 @@ TEST_CASE("plaintext primes for comparisons and the parameter helper") {
 }
 
 TEST_CASE_TEMPLATE("key sizes below the secure bounds need allow_insecure", Int, PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(9);
+  privet::testing::seeded_release_generator gen(9);
   const auto gen_keys = [&](std::size_t k, std::size_t t, std::uint32_t u) {
     (void)dgk::generate_keypair<Int>(dgk::key_parameters{k, t, u}, gen);
   };
@@ -303,7 +304,7 @@ TEST_CASE_TEMPLATE("key sizes below the secure bounds need allow_insecure", Int,
   CHECK(rejected_parameter([&] { gen_insecure(256, 40, 65); }) == "plaintext_prime");
   CHECK(rejected_parameter([&] { gen_insecure(256, 40, 65537); }) == "plaintext_prime");
   // The smallest key the opt-in allows works.
-  privet::seeded_generator g2(10);
+  privet::testing::seeded_release_generator g2(10);
   const auto tiny =
       dgk::generate_keypair<Int>(dgk::key_parameters{128, 16, 5}, dgk::allow_insecure, g2);
   CHECK(tiny.private_key.decrypt(tiny.public_key.encrypt(4, g2)) == 4);
@@ -334,7 +335,7 @@ TEST_CASE_TEMPLATE("public keys from values are checked", Int, PRIVET_DGK_TYPES)
 
 TEST_CASE_TEMPLATE("private keys from parts: rebuilt, checked, the same on every backend", Int,
                    PRIVET_DGK_TYPES) {
-  privet::seeded_generator gen(12);
+  privet::testing::seeded_release_generator gen(12);
   const auto keys = small_keys<cpp_int>(12);
   const auto& sk0 = keys.private_key;
   const auto& pk0 = keys.public_key;
@@ -384,7 +385,7 @@ TEST_CASE_TEMPLATE("public keys round-trip through the binary encoding", Int, PR
   CHECK(back.subgroup_bits() == 40);
   CHECK(back.plaintext_modulus() == 67);
   // Ciphertexts of the decoded key decrypt under the original private key.
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   CHECK(keys.private_key.decrypt(dgk::ciphertext<Int>(pk, back.encrypt(9, gen).value())) == 9);
 
   using bytes_t = std::vector<std::uint8_t>;
@@ -434,7 +435,7 @@ TEST_CASE_TEMPLATE("public keys round-trip through the binary encoding", Int, PR
 
 TEST_CASE_TEMPLATE("a key of recommended size: 2048 bits, t = 224", Int, PRIVET_DGK_TYPES) {
   if constexpr (std::is_same_v<Int, fixed1024>) return;  // holds 1022-bit moduli at most
-  privet::seeded_generator gen(14);
+  privet::testing::seeded_release_generator gen(14);
   const auto keys = dgk::generate_keypair<Int>(dgk::key_parameters::for_comparison(64, 2048), gen);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -458,7 +459,7 @@ TEST_CASE_TEMPLATE("a key of recommended size: 2048 bits, t = 224", Int, PRIVET_
 TEST_CASE_TEMPLATE("every refused value, key part and encoding is named by its full message", Int,
                    PRIVET_DGK_TYPES) {
   using privet::invalid_parameter;
-  privet::seeded_generator gen(30);
+  privet::testing::seeded_release_generator gen(30);
   const auto keys = small_keys<Int>(6);
   const auto other = small_keys<Int>(8);
   const auto& pk = keys.public_key;

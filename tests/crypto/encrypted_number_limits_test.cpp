@@ -6,6 +6,7 @@
 // one unit more is refused before any ciphertext is touched.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/encrypted_number.hpp>
 
 #include <doctest/doctest.h>
@@ -20,7 +21,7 @@ TEST_CASE_TEMPLATE("the largest real that fits encrypts and decrypts; the next i
                    PRIVET_PAILLIER_BACKENDS) {
   using S = paillier::hex_scale<4>;
   using fp = paillier::fixed_point<Int, S>;
-  privet::seeded_generator gen(92);
+  privet::testing::seeded_release_generator gen(92);
   const auto keys = privet::test::small_keys<Int>(128, 92);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;

@@ -6,6 +6,7 @@
 // takes many additions and that plain ciphertext arithmetic would not see.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/encrypted_number.hpp>
 
@@ -37,7 +38,7 @@ template <class Int>
 using encs = std::span<const enc<Int>>;
 
 template <class Int>
-fp<Int> random_value(privet::seeded_generator& gen, double limit) {
+fp<Int> random_value(privet::testing::seeded_release_generator& gen, double limit) {
   return fp<Int>::encode((2 * privet::uniform_real(gen) - 1) * limit);
 }
 
@@ -53,7 +54,7 @@ std::string bound_message(const std::string& operation, const std::string& expre
 
 TEST_CASE_TEMPLATE("homomorphic operations equal fixed-point arithmetic, bounds included", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(81);
+  privet::testing::seeded_release_generator gen(81);
   const auto keys = small_keys<Int>(256, 81);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -128,7 +129,7 @@ TEST_CASE_TEMPLATE("homomorphic operations equal fixed-point arithmetic, bounds 
 }
 
 TEST_CASE_TEMPLATE("sums and dense and sparse dot products", Int, PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(82);
+  privet::testing::seeded_release_generator gen(82);
   const auto keys = small_keys<Int>(256, 82);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -203,7 +204,7 @@ TEST_CASE_TEMPLATE("sums and dense and sparse dot products", Int, PRIVET_PAILLIE
 
 TEST_CASE_TEMPLATE("bounds at (n-1)/2 pass and one more throws, for every operation", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(83);
+  privet::testing::seeded_release_generator gen(83);
   const auto keys = small_keys<Int>(128, 83);  // (n-1)/2 fits a message in full
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -289,7 +290,7 @@ TEST_CASE_TEMPLATE("bounds at (n-1)/2 pass and one more throws, for every operat
 
 TEST_CASE_TEMPLATE("a wrap that takes many additions is caught before the last one", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(84);
+  privet::testing::seeded_release_generator gen(84);
   const auto keys = small_keys<Int>(256, 84);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -317,7 +318,7 @@ TEST_CASE_TEMPLATE("a wrap that takes many additions is caught before the last o
 }
 
 TEST_CASE_TEMPLATE("a broken bound, and mixed keys, are refused", Int, PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(85);
+  privet::testing::seeded_release_generator gen(85);
   const auto keys = small_keys<Int>(256, 85);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;

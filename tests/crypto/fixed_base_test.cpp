@@ -5,6 +5,7 @@
 // window chooser's bounds, and the rejection of exponents beyond the table.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/fixed_base.hpp>
 
@@ -43,7 +44,7 @@ cpp_int to_cpp(const Int& x) {
 }
 
 template <class Int>
-Int random_odd_modulus(privet::seeded_generator& gen, std::size_t bits) {
+Int random_odd_modulus(privet::testing::seeded_release_generator& gen, std::size_t bits) {
   Int m = privet::random_bits<Int>(gen, bits);
   mp::bit_set(m, static_cast<unsigned>(bits - 1));
   mp::bit_set(m, 0);
@@ -53,7 +54,7 @@ Int random_odd_modulus(privet::seeded_generator& gen, std::size_t bits) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("fixed-base powers equal Boost's powm", Int, PRIVET_FIXED_BASE_TYPES) {
-  privet::seeded_generator gen(61);
+  privet::testing::seeded_release_generator gen(61);
   std::set<unsigned> widths;
   for (std::size_t bits : {3u, 64u, 65u, 200u, 1024u, 4000u}) {
     for (std::size_t exp_bits : {1u, 5u, 6u, 7u, 64u, 100u, 160u, 224u}) {
@@ -78,7 +79,7 @@ TEST_CASE_TEMPLATE("fixed-base powers equal Boost's powm", Int, PRIVET_FIXED_BAS
 
 TEST_CASE_TEMPLATE("fixed-base tables reject exponents beyond their length", Int,
                    PRIVET_FIXED_BASE_TYPES) {
-  privet::seeded_generator gen(62);
+  privet::testing::seeded_release_generator gen(62);
   const Int m = random_odd_modulus<Int>(gen, 512);
   const fixed_base_pow<Int> table(m, Int(7), 100);
   CHECK_THROWS_WITH_AS((void)table.pow(Int(Int(1) << 100)),

@@ -7,6 +7,7 @@
 // n - |x|) with its exact boundary, and every rejection.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/fixed_point.hpp>
 
@@ -55,7 +56,7 @@ cpp_rational value_of(const paillier::fixed_point<Int, S>& x) {
 }
 
 // A random double spread over many magnitudes and both signs.
-double random_double(privet::seeded_generator& gen) {
+double random_double(privet::testing::seeded_release_generator& gen) {
   const double u = privet::uniform_real(gen);
   const int e = static_cast<int>(privet::uniform_int<std::int64_t>(gen, -40, 60));
   const double sign = privet::random_bit(gen) ? 1.0 : -1.0;
@@ -105,7 +106,7 @@ void check_encode_decode(double x) {
 
 TEST_CASE_TEMPLATE("encode rounds exactly and decode is the nearest double", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(71);
+  privet::testing::seeded_release_generator gen(71);
   const std::vector<double> edges = {0.0,   1.0,    -1.0, 0.5,   -0.5,   0.1,     -0.1,
                                      1e-30, -1e-30, 1e30, -1e30, 2.5e-5, 1.0 / 3, 123456.789};
   for (double x : edges) {

@@ -7,6 +7,7 @@
 // rejection of even moduli and of exponents longer than their public bound.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 
@@ -46,7 +47,7 @@ Int reference_powm(const Int& base, const Int& exp, const Int& m) {
 
 // An odd modulus of exactly `bits` bits.
 template <class Int>
-Int random_odd_modulus(privet::seeded_generator& gen, std::size_t bits) {
+Int random_odd_modulus(privet::testing::seeded_release_generator& gen, std::size_t bits) {
   Int m = privet::random_bits<Int>(gen, bits);
   mp::bit_set(m, static_cast<unsigned>(bits - 1));
   mp::bit_set(m, 0);
@@ -57,7 +58,7 @@ Int random_odd_modulus(privet::seeded_generator& gen, std::size_t bits) {
 
 TEST_CASE_TEMPLATE("Montgomery powm equals Boost's powm on random inputs", Int, cpp_int,
                    fixed4096) {
-  privet::seeded_generator gen(11);
+  privet::testing::seeded_release_generator gen(11);
   for (std::size_t bits : {2u, 17u, 63u, 64u, 65u, 127u, 128u, 200u, 512u, 1031u, 2048u}) {
     const Int m = random_odd_modulus<Int>(gen, bits);
     const modular<Int> mod(m);
@@ -75,7 +76,7 @@ TEST_CASE_TEMPLATE("Montgomery powm equals Boost's powm on random inputs", Int, 
 }
 
 TEST_CASE("every window width and exponent length gives the same power") {
-  privet::seeded_generator gen(12);
+  privet::testing::seeded_release_generator gen(12);
   const cpp_int m = random_odd_modulus<cpp_int>(gen, 130);
   const modular<cpp_int> mod(m);
   for (std::size_t exp_bits = 0; exp_bits <= 600; exp_bits += 7) {
@@ -92,7 +93,7 @@ TEST_CASE("every window width and exponent length gives the same power") {
 }
 
 TEST_CASE_TEMPLATE("Montgomery powm edge cases", Int, cpp_int, fixed4096) {
-  privet::seeded_generator gen(13);
+  privet::testing::seeded_release_generator gen(13);
   const std::vector<Int> moduli = {Int(1),
                                    Int(3),
                                    Int(497),
@@ -128,7 +129,7 @@ TEST_CASE("a textbook known answer: 4^13 mod 497 = 445") {
 }
 
 TEST_CASE("limb-level Montgomery product and conversions") {
-  privet::seeded_generator gen(14);
+  privet::testing::seeded_release_generator gen(14);
   const cpp_int m = random_odd_modulus<cpp_int>(gen, 256);
   const montgomery mont(m);
   REQUIRE(mont.size() == 4);
@@ -226,7 +227,7 @@ TEST_CASE("bad moduli and exponents are rejected") {
 #ifdef PRIVET_HAS_GMP
 TEST_CASE("the GMP backend's constant-time power agrees with the cpp_int Montgomery code") {
   using mp::mpz_int;
-  privet::seeded_generator gen(15);
+  privet::testing::seeded_release_generator gen(15);
   for (std::size_t bits : {64u, 521u, 2048u}) {
     const cpp_int m = random_odd_modulus<cpp_int>(gen, bits);
     const modular<cpp_int> ours(m);

@@ -7,6 +7,7 @@
 // bad element.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/paillier.hpp>
 #include <privet/crypto/paillier_batch.hpp>
@@ -51,12 +52,13 @@ using view = std::span<const paillier::ciphertext<Int>>;
 
 template <class Int>
 paillier::keypair<Int> small_keys(std::size_t bits, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   return paillier::generate_keypair<Int>(paillier::insecure_key_size{bits}, gen);
 }
 
 template <class Int>
-std::vector<Int> random_plaintexts(privet::seeded_generator& gen, const Int& n, std::size_t count) {
+std::vector<Int> random_plaintexts(privet::testing::seeded_release_generator& gen, const Int& n,
+                                   std::size_t count) {
   std::vector<Int> out;
   for (std::size_t i = 0; i < count; ++i) out.push_back(privet::uniform_below(gen, n));
   return out;
@@ -68,25 +70,25 @@ constexpr std::size_t thread_counts[] = {0, 2, 3};
 
 TEST_CASE_TEMPLATE("batch encryption round-trips and does not depend on the threads", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(71);
+  privet::testing::seeded_release_generator gen(71);
   const auto keys = small_keys<Int>(256, 1);
   const auto& sk = keys.private_key;
   for (const auto mode : {paillier::encryption_mode::textbook, paillier::encryption_mode::djn}) {
     CAPTURE(static_cast<int>(mode));
     const auto pk = keys.public_key.with_mode(mode);
     const std::vector<Int> ms = random_plaintexts(gen, pk.n(), 37);
-    privet::seeded_generator g1(5);
+    privet::testing::seeded_release_generator g1(5);
     const auto serial = paillier::encrypt(pk, ms, g1, {1});
     REQUIRE(serial.size() == ms.size());
     CHECK(paillier::decrypt(sk, serial) == ms);
     for (std::size_t i = 0; i < ms.size(); ++i) CHECK(sk.decrypt_textbook(serial[i]) == ms[i]);
     for (const std::size_t threads : thread_counts) {
       CAPTURE(threads);
-      privet::seeded_generator g(5);
+      privet::testing::seeded_release_generator g(5);
       CHECK(paillier::encrypt(pk, ms, g, {threads}) == serial);
     }
     // Another seed, other ciphertexts; fresh randomness for every element.
-    privet::seeded_generator g2(6);
+    privet::testing::seeded_release_generator g2(6);
     const auto other = paillier::encrypt(pk, ms, g2);
     std::set<std::string> values;
     for (std::size_t i = 0; i < ms.size(); ++i) {
@@ -101,7 +103,7 @@ TEST_CASE_TEMPLATE("batch encryption round-trips and does not depend on the thre
     for (int i = -10; i <= 10; ++i) xs.push_back(Int(i * 1000003));
     xs.push_back(pk.max_signed());
     xs.push_back(Int(-pk.max_signed()));
-    privet::seeded_generator g3(7);
+    privet::testing::seeded_release_generator g3(7);
     const auto signed_cs = paillier::encrypt_signed(pk, xs, g3, {2});
     CHECK(paillier::decrypt_signed(sk, signed_cs) == xs);
     CHECK(paillier::decrypt_signed(sk, signed_cs, {1}) == xs);
@@ -110,7 +112,7 @@ TEST_CASE_TEMPLATE("batch encryption round-trips and does not depend on the thre
 }
 
 TEST_CASE_TEMPLATE("batch decryption equals decryption one by one", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(72);
+  privet::testing::seeded_release_generator gen(72);
   const auto keys = small_keys<Int>(512, 2);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -132,19 +134,19 @@ TEST_CASE_TEMPLATE("batch decryption equals decryption one by one", Int, PRIVET_
 
 TEST_CASE_TEMPLATE("batch re-randomisation keeps plaintexts and does not depend on the threads",
                    Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(73);
+  privet::testing::seeded_release_generator gen(73);
   const auto keys = small_keys<Int>(256, 3);
   const auto& sk = keys.private_key;
   for (const auto mode : {paillier::encryption_mode::textbook, paillier::encryption_mode::djn}) {
     const auto pk = keys.public_key.with_mode(mode);
     const std::vector<Int> ms = random_plaintexts(gen, pk.n(), 19);
     const auto cs = paillier::encrypt(pk, ms, gen);
-    privet::seeded_generator g1(8);
+    privet::testing::seeded_release_generator g1(8);
     const auto serial = paillier::rerandomize(pk, cs, g1, {1});
     CHECK(paillier::decrypt(sk, serial) == ms);
     for (std::size_t i = 0; i < cs.size(); ++i) CHECK(serial[i].value() != cs[i].value());
     for (const std::size_t threads : thread_counts) {
-      privet::seeded_generator g(8);
+      privet::testing::seeded_release_generator g(8);
       CHECK(paillier::rerandomize(pk, cs, g, {threads}) == serial);
     }
   }
@@ -152,7 +154,7 @@ TEST_CASE_TEMPLATE("batch re-randomisation keeps plaintexts and does not depend 
 
 TEST_CASE_TEMPLATE("batches take a pool's randomisers first, in order, then fresh ones", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(74);
+  privet::testing::seeded_release_generator gen(74);
   const auto keys = small_keys<Int>(256, 4);
   const auto& sk = keys.private_key;
   const auto base = keys.public_key.with_mode(paillier::encryption_mode::djn);
@@ -160,10 +162,10 @@ TEST_CASE_TEMPLATE("batches take a pool's randomisers first, in order, then fres
   std::vector<ciphertexts<Int>> results;
   for (const std::size_t threads : {1u, 2u, 0u}) {
     auto pool = std::make_shared<paillier::randomizer_pool<Int>>(base);
-    privet::seeded_generator fill_gen(9);
+    privet::testing::seeded_release_generator fill_gen(9);
     pool->fill(10, fill_gen, {threads});
     const auto pk = base.with_pool(pool);
-    privet::seeded_generator g(10);
+    privet::testing::seeded_release_generator g(10);
     results.push_back(paillier::encrypt(pk, ms, g, {threads}));
     CHECK(pool->size() == 0);  // 10 pooled, 6 fresh
     CHECK(paillier::decrypt(sk, results.back()) == ms);
@@ -172,7 +174,7 @@ TEST_CASE_TEMPLATE("batches take a pool's randomisers first, in order, then fres
   CHECK(results[2] == results[0]);
   // Elements 0..9 used the pool's randomisers in the order take() gives.
   paillier::randomizer_pool<Int> twin(base);
-  privet::seeded_generator twin_gen(9);
+  privet::testing::seeded_release_generator twin_gen(9);
   twin.fill(10, twin_gen);
   const std::vector<Int> pooled = twin.take(10);
   const cpp_int n(base.n().str());
@@ -191,7 +193,7 @@ TEST_CASE_TEMPLATE("batches take a pool's randomisers first, in order, then fres
 
 TEST_CASE_TEMPLATE("elementwise addition and scalar products equal the one-by-one operations", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(75);
+  privet::testing::seeded_release_generator gen(75);
   const auto keys = small_keys<Int>(256, 5);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -227,7 +229,7 @@ TEST_CASE_TEMPLATE("elementwise addition and scalar products equal the one-by-on
 }
 
 TEST_CASE_TEMPLATE("batch operations name the first bad element", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(76);
+  privet::testing::seeded_release_generator gen(76);
   const auto keys = small_keys<Int>(256, 6);
   const auto other = small_keys<Int>(256, 7);
   const auto& pk = keys.public_key;
@@ -281,7 +283,7 @@ TEST_CASE_TEMPLATE("batch operations name the first bad element", Int, PRIVET_PA
 TEST_CASE_TEMPLATE("every batch refusal's full message (docs/error_audit.md)", Int,
                    PRIVET_PAILLIER_TYPES) {
   // The rows of the audit that the test above checks by name or type only.
-  privet::seeded_generator gen(77);
+  privet::testing::seeded_release_generator gen(77);
   const auto keys = small_keys<Int>(256, 6);
   const auto other = small_keys<Int>(256, 7);
   const auto& pk = keys.public_key;

@@ -8,6 +8,7 @@
 // and every rejection.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/paillier_packing.hpp>
 
@@ -37,7 +38,8 @@ template <class Int>
 using view_t = std::span<const fp<Int>>;
 
 template <class Int>
-values_t<Int> random_values(privet::seeded_generator& gen, std::size_t count, const Int& bound) {
+values_t<Int> random_values(privet::testing::seeded_release_generator& gen, std::size_t count,
+                            const Int& bound) {
   values_t<Int> out;
   for (std::size_t i = 0; i < count; ++i) {
     const Int m = privet::uniform_below(gen, Int(2 * bound + 1));
@@ -67,7 +69,7 @@ TEST_CASE_TEMPLATE("the layout: w = bits(2 B T K), (bits(n) - 1) / w slots", Int
 }
 
 TEST_CASE_TEMPLATE("pack and unpack round trips", Int, PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(102);
+  privet::testing::seeded_release_generator gen(102);
   const auto keys = small_keys<Int>(256, 102);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -91,7 +93,7 @@ TEST_CASE_TEMPLATE("pack and unpack round trips", Int, PRIVET_PAILLIER_BACKENDS)
 
 TEST_CASE_TEMPLATE("slots stay isolated at the stated additions and scalar bound", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(103);
+  privet::testing::seeded_release_generator gen(103);
   const auto keys = small_keys<Int>(256, 103);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -142,7 +144,7 @@ TEST_CASE_TEMPLATE("slots stay isolated at the stated additions and scalar bound
 
 TEST_CASE_TEMPLATE("the next operation that could carry throws; one less passes", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(104);
+  privet::testing::seeded_release_generator gen(104);
   const auto keys = small_keys<Int>(256, 104);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -186,7 +188,7 @@ TEST_CASE_TEMPLATE("the next operation that could carry throws; one less passes"
 }
 
 TEST_CASE_TEMPLATE("packing rejects bad layouts, values and mixes", Int, PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(105);
+  privet::testing::seeded_release_generator gen(105);
   const auto keys = small_keys<Int>(256, 105);
   const auto& pk = keys.public_key;
   const paillier::packing<Int, S> layout(pk, fp<Int>::encode(10.0), 5, 3);
@@ -235,7 +237,7 @@ TEST_CASE_TEMPLATE("ciphertext packing: Horner on ciphertexts, sums of terms, ev
                    Int, PRIVET_PAILLIER_BACKENDS) {
   const auto keys = small_keys<Int>(256, 91);
   const auto& pk = keys.public_key;
-  privet::seeded_generator gen(92);
+  privet::testing::seeded_release_generator gen(92);
   const Int bound(1000);
   const paillier::ciphertext_packing<Int> layout(pk, bound, 4);
   // w = bits(2 * 1000 * 4) = 13; (256 - 1) / 13 = 19 slots.
@@ -276,7 +278,7 @@ TEST_CASE_TEMPLATE("ciphertext packing: bad layouts, term counts and lying ciphe
                    PRIVET_PAILLIER_BACKENDS) {
   const auto keys = small_keys<Int>(256, 93);
   const auto& pk = keys.public_key;
-  privet::seeded_generator gen(94);
+  privet::testing::seeded_release_generator gen(94);
   CHECK(rejected_parameter([&] { paillier::ciphertext_packing<Int>(pk, Int(0)); }) == "bound");
   CHECK(rejected_parameter([&] { paillier::ciphertext_packing<Int>(pk, Int(5), 0); }) ==
         "max_terms");
@@ -314,7 +316,7 @@ TEST_CASE_TEMPLATE("ciphertext packing: bad layouts, term counts and lying ciphe
 TEST_CASE_TEMPLATE("every packing refusal's full message (docs/error_audit.md)", Int,
                    PRIVET_PAILLIER_BACKENDS) {
   // The rows of the audit that the tests above check by name or type only.
-  privet::seeded_generator gen(107);
+  privet::testing::seeded_release_generator gen(107);
   const auto keys = small_keys<Int>(256, 105);
   const auto& pk = keys.public_key;
   using packing = paillier::packing<Int, S>;

@@ -10,6 +10,7 @@
 // serialization_error and a message naming what is wrong.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
@@ -147,7 +148,7 @@ cpp_int json_value(const std::string& text) {
 
 template <class Int>
 paillier::private_key<Int> docs_key() {
-  privet::seeded_generator gen(90);
+  privet::testing::seeded_release_generator gen(90);
   return paillier::private_key<Int>::from_primes(Int(docs_p), Int(docs_q), gen,
                                                  paillier::allow_insecure);
 }
@@ -156,7 +157,7 @@ paillier::private_key<Int> docs_key() {
 
 TEST_CASE_TEMPLATE("binary round trips of keys, ciphertexts and encrypted numbers", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(91);
+  privet::testing::seeded_release_generator gen(91);
   const auto keys = small_keys<Int>(256, 91);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -194,7 +195,7 @@ TEST_CASE_TEMPLATE("binary round trips of keys, ciphertexts and encrypted number
 }
 
 TEST_CASE("binary encodings are the same on every backend") {
-  privet::seeded_generator gen(92);
+  privet::testing::seeded_release_generator gen(92);
   const auto keys = small_keys<cpp_int>(256, 92);
   const auto fixed = paillier::private_key<privet::test::fixed4096>::from_primes(
       privet::test::fixed4096(keys.private_key.p()), privet::test::fixed4096(keys.private_key.q()),
@@ -227,7 +228,7 @@ TEST_CASE("binary encodings are the same on every backend") {
 }
 
 TEST_CASE_TEMPLATE("JSON round trips in python-paillier's layouts", Int, PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(93);
+  privet::testing::seeded_release_generator gen(93);
   const auto keys = small_keys<Int>(256, 93);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -286,7 +287,7 @@ TEST_CASE_TEMPLATE("a computed ciphertext leaves re-randomised: the weight-recov
   // candidate matches (a match would need the fresh randomiser to hit one of
   // 129 values among phi(n^2) ~ 2^511: probability < 2^-500) and the value
   // still decrypts to k x.
-  privet::seeded_generator gen(200);
+  privet::testing::seeded_release_generator gen(200);
   const auto keys = small_keys<Int>(256, 200);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -360,7 +361,7 @@ TEST_CASE_TEMPLATE("a computed ciphertext leaves re-randomised: the weight-recov
 
 TEST_CASE_TEMPLATE("writers draw the randomiser from the given key's pool", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(201);
+  privet::testing::seeded_release_generator gen(201);
   const auto keys = small_keys<Int>(256, 201);
   const auto pool = std::make_shared<paillier::randomizer_pool<Int>>(keys.public_key);
   pool->fill(3, gen);
@@ -393,7 +394,7 @@ TEST_CASE_TEMPLATE("ciphertext JSON carries python-paillier's \"e\": 0, and is r
                    PRIVET_PAILLIER_BACKENDS) {
   // phe/command_line.py writes {"v": str(ciphertext), "e": exponent} and its
   // reader asserts that both are present (issue 26, finding 3).
-  privet::seeded_generator gen(203);
+  privet::testing::seeded_release_generator gen(203);
   const auto keys = small_keys<Int>(256, 203);
   const auto& pk = keys.public_key;
   const auto c = pk.encrypt(Int(5), gen);
@@ -421,7 +422,7 @@ TEST_CASE_TEMPLATE("private keys in python-paillier's {p, q} layout are written 
   // {"kty": "DAJ", "key_ops": ["decrypt"], "p", "q", "pub", "kid"} and reads
   // "p" and "q"; the {lambda, mu} layout of its documentation is still read
   // (the known-answer test below).
-  privet::seeded_generator gen(204);
+  privet::testing::seeded_release_generator gen(204);
   const auto keys = small_keys<Int>(256, 204);
   const auto& sk = keys.private_key;
   const std::string jwk = paillier::to_jwk(sk, "k1");
@@ -481,7 +482,7 @@ TEST_CASE_TEMPLATE("private keys in python-paillier's {p, q} layout are written 
 
 TEST_CASE_TEMPLATE("known answers: python-paillier's documented keys and encrypted numbers", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(94);
+  privet::testing::seeded_release_generator gen(94);
   // The documentation's public key.
   const auto docs_pk =
       paillier::from_json<paillier::public_key<Int>>(docs_public_jwk, paillier::allow_insecure);
@@ -542,7 +543,7 @@ TEST_CASE_TEMPLATE("known answers: python-paillier's documented keys and encrypt
 
 TEST_CASE_TEMPLATE("malformed binary input throws serialization_error naming the problem", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(95);
+  privet::testing::seeded_release_generator gen(95);
   const auto keys = small_keys<Int>(256, 95);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -677,7 +678,7 @@ TEST_CASE_TEMPLATE("malformed binary input throws serialization_error naming the
 
 TEST_CASE_TEMPLATE("malformed JSON throws serialization_error naming the problem", Int,
                    PRIVET_PAILLIER_BACKENDS) {
-  privet::seeded_generator gen(97);
+  privet::testing::seeded_release_generator gen(97);
   const auto keys = small_keys<Int>(256, 97);
   const auto& pk = keys.public_key;
   const std::string n = pk.n().str();
@@ -827,7 +828,7 @@ TEST_CASE_TEMPLATE("malformed JSON throws serialization_error naming the problem
 TEST_CASE("randomly corrupted encodings parse or throw serialization_error, nothing else") {
   // Not a statistical test: a fixed set of 4000 corruptions (seeded), each of
   // which must either decode or throw serialization_error.
-  privet::seeded_generator gen(99);
+  privet::testing::seeded_release_generator gen(99);
   const auto keys = small_keys<cpp_int>(128, 99);
   const auto& pk = keys.public_key;
   using fp = paillier::fixed_point<cpp_int, S>;
@@ -871,7 +872,7 @@ TEST_CASE_TEMPLATE("every serialisation refusal's full message (docs/error_audit
                    PRIVET_PAILLIER_BACKENDS) {
   // The rows of the audit whose tests above checked a prefix, a part or
   // only the type: here the whole text.
-  privet::seeded_generator gen(93);
+  privet::testing::seeded_release_generator gen(93);
   const auto keys = small_keys<Int>(256, 93);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -1057,7 +1058,7 @@ TEST_CASE_TEMPLATE(
     PRIVET_PAILLIER_BACKENDS) {
   // Issue 26, finding 4: phe encodes |m| <= n // 3 - 1 and raises
   // OverflowError for a decrypted value in (max_int, n - max_int).
-  privet::seeded_generator gen(260);
+  privet::testing::seeded_release_generator gen(260);
   const auto keys = small_keys<Int>(256, 260);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;

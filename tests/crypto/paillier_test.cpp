@@ -18,6 +18,7 @@
 // tests/compile_fail/paillier_mixed_key_types.cpp).
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/paillier.hpp>
@@ -81,14 +82,15 @@ Int mod_n(const Int& x, const Int& n) {
 
 // A uniform signed plaintext in [-(n-1)/2, (n-1)/2].
 template <class Int>
-Int random_signed(privet::seeded_generator& gen, const paillier::public_key<Int>& pk) {
+Int random_signed(privet::testing::seeded_release_generator& gen,
+                  const paillier::public_key<Int>& pk) {
   const Int half = pk.max_signed();
   return Int(privet::uniform_below(gen, Int(2 * half + 1)) - half);
 }
 
 template <class Int>
 paillier::keypair<Int> small_keys(std::size_t bits, std::uint64_t seed) {
-  privet::seeded_generator gen(seed);
+  privet::testing::seeded_release_generator gen(seed);
   return paillier::generate_keypair<Int>(paillier::insecure_key_size{bits}, gen);
 }
 
@@ -102,7 +104,7 @@ cpp_int reference_encrypt(const cpp_int& n, const cpp_int& m, const cpp_int& r) 
 }  // namespace
 
 TEST_CASE_TEMPLATE("Dec(Enc(m)) = m on edge and random plaintexts", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(31);
+  privet::testing::seeded_release_generator gen(31);
   const auto keys = small_keys<Int>(512, 1);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -133,7 +135,7 @@ TEST_CASE_TEMPLATE("Dec(Enc(m)) = m on edge and random plaintexts", Int, PRIVET_
 
 TEST_CASE_TEMPLATE("encryption is (n + 1)^m r^n mod n^2, computed independently", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(32);
+  privet::testing::seeded_release_generator gen(32);
   const auto keys = small_keys<Int>(384, 2);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -147,7 +149,7 @@ TEST_CASE_TEMPLATE("encryption is (n + 1)^m r^n mod n^2, computed independently"
 }
 
 TEST_CASE_TEMPLATE("CRT decryption equals textbook decryption", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(33);
+  privet::testing::seeded_release_generator gen(33);
   for (std::size_t bits : {256u, 512u}) {
     const auto keys = small_keys<Int>(bits, 3 + bits);
     const auto& pk = keys.public_key;
@@ -167,7 +169,7 @@ TEST_CASE_TEMPLATE("CRT decryption equals textbook decryption", Int, PRIVET_PAIL
 
 TEST_CASE_TEMPLATE("the owner's CRT encryption equals public encryption with the same r", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(34);
+  privet::testing::seeded_release_generator gen(34);
   const auto keys = small_keys<Int>(512, 4);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -184,7 +186,7 @@ TEST_CASE_TEMPLATE("the owner's CRT encryption equals public encryption with the
 
 TEST_CASE_TEMPLATE("addition, subtraction and negation of ciphertexts", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(35);
+  privet::testing::seeded_release_generator gen(35);
   const auto keys = small_keys<Int>(256, 5);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -213,7 +215,7 @@ TEST_CASE_TEMPLATE("addition, subtraction and negation of ciphertexts", Int,
 
 TEST_CASE_TEMPLATE("multiplication by plaintext scalars, negative and zero included", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(36);
+  privet::testing::seeded_release_generator gen(36);
   const auto keys = small_keys<Int>(256, 6);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -248,7 +250,7 @@ TEST_CASE_TEMPLATE("multiplication by plaintext scalars, negative and zero inclu
 
 TEST_CASE_TEMPLATE("dense and sparse dot products equal plaintext arithmetic", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(37);
+  privet::testing::seeded_release_generator gen(37);
   const auto keys = small_keys<Int>(256, 7);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -295,7 +297,7 @@ TEST_CASE_TEMPLATE("dense and sparse dot products equal plaintext arithmetic", I
 }
 
 TEST_CASE_TEMPLATE("dot products reject bad shapes and scalars", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(38);
+  privet::testing::seeded_release_generator gen(38);
   const auto keys = small_keys<Int>(256, 8);
   const auto& pk = keys.public_key;
   const ciphertexts<Int> cs = {pk.encrypt(Int(1), gen), pk.encrypt(Int(2), gen)};
@@ -320,7 +322,7 @@ TEST_CASE_TEMPLATE("dot products reject bad shapes and scalars", Int, PRIVET_PAI
 
 TEST_CASE_TEMPLATE("re-randomisation keeps the plaintext and changes the ciphertext", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(39);
+  privet::testing::seeded_release_generator gen(39);
   const auto keys = small_keys<Int>(256, 9);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -335,7 +337,7 @@ TEST_CASE_TEMPLATE("re-randomisation keeps the plaintext and changes the ciphert
 }
 
 TEST_CASE_TEMPLATE("ciphertexts under different keys cannot be mixed", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(40);
+  privet::testing::seeded_release_generator gen(40);
   const auto keys1 = small_keys<Int>(256, 10);
   const auto& pk1 = keys1.public_key;
   const auto& sk1 = keys1.private_key;
@@ -379,7 +381,7 @@ TEST_CASE_TEMPLATE("ciphertexts under different keys cannot be mixed", Int, PRIV
 
 TEST_CASE_TEMPLATE("plaintexts and scalars out of range throw overflow_error", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(41);
+  privet::testing::seeded_release_generator gen(41);
   const auto keys = small_keys<Int>(256, 12);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -411,7 +413,7 @@ TEST_CASE_TEMPLATE("plaintexts and scalars out of range throw overflow_error", I
 
 TEST_CASE_TEMPLATE("r is drawn in [1, n) coprime to n, and a caller's r is checked", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(42);
+  privet::testing::seeded_release_generator gen(42);
   const auto keys = small_keys<Int>(256, 13);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -494,7 +496,7 @@ TEST_CASE_TEMPLATE("key generation: exact length, equal-length primes, consisten
 
 TEST_CASE_TEMPLATE("key sizes: 2048 bits minimum unless insecure is asked for by name", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(43);
+  privet::testing::seeded_release_generator gen(43);
   const std::string allowed =
       std::numeric_limits<Int>::is_bounded
           ? "[2048, 2048] (this integer type must hold n^2); smaller keys (>= 128) only through "
@@ -535,7 +537,7 @@ TEST_CASE_TEMPLATE("key sizes: 2048 bits minimum unless insecure is asked for by
 }
 
 TEST_CASE_TEMPLATE("keys from given primes are checked", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(44);
+  privet::testing::seeded_release_generator gen(44);
   const auto keys = small_keys<Int>(256, 16);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -576,7 +578,7 @@ TEST_CASE_TEMPLATE("keys from primes closer than key generation allows are refus
   // k-bit primes (FIPS 186-5 A.1.3, against Fermat's factoring); from_primes
   // now applies the same rule. For 128-bit primes the floor is 2^28: the
   // primes nearest below and at/above p + 2^28 sit on either side of it.
-  privet::seeded_generator gen(45);
+  privet::testing::seeded_release_generator gen(45);
   const Int p = privet::detail::random_prime<Int>(128, gen);
   const Int floor = Int(1) << 28;
   const auto prime_from = [&](Int x, int step) {
@@ -625,7 +627,7 @@ TEST_CASE_TEMPLATE("keys from primes closer than key generation allows are refus
 TEST_CASE_TEMPLATE("a public key with a prime modulus is refused", Int, PRIVET_PAILLIER_TYPES) {
   // Issue 26, finding 5: n prime has no Paillier private key; every prime is
   // a strong probable prime to base 2, so the check refuses all of them.
-  privet::seeded_generator gen(46);
+  privet::testing::seeded_release_generator gen(46);
   for (const std::size_t bits : {std::size_t{128}, std::size_t{256}, std::size_t{512}}) {
     CAPTURE(bits);
     const Int prime = privet::detail::random_prime<Int>(bits, gen);
@@ -641,7 +643,7 @@ TEST_CASE_TEMPLATE("a public key with a prime modulus is refused", Int, PRIVET_P
 }
 
 TEST_CASE_TEMPLATE("a 2048-bit round trip", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(45);
+  privet::testing::seeded_release_generator gen(45);
   const auto keys = paillier::generate_keypair<Int>(2048, gen);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -659,7 +661,7 @@ TEST_CASE_TEMPLATE("a 2048-bit round trip", Int, PRIVET_PAILLIER_TYPES) {
 }
 
 TEST_CASE("ciphertexts agree across backends for the same key and r") {
-  privet::seeded_generator gen(46);
+  privet::testing::seeded_release_generator gen(46);
   const auto keys = small_keys<cpp_int>(512, 17);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -691,7 +693,7 @@ TEST_CASE("ciphertexts agree across backends for the same key and r") {
 
 TEST_CASE_TEMPLATE("dot products and sums in parallel equal the serial ones", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(47);
+  privet::testing::seeded_release_generator gen(47);
   const auto keys = small_keys<Int>(256, 18);
   const auto& pk = keys.public_key;
   const auto& sk = keys.private_key;
@@ -759,7 +761,8 @@ cpp_int reference_djn_base(const cpp_int& n) {
                             domain.size());
   crypto_generichash_update(&state, bytes.data(), bytes.size());
   crypto_generichash_final(&state, key.data(), key.size());
-  auto gen = privet::seeded_generator::from_key(std::span<const unsigned char, 32>(key), 0);
+  auto gen = privet::testing::seeded_release_generator::from_key(
+      std::span<const unsigned char, 32>(key), 0);
   for (;;) {
     const cpp_int x = privet::uniform_below(gen, n);
     if (x == 0 || mp::gcd(x, n) != 1) continue;
@@ -807,7 +810,7 @@ TEST_CASE_TEMPLATE("the DJN base is derived from n alone, as documented", Int,
 
 TEST_CASE_TEMPLATE("DJN encryption is (1 + m n) h_N^a mod n^2, computed independently", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(48);
+  privet::testing::seeded_release_generator gen(48);
   for (std::size_t bits : {256u, 512u}) {
     const auto keys = small_keys<Int>(bits, 21 + bits);
     const auto& pk = keys.public_key;
@@ -842,7 +845,7 @@ TEST_CASE_TEMPLATE("DJN encryption is (1 + m n) h_N^a mod n^2, computed independ
 
 TEST_CASE_TEMPLATE("DJN ciphertexts decrypt, are valid, mix with textbook ones and differ", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(49);
+  privet::testing::seeded_release_generator gen(49);
   const auto keys = small_keys<Int>(512, 22);
   const auto& sk = keys.private_key;
   const auto textbook = keys.public_key;
@@ -884,7 +887,7 @@ TEST_CASE_TEMPLATE("DJN ciphertexts decrypt, are valid, mix with textbook ones a
 }
 
 TEST_CASE("DJN encryption agrees across backends for the same key and exponent") {
-  privet::seeded_generator gen(50);
+  privet::testing::seeded_release_generator gen(50);
   const auto keys = small_keys<cpp_int>(512, 23);
   const auto& pk = keys.public_key;
   const auto fixed = paillier::private_key<fixed4096>::from_primes(fixed4096(keys.private_key.p()),
@@ -906,7 +909,7 @@ TEST_CASE("DJN encryption agrees across backends for the same key and exponent")
 }
 
 TEST_CASE_TEMPLATE("a 2048-bit DJN round trip", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(51);
+  privet::testing::seeded_release_generator gen(51);
   const auto keys = paillier::generate_keypair<Int>(2048, gen);
   const auto djn = keys.public_key.with_mode(paillier::encryption_mode::djn);
   CHECK(djn.djn_exponent_bits() == 224);
@@ -924,7 +927,7 @@ TEST_CASE_TEMPLATE("a 2048-bit DJN round trip", Int, PRIVET_PAILLIER_TYPES) {
 
 TEST_CASE_TEMPLATE("a pooled key uses each randomiser once, then computes fresh ones", Int,
                    PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(52);
+  privet::testing::seeded_release_generator gen(52);
   const auto keys = small_keys<Int>(256, 24);
   const auto& sk = keys.private_key;
   for (const auto mode : {paillier::encryption_mode::textbook, paillier::encryption_mode::djn}) {
@@ -934,8 +937,8 @@ TEST_CASE_TEMPLATE("a pooled key uses each randomiser once, then computes fresh 
     // used by encryption, the other read out for comparison.
     auto pool = std::make_shared<paillier::randomizer_pool<Int>>(base);
     paillier::randomizer_pool<Int> twin(base);
-    privet::seeded_generator fill_gen(7);
-    privet::seeded_generator twin_gen(7);
+    privet::testing::seeded_release_generator fill_gen(7);
+    privet::testing::seeded_release_generator twin_gen(7);
     pool->fill(30, fill_gen);
     twin.fill(30, twin_gen, {1});
     CHECK(pool->size() == 30);
@@ -982,12 +985,12 @@ TEST_CASE_TEMPLATE("a pool filled on many threads equals one filled on one", Int
   const auto pk = keys.public_key.with_mode(paillier::encryption_mode::djn);
   paillier::randomizer_pool<Int> one(pk);
   paillier::randomizer_pool<Int> many(pk);
-  privet::seeded_generator g1(9);
-  privet::seeded_generator g2(9);
+  privet::testing::seeded_release_generator g1(9);
+  privet::testing::seeded_release_generator g2(9);
   one.fill(40, g1, {1});
   many.fill(25, g2, {2});  // two fills: the second under a fresh secret
   many.fill(15, g2, {0});
-  privet::seeded_generator g3(9);
+  privet::testing::seeded_release_generator g3(9);
   paillier::randomizer_pool<Int> again(pk);
   again.fill(25, g3, {3});
   again.fill(15, g3, {1});
@@ -1010,10 +1013,10 @@ TEST_CASE_TEMPLATE("two threads encrypting from one pool never share a randomise
   const auto keys = small_keys<Int>(256, 26);
   const auto& sk = keys.private_key;
   auto pool = std::make_shared<paillier::randomizer_pool<Int>>(keys.public_key);
-  privet::seeded_generator fill_gen(10);
+  privet::testing::seeded_release_generator fill_gen(10);
   pool->fill(64, fill_gen);
   paillier::randomizer_pool<Int> twin(keys.public_key);
-  privet::seeded_generator twin_gen(10);
+  privet::testing::seeded_release_generator twin_gen(10);
   twin.fill(64, twin_gen);
   const std::vector<Int> all = twin.take(64);
   const auto pk = keys.public_key.with_pool(pool);
@@ -1021,7 +1024,7 @@ TEST_CASE_TEMPLATE("two threads encrypting from one pool never share a randomise
   std::vector<cpp_int> found[2];
   bool decrypted[2] = {true, true};
   auto worker = [&](int t) {
-    privet::seeded_generator gen(100 + static_cast<std::uint64_t>(t));
+    privet::testing::seeded_release_generator gen(100 + static_cast<std::uint64_t>(t));
     for (int i = 0; i < 40; ++i) {  // 80 encryptions for 64 randomisers
       const Int m(t * 1000 + i);
       const auto c = pk.encrypt(m, gen);
@@ -1072,7 +1075,7 @@ struct bob_key {};
 }  // namespace
 
 TEST_CASE_TEMPLATE("keys of a named key type work as runtime keys do", Int, PRIVET_PAILLIER_TYPES) {
-  privet::seeded_generator gen(53);
+  privet::testing::seeded_release_generator gen(53);
   const auto alice =
       paillier::generate_keypair<Int, alice_key>(paillier::insecure_key_size{256}, gen);
   const auto alice2 =

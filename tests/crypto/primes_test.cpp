@@ -6,6 +6,7 @@
 // generated primes (exact length, top two bits, primality by Boost).
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/detail/primes.hpp>
 
 #include <doctest/doctest.h>
@@ -121,7 +122,7 @@ TEST_CASE("strong pseudoprimes pass exactly the bases published for them") {
 }
 
 TEST_CASE("composites are rejected: Carmichael numbers and strong pseudoprimes") {
-  privet::seeded_generator gen(21);
+  privet::testing::seeded_release_generator gen(21);
   // Carmichael numbers (OEIS A002997), Fermat liars to every coprime base.
   for (unsigned long n : {561UL, 1105UL, 1729UL, 2465UL, 2821UL, 6601UL, 8911UL, 41041UL}) {
     CAPTURE(n);
@@ -146,7 +147,7 @@ TEST_CASE("composites are rejected: Carmichael numbers and strong pseudoprimes")
 }
 
 TEST_CASE_TEMPLATE("known primes are accepted", Int, cpp_int, fixed1024) {
-  privet::seeded_generator gen(22);
+  privet::testing::seeded_release_generator gen(22);
   // Mersenne primes 2^61 - 1, 2^89 - 1, 2^127 - 1, 2^521 - 1 (OEIS A000043).
   for (unsigned e : {61u, 89u, 127u, 521u}) {
     CAPTURE(e);
@@ -162,7 +163,7 @@ TEST_CASE_TEMPLATE("known primes are accepted", Int, cpp_int, fixed1024) {
 }
 
 TEST_CASE("is_probable_prime agrees with a sieve below 2^16 and with Boost above") {
-  privet::seeded_generator gen(23);
+  privet::testing::seeded_release_generator gen(23);
   constexpr std::uint32_t limit = 1 << 16;
   std::vector<bool> composite(limit, false);
   composite[0] = composite[1] = true;
@@ -194,7 +195,7 @@ TEST_CASE("is_probable_prime agrees with a sieve below 2^16 and with Boost above
 
 TEST_CASE_TEMPLATE("random primes have the requested shape and are prime", Int, cpp_int,
                    fixed1024) {
-  privet::seeded_generator gen(24);
+  privet::testing::seeded_release_generator gen(24);
   for (std::size_t bits : {16u, 64u, 128u, 256u, 512u}) {
     for (int i = 0; i < 3; ++i) {
       const Int p = privet::detail::random_prime<Int>(bits, gen);
@@ -205,7 +206,7 @@ TEST_CASE_TEMPLATE("random primes have the requested shape and are prime", Int, 
     }
   }
   // The same seed gives the same prime: generation depends on the generator only.
-  privet::seeded_generator a(25), b(25);
+  privet::testing::seeded_release_generator a(25), b(25);
   CHECK(privet::detail::random_prime<Int>(128, a) == privet::detail::random_prime<Int>(128, b));
   CHECK(rejected_parameter([&] { (void)privet::detail::random_prime<Int>(15, gen); }) == "bits");
   CHECK_THROWS_WITH_AS((void)privet::detail::random_prime<Int>(15, gen),
@@ -213,7 +214,7 @@ TEST_CASE_TEMPLATE("random primes have the requested shape and are prime", Int, 
 }
 
 TEST_CASE("bad inputs to the prime functions") {
-  privet::seeded_generator gen(26);
+  privet::testing::seeded_release_generator gen(26);
   CHECK(rejected_parameter([&] { (void)miller_rabin(cpp_int(4), 1, gen); }) == "n");
   CHECK(rejected_parameter([&] { (void)miller_rabin(cpp_int(3), 1, gen); }) == "n");
   CHECK(rejected_parameter([] { (void)strong_probable_prime(cpp_int(101), cpp_int(100)); }) == "a");
@@ -245,14 +246,14 @@ TEST_CASE("bad inputs to the prime functions") {
 #ifdef PRIVET_HAS_GMP
 TEST_CASE("prime generation on the GMP backend") {
   using mp::mpz_int;
-  privet::seeded_generator gen(27);
+  privet::testing::seeded_release_generator gen(27);
   const mpz_int p = privet::detail::random_prime<mpz_int>(256, gen);
   CHECK(privet::detail::bits_of(p) == 256);
   CHECK(boost_says_prime(cpp_int(p.str())));
   CHECK(strong_probable_prime(mpz_int(3215031751ULL), mpz_int(7)));
   CHECK_FALSE(strong_probable_prime(mpz_int(3215031751ULL), mpz_int(11)));
   // Same generator state, same prime, whichever backend holds it.
-  privet::seeded_generator a(28), b(28);
+  privet::testing::seeded_release_generator a(28), b(28);
   CHECK(privet::detail::random_prime<mpz_int>(192, a).str() ==
         privet::detail::random_prime<cpp_int>(192, b).str());
 }

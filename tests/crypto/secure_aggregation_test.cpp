@@ -6,6 +6,7 @@
 // travels through serialize/deserialize, as over a network.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/secure_aggregation.hpp>
 
@@ -40,14 +41,14 @@ M wire(const M& m) {
 // passes the ones that dropped earlier too.
 struct simulation {
   secagg::parameters params;
-  std::vector<privet::seeded_generator> gens;
+  std::vector<privet::testing::seeded_release_generator> gens;
   std::vector<secagg::client> clients;
   secagg::server server;
   std::vector<std::vector<std::uint64_t>> inputs;
 
   simulation(const secagg::parameters& p, std::uint64_t seed) : params(p), server(p) {
     clients.reserve(p.clients);
-    privet::seeded_generator input_gen(seed, 1000);
+    privet::testing::seeded_release_generator input_gen(seed, 1000);
     for (std::uint32_t id = 1; id <= p.clients; ++id) {
       gens.emplace_back(seed, id);
       clients.emplace_back(p, id);
@@ -823,7 +824,7 @@ TEST_CASE("malformed bytes raise serialization_error, never anything else") {
 
   // Random bytes and bit flips of valid encodings: decoded or rejected with
   // serialization_error, never another exception or a crash.
-  privet::seeded_generator gen(81);
+  privet::testing::seeded_release_generator gen(81);
   int rejected = 0, decoded = 0;
   auto try_decode = [&](std::span<const std::uint8_t> b) {
     try {

@@ -14,6 +14,7 @@
 // or always fails. An unblinded test (r_i = 1), a missing shuffle, a fixed
 // d_A or a short mask each fails its check.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/dgk.hpp>
 #include <privet/crypto/secure_comparison.hpp>
@@ -46,7 +47,7 @@ constexpr std::uint32_t u = 11;  // dgk::plaintext_prime_for(8)
 
 const dgk::keypair<Int>& keys() {
   static const dgk::keypair<Int> k = [] {
-    privet::seeded_generator gen(40);
+    privet::testing::seeded_release_generator gen(40);
     return dgk::generate_keypair<Int>(dgk::key_parameters{256, 40, u}, dgk::allow_insecure, gen);
   }();
   return k;
@@ -54,7 +55,8 @@ const dgk::keypair<Int>& keys() {
 
 // The plaintexts of the tests the server receives in one run, in order.
 std::vector<std::uint32_t> server_view(std::uint64_t x, std::uint64_t y,
-                                       privet::seeded_generator& cg, privet::seeded_generator& sg) {
+                                       privet::testing::seeded_release_generator& cg,
+                                       privet::testing::seeded_release_generator& sg) {
   const cmp::parameters params{l, cmp::output_party::client, 0};
   cmp::server<Int> server(keys().private_key, params);
   cmp::client<Int> client(keys().public_key, params);
@@ -77,7 +79,7 @@ void check_uniform(const std::vector<std::uint64_t>& counts) {
 }  // namespace
 
 TEST_CASE("the server's tests: uniform nonzero values, a uniform slot for the zero, a fair d_B") {
-  privet::seeded_generator cg(41), sg(42);
+  privet::testing::seeded_release_generator cg(41), sg(42);
   constexpr int runs = 3000;
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> inputs = {
       {37, 200}, {129, 129}, {200, 37}, {255, 0}};
@@ -107,7 +109,7 @@ TEST_CASE("the server's tests: uniform nonzero values, a uniform slot for the ze
 }
 
 TEST_CASE("the unmasked value d = z + rho has uniform top and low bits at both ends of v") {
-  privet::seeded_generator cg(43), gen(44);
+  privet::testing::seeded_release_generator cg(43), gen(44);
   constexpr std::size_t kappa = 40;
   const Int n = (Int(1) << 64) - 59;
   const cmp::share_parameters<Int> params{n, l, kappa, cmp::output_party::client, 0};

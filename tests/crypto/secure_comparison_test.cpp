@@ -12,6 +12,7 @@
 // encoding.
 #include <privet/core/error.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/dgk.hpp>
 #include <privet/crypto/secure_comparison.hpp>
@@ -56,7 +57,7 @@ const dgk::keypair<Int>& keys_for(std::uint32_t u) {
   static std::map<std::uint32_t, dgk::keypair<Int>> cache;
   auto it = cache.find(u);
   if (it == cache.end()) {
-    privet::seeded_generator gen(1000 + u);
+    privet::testing::seeded_release_generator gen(1000 + u);
     it = cache
              .emplace(u, dgk::generate_keypair<Int>(dgk::key_parameters{256, 40, u},
                                                     dgk::allow_insecure, gen))
@@ -75,8 +76,8 @@ struct run_record {
 
 template <class Int>
 run_record run_core(const dgk::keypair<Int>& keys, const cmp::parameters& params, const Int& x,
-                    const Int& y, privet::seeded_generator& client_gen,
-                    privet::seeded_generator& server_gen) {
+                    const Int& y, privet::testing::seeded_release_generator& client_gen,
+                    privet::testing::seeded_release_generator& server_gen) {
   cmp::server<Int> server(keys.private_key, params);
   cmp::client<Int> client(keys.public_key, params);
   run_record rec;
@@ -102,8 +103,9 @@ run_record run_core(const dgk::keypair<Int>& keys, const cmp::parameters& params
 
 template <class Int>
 run_record run_shares(const dgk::keypair<Int>& keys, const cmp::share_parameters<Int>& params,
-                      const Int& r, const Int& s, privet::seeded_generator& client_gen,
-                      privet::seeded_generator& server_gen) {
+                      const Int& r, const Int& s,
+                      privet::testing::seeded_release_generator& client_gen,
+                      privet::testing::seeded_release_generator& server_gen) {
   cmp::share_server<Int> server(keys.private_key, params);
   cmp::share_client<Int> client(keys.public_key, params);
   CHECK(client.next() == cmp::stage::mask_share);
@@ -163,7 +165,7 @@ Int mod_n(const Int& x, const Int& n) {
 TEST_CASE_TEMPLATE("exhaustive: every pair of 4-bit inputs, the result to either party", Int,
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(dgk::plaintext_prime_for(4));
-  privet::seeded_generator cg(1), sg(2);
+  privet::testing::seeded_release_generator cg(1), sg(2);
   for (auto output :
        {cmp::output_party::client, cmp::output_party::server, cmp::output_party::shared}) {
     const cmp::parameters params{4, output, 77};
@@ -180,7 +182,7 @@ TEST_CASE_TEMPLATE("exhaustive: every pair of 4-bit inputs, the result to either
 TEST_CASE_TEMPLATE("exhaustive: every pair of 5-bit inputs", Int, PRIVET_CMP_TYPES) {
   // u = 7 = l + 2 is the smallest plaintext prime 5-bit inputs allow.
   const auto& keys = keys_for<Int>(7);
-  privet::seeded_generator cg(3), sg(4);
+  privet::testing::seeded_release_generator cg(3), sg(4);
   const cmp::parameters params{5, cmp::output_party::client, 1};
   for (std::uint64_t x = 0; x < 32; ++x) {
     for (std::uint64_t y = 0; y < 32; ++y) {
@@ -193,7 +195,7 @@ TEST_CASE_TEMPLATE("exhaustive: every pair of 5-bit inputs", Int, PRIVET_CMP_TYP
 
 TEST_CASE_TEMPLATE("random 32- and 64-bit pairs, equal values and the boundaries", Int,
                    PRIVET_CMP_TYPES) {
-  privet::seeded_generator gen(5), cg(6), sg(7);
+  privet::testing::seeded_release_generator gen(5), cg(6), sg(7);
   for (std::size_t l : {32u, 64u}) {
     CAPTURE(l);
     const auto& keys = keys_for<Int>(dgk::plaintext_prime_for(l));
@@ -240,7 +242,7 @@ TEST_CASE_TEMPLATE("what each party sees: the messages of the protocol and nothi
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(67);
   const auto& sk = keys.private_key;
-  privet::seeded_generator gen(8), cg(9), sg(10);
+  privet::testing::seeded_release_generator gen(8), cg(9), sg(10);
   const std::size_t width = 32;  // a 256-bit modulus
   for (int i = 0; i < 12; ++i) {
     const std::uint64_t x = privet::random_u64(gen);
@@ -287,7 +289,7 @@ TEST_CASE_TEMPLATE("what each party sees: the messages of the protocol and nothi
 
 TEST_CASE_TEMPLATE("shares modulo N: [r - s > 0] for every v in range, wrapping shares included",
                    Int, PRIVET_CMP_TYPES) {
-  privet::seeded_generator gen(12), cg(13), sg(14);
+  privet::testing::seeded_release_generator gen(12), cg(13), sg(14);
   const auto& keys = keys_for<Int>(dgk::plaintext_prime_for(4));
   // An odd modulus (a Paillier n, say), an even one and a power of two.
   const Int odd_n = (Int(1) << 300) - 153;
@@ -312,7 +314,7 @@ TEST_CASE_TEMPLATE("shares modulo N: [r - s > 0] for every v in range, wrapping 
 
 TEST_CASE_TEMPLATE("shares of 64-bit values modulo a 512-bit N, at the range boundaries", Int,
                    PRIVET_CMP_TYPES) {
-  privet::seeded_generator gen(15), cg(16), sg(17);
+  privet::testing::seeded_release_generator gen(15), cg(16), sg(17);
   const auto& keys = keys_for<Int>(67);
   const Int n = (Int(1) << 512) - 569;
   const cmp::share_parameters<Int> params{n, 64, 80, cmp::output_party::client, 22};
@@ -336,7 +338,7 @@ TEST_CASE_TEMPLATE("shares of 64-bit values modulo a 512-bit N, at the range bou
 
 TEST_CASE_TEMPLATE("the server detects a shared value far outside its range", Int,
                    PRIVET_CMP_TYPES) {
-  privet::seeded_generator cg(18), sg(19);
+  privet::testing::seeded_release_generator cg(18), sg(19);
   const auto& keys = keys_for<Int>(67);
   const Int n = (Int(1) << 512) - 569;
   const cmp::share_parameters<Int> params{n, 64, 80, cmp::output_party::client, 23};
@@ -361,7 +363,7 @@ TEST_CASE_TEMPLATE("the server detects a shared value far outside its range", In
 TEST_CASE_TEMPLATE("out-of-order, replayed and foreign messages leave the parties usable", Int,
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(67);
-  privet::seeded_generator cg(20), sg(21);
+  privet::testing::seeded_release_generator cg(20), sg(21);
   const cmp::parameters params{64, cmp::output_party::client, 5};
   cmp::server<Int> server(keys.private_key, params);
   cmp::client<Int> client(keys.public_key, params);
@@ -458,7 +460,7 @@ TEST_CASE_TEMPLATE("out-of-order, replayed and foreign messages leave the partie
 TEST_CASE_TEMPLATE("the result to the server: the client's share rides on the tests", Int,
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(67);
-  privet::seeded_generator cg(22), sg(23);
+  privet::testing::seeded_release_generator cg(22), sg(23);
   const cmp::parameters params{64, cmp::output_party::server, 8};
   cmp::server<Int> server(keys.private_key, params);
   cmp::client<Int> client(keys.public_key, params);
@@ -482,7 +484,7 @@ TEST_CASE_TEMPLATE("the result to the server: the client's share rides on the te
 TEST_CASE_TEMPLATE("share comparison: out-of-order messages and inputs out of range", Int,
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(67);
-  privet::seeded_generator cg(24), sg(25);
+  privet::testing::seeded_release_generator cg(24), sg(25);
   const Int n = (Int(1) << 256) + 297;
   const cmp::share_parameters<Int> params{n, 64, 80, cmp::output_party::client, 30};
   cmp::share_server<Int> server(keys.private_key, params);
@@ -542,7 +544,7 @@ TEST_CASE_TEMPLATE("parameters are checked against the key", Int, PRIVET_CMP_TYP
   CHECK_NOTHROW(cmp::client<Int>(pk, {65, cmp::output_party::client, 0}));
   // The server checks its input's range.
   cmp::server<Int> server(keys.private_key, {8, cmp::output_party::client, 0});
-  privet::seeded_generator gen(26);
+  privet::testing::seeded_release_generator gen(26);
   CHECK_THROWS_WITH_AS((void)server.encrypt_input(256, gen),
                        "privet: comparison input y is outside its range; allowed: [0, 2^8)",
                        privet::invalid_parameter);
@@ -571,7 +573,7 @@ TEST_CASE_TEMPLATE("parameters are checked against the key", Int, PRIVET_CMP_TYP
 TEST_CASE_TEMPLATE("encodings: exact round trips, and every malformation refused", Int,
                    PRIVET_CMP_TYPES) {
   const auto& keys = keys_for<Int>(67);
-  privet::seeded_generator cg(27), sg(28);
+  privet::testing::seeded_release_generator cg(27), sg(28);
   const cmp::parameters params{64, cmp::output_party::server, 0x0102030405060708};
   cmp::server<Int> server(keys.private_key, params);
   cmp::client<Int> client(keys.public_key, params);
@@ -654,7 +656,7 @@ TEST_CASE_TEMPLATE("encodings: exact round trips, and every malformation refused
 TEST_CASE_TEMPLATE("a comparison at the recommended size: n of 2048 bits, t = 224", Int,
                    PRIVET_CMP_TYPES) {
   if constexpr (std::is_same_v<Int, fixed1024>) return;  // holds 1022-bit moduli at most
-  privet::seeded_generator gen(29), cg(30), sg(31);
+  privet::testing::seeded_release_generator gen(29), cg(30), sg(31);
   const auto keys = dgk::generate_keypair<Int>(dgk::key_parameters::for_comparison(64, 2048), gen);
   const cmp::parameters params{64, cmp::output_party::client, 1};
   const std::uint64_t a = 0xfedc'ba98'7654'3210, b = 0xfedc'ba98'7654'3211;
@@ -673,7 +675,7 @@ TEST_CASE_TEMPLATE("every refused message, call and input is named by its full m
   using privet::invalid_parameter;
   using privet::protocol_error;
   const auto& keys = keys_for<Int>(67);
-  privet::seeded_generator cg(40), sg(41);
+  privet::testing::seeded_release_generator cg(40), sg(41);
   const std::string srv = "privet: secure comparison server: ";
   const std::string cli = "privet: secure comparison client: ";
 

@@ -5,6 +5,7 @@
 // input again (one encoding per value), or
 // throws serialization_error. Anything else aborts.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -24,7 +25,7 @@ using S = paillier::hex_scale<4>;
 
 const paillier::public_key<Int>& fixed_key() {
   static const auto keys = [] {
-    privet::seeded_generator gen(2024);
+    privet::testing::seeded_release_generator gen(2024);
     return paillier::generate_keypair<Int>(paillier::insecure_key_size{256}, gen);
   }();
   return keys.public_key;
@@ -51,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         paillier::deserialize<paillier::public_key<Int>>(b, paillier::allow_insecure));
   });
   read(in, [](auto b) {
-    privet::seeded_generator gen(7);
+    privet::testing::seeded_release_generator gen(7);
     return paillier::serialize(
         paillier::deserialize<paillier::private_key<Int>>(b, gen, paillier::allow_insecure));
   });

@@ -6,6 +6,7 @@
 // paillier::already_randomised) reads as the same value, or throws
 // serialization_error. Anything else aborts.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -26,7 +27,7 @@ using number = paillier::encrypted_number<Int, S>;
 
 const paillier::public_key<Int>& fixed_key() {
   static const auto keys = [] {
-    privet::seeded_generator gen(2024);
+    privet::testing::seeded_release_generator gen(2024);
     return paillier::generate_keypair<Int>(paillier::insecure_key_size{256}, gen);
   }();
   return keys.public_key;
@@ -58,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                          paillier::allow_insecure) == pk);
   });
   read([&] {
-    privet::seeded_generator gen(7);
+    privet::testing::seeded_release_generator gen(7);
     const auto sk =
         paillier::from_json<paillier::private_key<Int>>(text, gen, paillier::allow_insecure);
     const auto again = paillier::from_json<paillier::private_key<Int>>(paillier::to_jwk(sk), gen,

@@ -13,6 +13,7 @@
 // genuine run's. Any other exception, a crash or a sanitizer report is a
 // bug.
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/dgk.hpp>
 #include <privet/crypto/secure_comparison.hpp>
 
@@ -66,12 +67,12 @@ cmp::parameters params_for(cmp::output_party p) {
 const fixture& genuine() {
   static const fixture f = [] {
     fixture g{[] {
-      privet::seeded_generator gen(31);
+      privet::testing::seeded_release_generator gen(31);
       return dgk::generate_keypair<Int>(dgk::key_parameters{256, 40, dgk::plaintext_prime_for(l)},
                                         dgk::allow_insecure, gen);
     }()};
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      privet::seeded_generator server_gen(41), client_gen(43);
+      privet::testing::seeded_release_generator server_gen(41), client_gen(43);
       cmp::server<Int> server(g.keys.private_key, params_for(outputs[i]));
       cmp::client<Int> client(g.keys.public_key, params_for(outputs[i]));
       g.bits = server.encrypt_input(y_input, server_gen);
@@ -100,7 +101,7 @@ const fixture& genuine() {
     g.share_params.session = session;
     g.r = Int(1) << 100;
     g.s = g.r - 100;
-    privet::seeded_generator gen(47);
+    privet::testing::seeded_release_generator gen(47);
     cmp::share_client<Int> client(g.keys.public_key, g.share_params);
     g.masked = client.mask(g.r, gen);
     return g;
@@ -134,21 +135,21 @@ bool refused(F f) {
 
 // Round 2 at a fresh client (output to the client).
 void client_evaluates(const fixture& g, const cmp::encrypted_bits<Int>& m) {
-  privet::seeded_generator gen(43);
+  privet::testing::seeded_release_generator gen(43);
   cmp::client<Int> client(g.keys.public_key, params_for(cmp::output_party::client));
   if (!refused([&] { (void)client.evaluate(m, x_input, gen); })) {
     check(client.next() == cmp::stage::receive_output);
     return;
   }
   check(client.next() == cmp::stage::evaluate);
-  privet::seeded_generator again(43);
+  privet::testing::seeded_release_generator again(43);
   (void)client.evaluate(g.bits, x_input, again);
   check(client.result(g.share) == g.client_outcome);
 }
 
 // Round 3 at a fresh server, once out of order and once in order.
 void server_finishes(const fixture& g, std::size_t mode, const cmp::blinded_tests<Int>& m) {
-  privet::seeded_generator gen(41);
+  privet::testing::seeded_release_generator gen(41);
   cmp::server<Int> server(g.keys.private_key, params_for(outputs[mode]));
   auto take = [&](const cmp::blinded_tests<Int>& t) {
     switch (outputs[mode]) {
@@ -174,7 +175,7 @@ void server_finishes(const fixture& g, std::size_t mode, const cmp::blinded_test
 
 // Round 3 at a client waiting for the server's share.
 void client_receives_share(const fixture& g, const cmp::output_share& m) {
-  privet::seeded_generator gen(43);
+  privet::testing::seeded_release_generator gen(43);
   cmp::client<Int> client(g.keys.public_key, params_for(cmp::output_party::client));
   check(refused([&] { (void)client.result(m); }));
   (void)client.evaluate(g.bits, x_input, gen);
@@ -188,7 +189,7 @@ void client_receives_share(const fixture& g, const cmp::output_share& m) {
 
 // Round 0 at a share server.
 void share_server_receives(const fixture& g, const cmp::masked_share<Int>& m) {
-  privet::seeded_generator gen(53);
+  privet::testing::seeded_release_generator gen(53);
   cmp::share_server<Int> server(g.keys.private_key, g.share_params);
   if (!refused([&] { (void)server.receive(m, g.s, gen); })) {
     check(server.next() == cmp::stage::finish);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/paillier.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -23,7 +24,7 @@ using fixed4096 = boost::multiprecision::number<boost::multiprecision::cpp_int_b
 /// same for the same seed.
 template <class Int>
 paillier::keypair<Int> small_keys(std::size_t bits, std::uint64_t seed) {
-  seeded_generator gen(seed);
+  testing::seeded_release_generator gen(seed);
   return paillier::generate_keypair<Int>(paillier::insecure_key_size{bits}, gen);
 }
 

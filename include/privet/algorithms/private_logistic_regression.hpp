@@ -551,6 +551,7 @@ class bob {
   /// Step 1: E[w] for the current iteration (d encryptions).
   template <random_bit_source G>
   weights_message<Int> publish(G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     weights_message<Int> m;
     m.iteration = iteration_;
     std::vector<Int> plain(w_.size());
@@ -570,6 +571,7 @@ class bob {
     /// shares, returns the encrypted bits.
     template <random_bit_source G>
     bits_message<Int> bits(const margins_message<Int>& m, G& gen) {
+      PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
       check_not_aborted();
       if (stage_ != 0) detail::fail("Bob", "received margins twice for one block (replayed)");
       check_header(m.iteration, m.user, "margins");
@@ -610,7 +612,7 @@ class bob {
       const auto streams = streams_from(gen);
       std::vector<std::string> errors(e);
       parallel_for_index(e, pl.p.threads, [&](std::size_t i) {
-        seeded_generator g = streams.stream(i);
+        auto g = streams.stream(i);
         const Int mi = owner_->key_.decrypt(m.masked[i]);
         // r - s = t for s = -m, and r - (s + 4C) = t - 4C.
         const Int s1 = detail::mod_n(Int(-mi), n);
@@ -640,6 +642,7 @@ class bob {
     /// multiplications: decrypts each u, returns E[beta] and E[beta u].
     template <random_bit_source G>
     products_message<Int> products(const tests_message<Int>& m, G& gen) {
+      PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
       check_not_aborted();
       if (stage_ != 1) {
         detail::fail("Bob", stage_ == 0 ? "received tests before margins (out of order)"
@@ -839,6 +842,7 @@ class bob {
     /// Carol's step 3: decrypts E[z - r] and starts the comparison.
     template <random_bit_source G>
     comparison::encrypted_bits<Int> bits(const query_message<Int>& m, G& gen) {
+      PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
       if (state_ == query_state::aborted) {
         detail::fail("Bob",
                      "the query was aborted by the earlier refusal of its masked share; Carol "
@@ -946,6 +950,7 @@ class alice {
   template <random_bit_source G>
   margins_message<Int> margins(const weights_message<Int>& w, const ml::sparse_binary_batch& block,
                                G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     if (stage_ != 0 && stage_ != detail::aborted_block) {
       detail::fail("Alice", "asked for margins while a block is under way");
     }
@@ -986,7 +991,7 @@ class alice {
     const auto streams = streams_from(gen);
     const Int two_c = Int(2) * plan_.c;
     parallel_for_index(e, plan_.p.threads, [&](std::size_t i) {
-      seeded_generator g = streams.stream(i);
+      auto g = streams.stream(i);
       const auto sum = detail::dot(key_, w.weights, block.features[i]);
       // t = 2C - y w^T x.
       const auto yz = detail::signed_label(block.y[i]) > 0 ? -sum : sum;
@@ -1010,6 +1015,7 @@ class alice {
   /// The comparisons' round 2 and the masked products E[u].
   template <random_bit_source G>
   tests_message<Int> tests(const bits_message<Int>& m, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_not_aborted();
     if (stage_ != 1)
       detail::fail("Alice", stage_ == 0 ? "received bits before sending margins"
@@ -1032,7 +1038,7 @@ class alice {
     std::vector<std::string> errors(2 * e);
     const auto streams = streams_from(gen);
     parallel_for_index(2 * e, plan_.p.threads, [&](std::size_t i) {
-      seeded_generator g = streams.stream(i);
+      auto g = streams.stream(i);
       try {
         out.tests[i] = clients_[i].evaluate(m.bits[i], g);
       } catch (const protocol_error& err) {
@@ -1064,6 +1070,7 @@ class alice {
   /// gradient, packed and re-randomised for Bob.
   template <random_bit_source G>
   gradient_message<Int> gradient(const products_message<Int>& m, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_not_aborted();
     if (stage_ != 2) detail::fail("Alice", "received products out of order or twice");
     check_header(m.iteration, m.user, "products");
@@ -1181,6 +1188,7 @@ class carol {
   template <random_bit_source G>
   query_message<Int> query(const weights_message<Int>& w, const std::vector<std::uint32_t>& x,
                            G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     if (asked_) detail::fail("Carol", "asked twice (one query per object)");
     detail::check_weights(w, plan_, key_, "Carol");
     detail::check_email(x, plan_, 0);
@@ -1202,6 +1210,7 @@ class carol {
   /// The comparison's round 2.
   template <random_bit_source G>
   comparison::blinded_tests<Int> tests(const comparison::encrypted_bits<Int>& m, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     work_.dgk_ciphertexts_sent += plan_.eval_bits + 1;
     return client_.evaluate(m, gen);
   }

@@ -578,6 +578,7 @@ class public_key {
   /// randomizer_bits() bits from `gen`.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int> encrypt(std::uint64_t m, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*ctx_, m);
     return ciphertext<Int>(ctx_, ctx_->encrypt(m, random_bits<Int>(gen, ctx_->r_bits)));
   }
@@ -594,6 +595,7 @@ class public_key {
   /// c times a fresh h^r: the same plaintext, unlinkable to c.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int> rerandomize(const ciphertext<Int>& c, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_own(c);
     const Int hr = ctx_->h_table().pow(random_bits<Int>(gen, ctx_->r_bits));
     return ciphertext<Int>(ctx_, ctx_->mod_n.mul(c.value(), hr));
@@ -671,6 +673,7 @@ class private_key {
   template <random_bit_source G>
   static private_key from_parts(const Int& p, const Int& q, const Int& v_p, const Int& v_q,
                                 std::uint32_t u, const Int& g, const Int& h, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_parts(p, q, v_p, v_q, u, g, h, gen, false);
   }
   /// As above, down to the insecure sizes.
@@ -678,6 +681,7 @@ class private_key {
   static private_key from_parts(const Int& p, const Int& q, const Int& v_p, const Int& v_q,
                                 std::uint32_t u, const Int& g, const Int& h, G& gen,
                                 allow_insecure_t) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_parts(p, q, v_p, v_q, u, g, h, gen, true);
   }
 
@@ -872,6 +876,7 @@ template <random_bit_source G>
 private_key<Int> private_key<Int>::from_parts(const Int& p, const Int& q, const Int& v_p,
                                               const Int& v_q, std::uint32_t u, const Int& g,
                                               const Int& h, G& gen, bool insecure) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   using privet::detail::is_probable_prime;
   detail::check_plaintext_prime(u);
   const Int ui(u);
@@ -941,12 +946,14 @@ private_key<Int> private_key<Int>::from_parts(const Int& p, const Int& q, const 
 /// prime), primes and randomness from `gen` (use a CSPRNG: privet::csprng).
 template <integer Int = boost::multiprecision::cpp_int, random_bit_source G>
 keypair<Int> generate_keypair(const key_parameters& params, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::generate<Int>(params, false, gen);
 }
 /// As above for sizes below the secure bounds (tests, papers' timings):
 /// breakable keys, asked for by name.
 template <integer Int = boost::multiprecision::cpp_int, random_bit_source G>
 keypair<Int> generate_keypair(const key_parameters& params, allow_insecure_t, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::generate<Int>(params, true, gen);
 }
 /// A new key pair from this thread's secure generator.

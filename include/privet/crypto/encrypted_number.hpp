@@ -340,6 +340,7 @@ auto weighted_number(ciphertext<Int, Tag> c, Int bound) {
 template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   Int b = detail::checked_mantissa_bound(key, x, bound);
   return detail::number_access::make<Int, S, Tag>(key.encrypt(to_plaintext(key, x), gen),
                                                   std::move(b));
@@ -356,6 +357,7 @@ template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound, G& gen,
                                       plaintext_band band) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   Int b = detail::checked_mantissa_bound(key, x, bound);
   if (b > key.max_signed(band)) {
     throw overflow_error("privet: bound = " + detail::int_text(b) +
@@ -386,6 +388,7 @@ template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> encrypt(const private_key<Int, Tag>& key,
                                       const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   const auto& pk = key.public_key();
   Int b = detail::checked_mantissa_bound(pk, x, bound);
   return detail::number_access::make<Int, S, Tag>(key.encrypt(to_plaintext(pk, x), gen),
@@ -430,6 +433,7 @@ fixed_point<Int, S> decrypt(const private_key<Int, Tag>& key,
 template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> rerandomize(const public_key<Int, Tag>& key,
                                           const encrypted_number<Int, S, Tag>& x, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::number_access::make<Int, S, Tag>(key.rerandomize(x.ciphertext(), gen),
                                                   x.bound_mantissa());
 }

@@ -845,6 +845,7 @@ class public_key {
   /// fresh by mode() with randomness from `gen`.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*ctx_, m);
     return ciphertext<Int, Tag>(ctx_, detail::combine(*ctx_, m, randomizer(gen)));
   }
@@ -855,6 +856,7 @@ class public_key {
   /// Enc(x) for a signed x in [-(n-1)/2, (n-1)/2].
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*ctx_, x), gen);
   }
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x) const {
@@ -864,6 +866,7 @@ class public_key {
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen,
                                                     plaintext_band band) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*ctx_, x, "x", band), gen);
   }
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, plaintext_band band) const {
@@ -890,12 +893,14 @@ class public_key {
   /// A uniform r in [1, n) coprime to n (rejection sampling, no modulo bias).
   template <random_bit_source G>
   [[nodiscard]] Int random_r(G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return detail::draw_r(*ctx_, gen);
   }
   /// c times a fresh encryption of 0 (a randomiser as encrypt takes it): the
   /// same plaintext, unlinkable.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> rerandomize(const ciphertext<Int, Tag>& c, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_own(c);
     return ciphertext<Int, Tag>(ctx_, ctx_->mod_n2.mul(c.value(), randomizer(gen)));
   }
@@ -980,6 +985,7 @@ class randomizer_pool {
   /// pool stays usable by other threads meanwhile.
   template <random_bit_source G>
   void fill(std::size_t count, G& gen, batch_options options = {}) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     validate_parallel_options(options);
     if (count == 0) return;
     const auto& ctx = *key_.ctx_;
@@ -988,7 +994,7 @@ class randomizer_pool {
     const auto streams = streams_from(gen);
     std::vector<Int> fresh(count);
     parallel_for_index(count, options, [&](std::size_t i) {
-      seeded_generator stream = streams.stream(i);
+      auto stream = streams.stream(i);
       fresh[i] = detail::fresh_randomizer(ctx, m, stream);
     });
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -1054,6 +1060,7 @@ public_key<Int, Tag> public_key<Int, Tag>::with_pool(
 template <integer Int, key_tag Tag>
 template <random_bit_source G>
 Int public_key<Int, Tag>::randomizer(G& gen) const {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   if (pool_) {
     if (std::optional<Int> r = pool_->take()) return std::move(*r);
   }
@@ -1075,11 +1082,13 @@ class private_key {
   /// and n of min_key_bits to max_key_bits bits.
   template <random_bit_source G>
   static private_key from_primes(const Int& p, const Int& q, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_primes(p, q, gen, false);
   }
   /// As above, down to min_insecure_key_bits.
   template <random_bit_source G>
   static private_key from_primes(const Int& p, const Int& q, G& gen, allow_insecure_t) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_primes(p, q, gen, true);
   }
 
@@ -1135,6 +1144,7 @@ class private_key {
   /// Enc(m) by the key owner: r^n mod n^2 through the CRT.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*pub_.ctx_, m);
     return make(m, detail::draw_r(*pub_.ctx_, gen));
   }
@@ -1143,11 +1153,13 @@ class private_key {
   }
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*pub_.ctx_, x), gen);
   }
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen,
                                                     plaintext_band band) const {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*pub_.ctx_, x, "x", band), gen);
   }
   /// Owner-side Enc(m) with the caller's r (checked as public_key's).
@@ -1166,6 +1178,7 @@ class private_key {
 
   template <random_bit_source G>
   static private_key from_primes(const Int& p, const Int& q, G& gen, bool insecure) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     if (p == q) throw invalid_parameter("q", "privet: q equals p; allowed: a prime other than p");
     const std::size_t bp = detail::bits_of(p);
     const std::size_t bq = detail::bits_of(q);
@@ -1351,6 +1364,7 @@ void public_key<Int, Tag>::check_own(const ciphertext<Int, Tag>& c) const {
 template <integer Int = boost::multiprecision::cpp_int, key_tag Tag = runtime_key,
           random_bit_source G>
 keypair<Int, Tag> generate_keypair(std::size_t bits, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::generate<Int, Tag>(bits, false, gen);
 }
 /// As above for a key size that may be below min_key_bits (tests, papers'
@@ -1358,6 +1372,7 @@ keypair<Int, Tag> generate_keypair(std::size_t bits, G& gen) {
 template <integer Int = boost::multiprecision::cpp_int, key_tag Tag = runtime_key,
           random_bit_source G>
 keypair<Int, Tag> generate_keypair(insecure_key_size size, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::generate<Int, Tag>(size.bits, true, gen);
 }
 /// A new key pair from this thread's secure generator.

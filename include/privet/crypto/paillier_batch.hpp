@@ -73,7 +73,7 @@ void with_randomizers(const public_key<Int, Tag>& key, std::size_t count, G& gen
     if (i < pooled.size()) {
       use(i, std::move(pooled[i]));
     } else {
-      seeded_generator stream = streams.stream(i);
+      auto stream = streams.stream(i);
       use(i, fresh_randomizer(ctx, mode, stream));
     }
   });
@@ -114,6 +114,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> encrypt(const public_key<Int, Tag>& key,
                                           std::type_identity_t<std::span<const Int>> plaintexts,
                                           G& gen, batch_options options = {}) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   validate_parallel_options(options);
   const auto& ctx = *detail::access::context(key);
   for (std::size_t i = 0; i < plaintexts.size(); ++i) {
@@ -136,6 +137,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> encrypt_signed(
     const public_key<Int, Tag>& key, std::type_identity_t<std::span<const Int>> plaintexts, G& gen,
     batch_options options = {}) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   validate_parallel_options(options);
   const auto& ctx = *detail::access::context(key);
   std::vector<Int> encoded;
@@ -180,6 +182,7 @@ template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<ciphertext<Int, Tag>> rerandomize(
     const public_key<Int, Tag>& key, std::type_identity_t<std::span<const ciphertext<Int, Tag>>> cs,
     G& gen, batch_options options = {}) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   validate_parallel_options(options);
   detail::check_under(key, cs, "ciphertexts");
   if (cs.empty()) return {};

@@ -282,6 +282,7 @@ template <integer Int, fixed_point_scale S, key_tag Tag>
 template <random_bit_source G>
 packed_vector<Int, S, Tag> packing<Int, S, Tag>::pack(std::span<const fixed_point<Int, S>> values,
                                                       G& gen) const {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   const auto& layout = *layout_;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (detail::abs_int(values[i].mantissa()) > bound_) {

@@ -497,6 +497,7 @@ struct wire_format<private_key<Int, Tag>> {
   template <random_bit_source G>
   static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen,
                                            bool insecure) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     auto r = open_reader(bytes, wire_kind::private_key);
     const std::size_t half = (modulus_bits_limit<Int>() / 2 + 7) / 8;
     const Int p = r.template integer<Int>("p", half);
@@ -515,15 +516,18 @@ struct wire_format<private_key<Int, Tag>> {
   }
   template <random_bit_source G>
   static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_binary(bytes, gen, false);
   }
   template <random_bit_source G>
   static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, G& gen,
                                            allow_insecure_t) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_binary(bytes, gen, true);
   }
   template <random_bit_source G>
   static private_key<Int, Tag> from_json(std::string_view text, G& gen, bool insecure) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     const json_fields f("private key");
     return private_key_from<Int, Tag>(privet::detail::parse_json(text, "private key"), insecure,
                                       gen, f);
@@ -536,10 +540,12 @@ struct wire_format<private_key<Int, Tag>> {
   }
   template <random_bit_source G>
   static private_key<Int, Tag> from_json(std::string_view text, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_json(text, gen, false);
   }
   template <random_bit_source G>
   static private_key<Int, Tag> from_json(std::string_view text, G& gen, allow_insecure_t) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return from_json(text, gen, true);
   }
 };
@@ -680,6 +686,7 @@ std::vector<std::uint8_t> number_bytes(const public_key<Int, Tag>& key, const In
 template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key,
                                     G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::ciphertext_bytes(key, detail::fresh_value(c, key, gen));
 }
 template <integer Int, key_tag Tag>
@@ -690,6 +697,7 @@ std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c,
 /// Re-randomised by c's own key (textbook mode, no pool).
 template <integer Int, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return serialize(c, c.key(), gen);
 }
 template <integer Int, key_tag Tag>
@@ -707,6 +715,7 @@ std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, already_rando
 template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
                                     const public_key<Int, Tag>& key, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::number_bytes<S>(key, x.bound_mantissa(),
                                  detail::fresh_value(x.ciphertext(), key, gen));
 }
@@ -717,6 +726,7 @@ std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
 }
 template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return serialize(x, x.key(), gen);
 }
 template <integer Int, fixed_point_scale S, key_tag Tag>
@@ -815,6 +825,7 @@ std::string list_json(const public_key<Int, Tag>& key,
 /// under another key) with randomness from `gen`.
 template <integer Int, key_tag Tag, random_bit_source G>
 std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::value_json(detail::fresh_value(c, key, gen), 0);
 }
 template <integer Int, key_tag Tag>
@@ -824,6 +835,7 @@ std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& k
 /// Re-randomised by c's own key (textbook mode, no pool).
 template <integer Int, key_tag Tag, random_bit_source G>
 std::string to_json(const ciphertext<Int, Tag>& c, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return to_json(c, c.key(), gen);
 }
 template <integer Int, key_tag Tag>
@@ -843,6 +855,7 @@ std::string to_json(const ciphertext<Int, Tag>& c, already_randomised_t) {
 template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int, Tag>& key,
                     G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::value_json(detail::fresh_value(x.ciphertext(), key, gen),
                             -static_cast<std::int64_t>(S::digits));
 }
@@ -852,6 +865,7 @@ std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int
 }
 template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return to_json(x, x.key(), gen);
 }
 template <integer Int, hex_scale_type S, key_tag Tag>
@@ -870,6 +884,7 @@ std::string to_json(const encrypted_number<Int, S, Tag>& x, already_randomised_t
 template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
 std::string to_json(const public_key<Int, Tag>& key,
                     std::span<const encrypted_number<Int, S, Tag>> xs, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::list_json(
       key, xs, [&](std::size_t i) { return key.rerandomize(xs[i].ciphertext(), gen).value(); });
 }

@@ -605,6 +605,7 @@ class client {
   /// Round 0: fresh key pairs (secret keys drawn from `gen`).
   template <random_bit_source G>
   key_advertisement advertise_keys(G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     require(stage::advertise_keys, "a request to advertise keys");
     privet::detail::secagg_keypair(gen, channel_secret_, channel_public_);
     privet::detail::secagg_keypair(gen, mask_secret_, mask_public_);
@@ -617,6 +618,7 @@ class client {
   /// self-mask seed among it, and seals each client's shares for it.
   template <random_bit_source G>
   share_bundle share_keys(const key_roster& roster, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     require(stage::share_keys, "a key roster");
     check_session(roster.session, "key roster");
     const auto& list = roster.clients;

@@ -505,6 +505,7 @@ class server {
   /// invalid_parameter), randomness from `gen`.
   template <random_bit_source G>
   encrypted_bits<Int> encrypt_input(const Int& y, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_input("y", y, params_.bits);
     require(stage::send_bits, "a request to encrypt its input");
     const auto& pk = key_.public_key();
@@ -522,6 +523,7 @@ class server {
   encrypted_bits<Int> encrypt_input(const Int& y) { return encrypt_input(y, secure_generator()); }
   template <integer_number I, random_bit_source G>
   encrypted_bits<Int> encrypt_input(I y, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt_input(detail::to_input<Int>("y", y), gen);
   }
   template <integer_number I>
@@ -638,6 +640,7 @@ class client {
   /// against the server's encrypted bits, randomness from `gen`.
   template <random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, const Int& x, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_input("x", x, params_.bits);
     require(stage::evaluate, "encrypted bits");
     if (m.session != params_.session) {
@@ -653,6 +656,7 @@ class client {
   }
   template <integer_number I, random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, I x, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return evaluate(m, detail::to_input<Int>("x", x), gen);
   }
   template <integer_number I>
@@ -821,6 +825,7 @@ class share_client {
   /// invalid_parameter), rho from `gen`.
   template <random_bit_source G>
   masked_share<Int> mask(const Int& r, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_share("r", r, params_.modulus);
     if (masked_) {
       detail::fail("client", std::string("asked to mask its share while ") +
@@ -843,6 +848,7 @@ class share_client {
   /// Round 2: the blinded tests of rho mod 2^l against the server's bits.
   template <random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     if (!masked_) {
       detail::fail("client", "received encrypted bits while masking its share (out of order)");
     }
@@ -893,6 +899,7 @@ class share_server {
   /// shows that |r - s mod N| exceeds 2^l - 1 (the range assumption).
   template <random_bit_source G>
   encrypted_bits<Int> receive(const masked_share<Int>& m, const Int& s, G& gen) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_share("s", s, params_.modulus);
     if (received_) {
       detail::fail("server", std::string("received a masked share while ") +

@@ -151,6 +151,7 @@ void validate_points(std::span<const std::uint64_t> points, std::string_view nam
 template <prime_field F, random_bit_source G>
 std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold,
                             std::span<const std::uint64_t> points, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   validate_non_empty(secret, "secret");
   detail::validate_points<F>(points, "points");
   if (threshold < 1 || threshold > points.size()) {
@@ -186,6 +187,7 @@ std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold,
 template <prime_field F, random_bit_source G>
 std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold, std::size_t parties,
                             G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   if (parties < 1 || parties >= F::modulus) {
     throw_invalid("parties", parties, "[1, field modulus - 1]");
   }

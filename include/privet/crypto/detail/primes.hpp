@@ -211,6 +211,7 @@ bool strong_probable_prime(const Int& n, const Int& a) {
 /// n >= 5. False means n is certainly composite.
 template <modular_integer Int, random_bit_source G>
 bool miller_rabin(const Int& n, unsigned rounds, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   check_miller_rabin_input(n);
   const strong_test<Int> test(n);
   const Int bases = n - 3;  // [2, n - 2] has n - 3 elements
@@ -226,6 +227,7 @@ bool miller_rabin(const Int& n, unsigned rounds, G& gen) {
 /// passes with probability <= 4^-rounds).
 template <modular_integer Int, random_bit_source G>
 bool is_probable_prime(const Int& n, G& gen, unsigned rounds = adversarial_rounds) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   if (n < 2) return false;
   if (n == 2) return true;
   if (!boost::multiprecision::bit_test(n, 0)) return false;
@@ -241,6 +243,7 @@ bool is_probable_prime(const Int& n, G& gen, unsigned rounds = adversarial_round
 /// biased towards primes after long gaps and outside DLP's analysis).
 template <modular_integer Int, random_bit_source G>
 Int random_prime(std::size_t bits, G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   if (bits < 16) throw_invalid("bits", bits, ">= 16");
   if constexpr (std::numeric_limits<Int>::is_bounded) {
     const auto digits = static_cast<std::size_t>(std::numeric_limits<Int>::digits);

@@ -45,12 +45,14 @@ inline void secagg_put_u64(std::uint8_t* p, std::uint64_t v) noexcept {
 
 template <random_bit_source G>
 void secagg_random(G& gen, std::span<std::uint8_t> out) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   random_bytes(gen, std::as_writable_bytes(out));
 }
 
 // An X25519 key pair whose secret key is 32 bytes from `gen`.
 template <random_bit_source G>
 void secagg_keypair(G& gen, secagg_key& secret, secagg_key& pub) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   secagg_random(gen, secret);
   crypto_scalarmult_base(pub.data(), secret.data());
 }
@@ -103,6 +105,7 @@ template <random_bit_source G>
 secagg_ciphertext secagg_seal(const secagg_key& key, const secagg_plaintext& plain,
                               std::uint64_t session, std::uint32_t sender, std::uint32_t recipient,
                               G& gen) {
+  PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   secagg_ciphertext c{};
   constexpr std::size_t nonce_bytes = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
   secagg_random(gen, std::span<std::uint8_t>(c.data(), nonce_bytes));
