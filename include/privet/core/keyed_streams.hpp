@@ -35,10 +35,22 @@ namespace privet {
 class keyed_streams;
 
 /// One stream of `keyed_streams`: ChaCha20 under the stream's subkey.
+/// Its subkey and unread keystream are zeroed when it is destroyed: a
+/// stream's key would let whoever reads the memory later replay its draws
+/// (the noise of one cell, the randomisers of one batch task).
 class keyed_stream : public seeded_generator {
+ public:
+  /// Copies the stream's state: the copy yields the same words.
+  keyed_stream(const keyed_stream&) = default;
+  /// Replaces this stream's state by a copy of the other's.
+  keyed_stream& operator=(const keyed_stream&) = default;
+  /// Zeroes the subkey and the unread keystream.
+  ~keyed_stream() { wipe(); }
+
  private:
   friend class keyed_streams;
-  explicit keyed_stream(const seeded_generator& g) : seeded_generator(g) {}
+  explicit keyed_stream(std::span<const unsigned char, seeded_generator::key_bytes> key)
+      : seeded_generator(key, 0) {}
 };
 
 /// A `keyed_stream` is a secure bit source: its subkey is a PRF of a secret
@@ -89,8 +101,7 @@ class keyed_streams {
     key_type subkey{};
     crypto_generichash(subkey.data(), subkey.size(), input.data(), input.size(), secret_.data(),
                        secret_.size());
-    keyed_stream out(
-        seeded_generator::from_key(std::span<const unsigned char, key_bytes>(subkey), 0));
+    keyed_stream out{std::span<const unsigned char, key_bytes>(subkey)};
     sodium_memzero(subkey.data(), subkey.size());
     return out;
   }

@@ -48,10 +48,7 @@ class seeded_generator {
   /// little-endian words (for known-answer tests against RFC vectors).
   static seeded_generator from_key(std::span<const unsigned char, key_bytes> key,
                                    std::uint64_t nonce) {
-    seeded_generator g;
-    std::copy(key.begin(), key.end(), g.key_.begin());
-    store_le(g.nonce_.data(), nonce);
-    return g;
+    return seeded_generator(key, nonce);
   }
 
   /// Smallest output, 0.
@@ -86,11 +83,26 @@ class seeded_generator {
     return a.key_ == b.key_ && a.nonce_ == b.nonce_ && a.position() == b.position();
   }
 
+ protected:
+  /// The keystream for `key` and `nonce` (what `from_key` returns), for
+  /// derived generators that must not leave a temporary copy of the key.
+  seeded_generator(std::span<const unsigned char, key_bytes> key, std::uint64_t nonce) {
+    detail::ensure_sodium();
+    std::copy(key.begin(), key.end(), key_.begin());
+    store_le(nonce_.data(), nonce);
+  }
+  /// Zeroes the key and the unread keystream (for derived generators whose
+  /// key is secret, such as `keyed_stream`); the generator then yields the
+  /// keystream of the all-zero key and must not be used again.
+  void wipe() noexcept {
+    sodium_memzero(key_.data(), key_.size());
+    sodium_memzero(buffer_.data(), sizeof(buffer_));
+    pos_ = words;
+  }
+
  private:
   static constexpr std::size_t words = 128;  // 16 ChaCha20 blocks per refill
   static constexpr std::uint64_t blocks_per_refill = words * sizeof(result_type) / 64;
-
-  seeded_generator() { detail::ensure_sodium(); }
 
   static void store_le(unsigned char* p, std::uint64_t v) noexcept {
     for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
