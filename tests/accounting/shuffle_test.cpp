@@ -7,7 +7,8 @@
 // reduction on a grid of (eps0, n, delta); for binary randomised response,
 // both class bounds never below the exact divergence of the shuffled reports
 // of one pair of neighbouring datasets (a second method: no reduction, only
-// the binomial law of the reported ones); the class condition against the
+// the binomial law of the reported ones), and the same for 3-ary randomised
+// response (the law of the counts); the class condition against the
 // randomisers' own probabilities; monotone in n, eps0 and delta;
 // delta(eps(delta)) ~ delta; never negative; and the documented errors. The
 // brute force also shows the two directions are equal (the symmetry the
@@ -99,6 +100,65 @@ double exact_binary_rr_pair(double eps0, std::uint64_t n, double delta) {
   return static_cast<double>(hi);
 }
 
+// The same for 3-ary randomised response: m_a, m_b, m_c other users at a,
+// b, c, user 1 at a against b; the shuffled reports are the counts
+// (n_a, n_b), whose law is built one user at a time (O(n^3)).
+double exact_krr3(double eps0, std::uint64_t ma, std::uint64_t mb, std::uint64_t mc, double delta) {
+  const long double e = std::exp(static_cast<long double>(eps0));
+  const long double hi = e / (e + 2), lo = 1 / (e + 2);
+  const std::size_t n = ma + mb + mc + 1, w = n + 1;
+  std::vector<long double> m(w * w, 0), next(w * w);
+  m[0] = 1;
+  const auto add = [&](long double pa, long double pb, long double pc, std::size_t users) {
+    for (std::size_t u = 0; u < users; ++u) {
+      std::fill(next.begin(), next.end(), 0);
+      for (std::size_t x = 0; x < w; ++x)
+        for (std::size_t y = 0; x + y < w; ++y) {
+          const long double v = m[x * w + y];
+          if (v == 0) continue;
+          next[x * w + y] += pc * v;
+          if (x + 1 < w) next[(x + 1) * w + y] += pa * v;
+          if (y + 1 < w) next[x * w + y + 1] += pb * v;
+        }
+      m.swap(next);
+    }
+  };
+  add(hi, lo, lo, ma);
+  add(lo, hi, lo, mb);
+  add(lo, lo, hi, mc);
+  std::vector<long double> p0(w * w, 0), p1(w * w, 0);
+  for (std::size_t x = 0; x < w; ++x)
+    for (std::size_t y = 0; x + y < w; ++y) {
+      const long double v = m[x * w + y];
+      if (v == 0) continue;
+      p0[x * w + y] += lo * v;  // user 1 reports c
+      p1[x * w + y] += lo * v;
+      if (x + 1 < w) {
+        p0[(x + 1) * w + y] += hi * v;
+        p1[(x + 1) * w + y] += lo * v;
+      }
+      if (y + 1 < w) {
+        p0[x * w + y + 1] += lo * v;
+        p1[x * w + y + 1] += hi * v;
+      }
+    }
+  const auto div = [&](long double eps) {
+    const long double ee = std::exp(eps);
+    long double a = 0, b = 0;
+    for (std::size_t i = 0; i < p0.size(); ++i) {
+      a += std::max(0.0L, p0[i] - ee * p1[i]);
+      b += std::max(0.0L, p1[i] - ee * p0[i]);
+    }
+    return std::max(a, b);
+  };
+  long double l = 0, h = eps0;
+  if (div(0) <= delta) return 0;
+  while (h - l > 1e-12L) {
+    const long double mid = (l + h) / 2;
+    (div(mid) <= delta ? h : l) = mid;
+  }
+  return static_cast<double>(h);
+}
 // The grid of the issue: eps0, n, delta.
 constexpr double grid_eps0[] = {0.1, 0.5, 1, 2, 4, 8};
 constexpr std::uint64_t grid_n[] = {1'000, 10'000, 100'000, 1'000'000};
@@ -238,6 +298,30 @@ TEST_CASE("binary randomised response: the class bounds are never below an exact
           continue;  // outside Theorem 3.1's range
         }
         CHECK(closed >= exact);
+      }
+    }
+  }
+}
+
+TEST_CASE("3-ary randomised response: the class bound is never below exact pairs") {
+  // The class is privet's claim for k-ary randomised response too: the
+  // stronger-clone numerical bound against the exact eps of shuffled 3-ary
+  // reports for two neighbouring pairs (every other user at c, or at a),
+  // lower bounds on the randomiser's eps. (Measured: 0.754 exact against
+  // 0.830 at eps0 = 2, n = 100, delta = 1e-3; FMT 2021's bound is 1.283.)
+  for (double eps0 : {0.5, 1.0, 2.0, 4.0}) {
+    for (std::uint64_t n : {100u, 200u}) {
+      for (double delta : {1e-3, 1e-6}) {
+        const double bound =
+            privet::shuffle_amplification<privet::randomized_response>(eps0, n, delta).epsilon();
+        const double all_c = exact_krr3(eps0, 0, 0, n - 1, delta);
+        const double all_a = exact_krr3(eps0, n - 1, 0, 0, delta);
+        CAPTURE(eps0);
+        CAPTURE(n);
+        CAPTURE(delta);
+        CHECK(all_c > 0);
+        CHECK(bound >= all_c - 1e-12);
+        CHECK(bound >= all_a - 1e-12);
       }
     }
   }
