@@ -87,8 +87,8 @@
 // against Q_c = a (B + 1) + (1 - a) B, B ~ Bin(c, 1/2),
 // delta_c = sum_x (P_c(x) - e^eps Q_c(x))_+. privet evaluates this exactly:
 //  - P_c(x) / Q_c(x) falls with x, so the positive part is the prefix
-//    x <= t_c with t_c = floor(R (c + 1) / (1 + R)),
-//    R = (a - e^eps (1 - a)) / (e^eps a - (1 - a)), and delta_c is two
+//    x <= t_c with t_c = floor(rho (c + 1) / (1 + rho)),
+//    rho = (a - e^eps (1 - a)) / (e^eps a - (1 - a)), and delta_c is two
 //    binomial CDFs; mapping x -> c + 1 - x swaps P_c and Q_c, so both
 //    directions of the divergence are equal and one is computed;
 //  - every c of a window around the mean of C is summed once (no chunks, so
@@ -113,14 +113,18 @@
 // reference code (apple/ml-shuffling-amplification) checks
 // eps0 <= ln(n / (16 ln(4 / delta))), and a report on that repository
 // (issue 1) argues the paper's 2 should be 4. privet uses the smaller,
-// ln(4 / delta) range, which is inside both.
+// ln(4 / delta) range, which is inside both. (That code's closed form also
+// has a slightly larger factor, (1 - e^-eps0) / (1 + e^(-eps0 - e1)) with
+// e1 = ln(1 + the bracket), where the statement above has
+// (e^eps0 - 1) / (e^eps0 + 1); privet uses the statement, and the tests
+// check it against the numerical bound of the same reduction.)
 //
 // The tests (tests/accounting/shuffle_test.cpp) check each closed form
 // against the numerical bound of its own reduction on a grid of (eps0, n,
 // delta), the numerical evaluation against a brute-force sum, (**) against
-// the randomisers' own probabilities, and, for binary randomised response,
-// both class bounds against the exact divergence of shuffled reports on one
-// pair of neighbouring datasets (a lower bound on the true eps).
+// the randomisers' own probabilities, and, for binary and 3-ary randomised
+// response, the class bounds against the exact divergence of shuffled
+// reports on neighbouring datasets (lower bounds on the true eps).
 #pragma once
 
 #include <privet/core/detail/format.hpp>
