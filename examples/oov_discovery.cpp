@@ -53,7 +53,8 @@
 // RandomSampling two passes at eps = 10) with the no-noise ceiling, Figure
 // 1's coverage against eps (2 to 14; with --sweep, or on the sample), the
 // exact cross-check, the privacy report (local eps, central eps after
-// shuffling by the numerical bound and the closed form, approximate
+// shuffling by FMT 2021's numerical bound and closed form, both of which
+// hold for subset selection; FMT 2023's does not, see accounting/shuffle.hpp), approximate
 // k-anonymity at alpha = 0.95, per layer), times, and with the figure the
 // plot oov_coverage.svg.
 #include <privet/algorithms/ldp_triehh.hpp>
@@ -530,11 +531,13 @@ int main(int argc, char** argv) try {
       p.epsilon, rep.local->epsilon(), rep.local_per_user->epsilon(),
       static_cast<unsigned long long>(rep.reports_per_layer), rep.central_numerical->epsilon(),
       delta);
+  // Subset selection is outside the class that FMT 2023's errata allows,
+  // so the closed form is FMT 2021's, which holds for every eps0-LDP randomiser.
   if (rep.central_closed_form) {
-    std::printf(", (%.4f, %g)-DP by the closed form (FMT 2023)\n",
+    std::printf(", (%.4f, %g)-DP by the closed form (FMT 2021, any eps0-LDP randomiser)\n",
                 rep.central_closed_form->epsilon(), delta);
   } else {
-    std::printf("; the closed form does not apply at this n and eps\n");
+    std::printf("; the closed form (FMT 2021) does not apply at this n and eps\n");
   }
   // Approximate k-anonymity (Lemma 1) at alpha = 0.95: the typical
   // threshold, then each layer of the first RandomSampling run with its own

@@ -997,9 +997,14 @@ struct privacy_report {
   /// level): B eps by basic composition. Each user votes in one layer, so
   /// this is also its guarantee for the whole run. Empty: epsilon = inf.
   std::optional<pure_dp> local_per_user;
-  std::uint64_t reports_per_layer;               ///< n = N * B
-  std::optional<approx_dp> central_numerical;    ///< Feldman, McMillan & Talwar 2021
-  std::optional<approx_dp> central_closed_form;  ///< FMT 2023, where it applies
+  std::uint64_t reports_per_layer;  ///< n = N * B
+  /// Feldman, McMillan & Talwar 2021's numerical bound (FOCS, Theorem 3.2),
+  /// which holds for every eps0-LDP randomiser, subset selection included.
+  std::optional<approx_dp> central_numerical;
+  /// FMT 2021's closed form (Theorem 3.1), where its range allows. Not FMT
+  /// 2023's: its errata restricts that theorem to a class of randomisers
+  /// subset selection with d >= 2 is not in (accounting/shuffle.hpp).
+  std::optional<approx_dp> central_closed_form;
 };
 
 /// Item-level guarantees of one layer (and, by parallel composition over
@@ -1018,10 +1023,13 @@ inline privacy_report report(const parameters& p, double delta) {
       pure_dp(compose_basic(std::vector<approx_dp>(static_cast<std::size_t>(p.contributions),
                                                    approx_dp(p.epsilon, 0)))
                   .epsilon());
-  r.central_numerical = shuffle_amplification(p.epsilon, r.reports_per_layer, delta);
+  // The randomiser is subset selection: only bounds that hold for every
+  // eps0-LDP randomiser apply (accounting/shuffle.hpp says why).
+  r.central_numerical =
+      shuffle_amplification<subset_selection>(p.epsilon, r.reports_per_layer, delta);
   try {
     r.central_closed_form =
-        shuffle_amplification_closed_form(p.epsilon, r.reports_per_layer, delta);
+        shuffle_amplification_closed_form_any_ldp(p.epsilon, r.reports_per_layer, delta);
   } catch (const invalid_parameter&) {
     // Outside the closed form's stated range: there is no closed-form figure.
   }
