@@ -47,8 +47,8 @@
 //  - a cpp_int that aliases another's limbs (Boost makes those only inside
 //    its own operators): wipe_secret must not be given one;
 //  - OpenSSL's per-thread BN_CTX scratch (montgomery.hpp) keeps the values of
-//    the last exponentiation of its thread until the thread ends; BIGNUMs
-//    themselves are freed with BN_clear_free.
+//    the last exponentiation of its thread until the thread ends (BN_CTX_free
+//    clears them then); BIGNUMs themselves are freed with BN_clear_free.
 #pragma once
 
 #include <privet/crypto/detail/wipe_memory.hpp>
