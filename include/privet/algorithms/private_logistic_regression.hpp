@@ -996,10 +996,11 @@ class alice {
       // t = 2C - y w^T x.
       const auto yz = detail::signed_label(block.y[i]) > 0 ? -sum : sum;
       t_[i] = detail::constant(key_, two_c) + yz;
-      const Int r = uniform_below(g, n);
-      out.masked[i] = t_[i] + key_.encrypt(detail::mod_n(Int(-r), n), g);
-      out.shares[2 * i] = clients_[2 * i].mask(r, g);
-      out.shares[2 * i + 1] = clients_[2 * i + 1].mask(r, g);
+      // The blinding value r is wiped when it goes out of scope.
+      const privet::detail::secret<Int> r(uniform_below(g, n));
+      out.masked[i] = t_[i] + key_.encrypt(detail::mod_n(Int(-r.get()), n), g);
+      out.shares[2 * i] = clients_[2 * i].mask(r.get(), g);
+      out.shares[2 * i + 1] = clients_[2 * i + 1].mask(r.get(), g);
     });
     work_.encryptions += e;
     work_.ciphertexts_sent += e;
@@ -1034,7 +1035,7 @@ class alice {
     out.tests.resize(2 * e);
     out.masked_products.assign(2 * e, detail::constant(key_, Int(0)));
     alpha_.assign(2 * e, false);
-    rho_.assign(2 * e, Int(0));
+    rho_.assign(2 * e, privet::detail::secret<Int>());  // the old ones are wiped
     std::vector<std::string> errors(2 * e);
     const auto streams = streams_from(gen);
     parallel_for_index(2 * e, plan_.p.threads, [&](std::size_t i) {
@@ -1048,9 +1049,10 @@ class alice {
       alpha_[i] = clients_[i].share();
       // u = (1 - 2 alpha) t + 2^l + rho; t of comparison k = 1 is the same t
       // (its shift by 4C lives in Bob's share, not in t).
-      rho_[i] = random_bits<Int>(g, l + 1 + plan_.p.statistical_security);
+      rho_[i] =
+          privet::detail::secret<Int>(random_bits<Int>(g, l + 1 + plan_.p.statistical_security));
       const auto& t = t_[i / 2];
-      out.masked_products[i] = (alpha_[i] ? -t : t) + key_.encrypt(Int(offset + rho_[i]), g);
+      out.masked_products[i] = (alpha_[i] ? -t : t) + key_.encrypt(Int(offset + rho_[i].get()), g);
     });
     for (const auto& err : errors) {
       if (!err.empty()) {
@@ -1097,7 +1099,7 @@ class alice {
         const std::size_t c = 2 * i + static_cast<std::size_t>(k);
         const auto& beta = m.bit_shares[c];
         const auto neg_beta = -beta;
-        tb[k] = m.products[c] + neg_beta * Int(offset + rho_[c]);
+        tb[k] = m.products[c] + neg_beta * Int(offset + rho_[c].get());
         if (alpha_[c]) tb[k] += t_[i];
         if (k == 1) b2 = alpha_[c] ? one + neg_beta : beta;
       }
@@ -1167,7 +1169,7 @@ class alice {
   std::vector<paillier::ciphertext<Int>> t_;
   std::vector<comparison::share_client<Int>> clients_;
   std::vector<bool> alpha_;
-  std::vector<Int> rho_;
+  std::vector<privet::detail::secret<Int>> rho_;  // blinding values, wiped when released
 };
 
 /// Carol: one unlabelled email and Bob's public keys; learns only whether
@@ -1193,10 +1195,11 @@ class carol {
     detail::check_weights(w, plan_, key_, "Carol");
     detail::check_email(x, plan_, 0);
     const Int& n = key_.n();
-    const Int r = uniform_below(gen, n);
+    const privet::detail::secret<Int> r(uniform_below(gen, n));  // the blinding value, wiped
     query_message<Int> out{
-        w.iteration, detail::dot(key_, w.weights, x) + key_.encrypt(detail::mod_n(Int(-r), n), gen),
-        client_.mask(r, gen)};
+        w.iteration,
+        detail::dot(key_, w.weights, x) + key_.encrypt(detail::mod_n(Int(-r.get()), n), gen),
+        client_.mask(r.get(), gen)};
     ++work_.encryptions;
     ++work_.ciphertexts_sent;
     ++work_.comparisons;

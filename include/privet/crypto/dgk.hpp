@@ -58,7 +58,13 @@
 // decryption (it branches on the plaintext; the comparison protocol uses
 // only the zero test), the comparison of c^(v_p) mod p with 1, the gcd
 // checks on received ciphertexts, key generation's prime search control
-// flow, and Boost's conversions. Secrets are not wiped from memory.
+// flow, and Boost's conversions.
+//
+// Secrets in memory (crypto/detail/wipe.hpp): p, q, v_p, v_q, g^(v_p) mod p
+// and the decryption table are zeroed when the last copy of a private key
+// goes (copies share the key data; p(), q(), v_p(), v_q() return
+// references), and so are key generation's parts and each encryption's r
+// and h^r. Serialised keys are strings this library does not wipe.
 //
 // Threads: key data are immutable once built (the fixed-base tables and the
 // decryption table under std::call_once); keys and ciphertexts may be shared
@@ -73,6 +79,7 @@
 #include <privet/crypto/detail/fixed_base.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/detail/primes.hpp>
+#include <privet/crypto/detail/wipe.hpp>
 #include <privet/crypto/detail/wire.hpp>
 #include <privet/crypto/key_size.hpp>
 
@@ -195,6 +202,8 @@ namespace detail {
 using privet::detail::bits_of;
 using privet::detail::fixed_base_pow;
 using privet::detail::modular;
+using privet::detail::secret;
+using privet::detail::wipe_secret;
 
 // The largest modulus for Int: a fixed-width type must hold n and a sum of
 // two residues.
@@ -329,7 +338,9 @@ struct public_context {
 
   // g^m h^r mod n, m < u, r < 2^r_bits.
   [[nodiscard]] Int encrypt(std::uint64_t m, const Int& r) const {
-    return mod_n.mul(g_table().pow(Int(m)), h_table().pow(r));
+    // h^r is as secret as r (with the ciphertext it gives g^m): wiped.
+    const secret<Int> hr(h_table().pow(r));
+    return mod_n.mul(g_table().pow(Int(m)), hr.get());
   }
 
   Int n, g, h;
@@ -413,6 +424,14 @@ struct private_context {
         subgroup_bits(std::max(bits_of(vp_in), bits_of(vq_in))),
         mod_p(p_in),
         base(mod_p.pow_secret(mod_p.reduce(g), vp_in, subgroup_bits)) {}
+  private_context(const private_context&) = delete;
+  private_context& operator=(const private_context&) = delete;
+  // The primes, the subgroup orders, g^(v_p) mod p and the table of its
+  // powers' low words are zeroed before their storage is released.
+  ~private_context() {
+    for (Int* x : {&p, &q, &v_p, &v_q, &base}) wipe_secret(*x);
+    privet::detail::secure_zero(table_.data(), table_.size() * sizeof(table_[0]));
+  }
 
   // c^(v_p) mod p = (g^(v_p))^m mod p for c = g^m h^r.
   [[nodiscard]] Int project(const Int& c) const {
@@ -426,10 +445,10 @@ struct private_context {
   [[nodiscard]] std::optional<std::uint32_t> log(const Int& w) const {
     std::call_once(table_once_, [this] {
       table_.reserve(u);
-      Int x = 1;
+      secret<Int> x(Int(1));
       for (std::uint32_t m = 0; m < u; ++m) {
-        table_.emplace_back(low_word(x), m);
-        x = mod_p.mul(x, base);
+        table_.emplace_back(low_word(x.get()), m);
+        x = secret<Int>(mod_p.mul(x.get(), base));
       }
       std::sort(table_.begin(), table_.end());
     });
@@ -580,7 +599,8 @@ class public_key {
   [[nodiscard]] ciphertext<Int> encrypt(std::uint64_t m, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*ctx_, m);
-    return ciphertext<Int>(ctx_, ctx_->encrypt(m, random_bits<Int>(gen, ctx_->r_bits)));
+    const detail::secret<Int> r(random_bits<Int>(gen, ctx_->r_bits));  // wiped
+    return ciphertext<Int>(ctx_, ctx_->encrypt(m, r.get()));
   }
   [[nodiscard]] ciphertext<Int> encrypt(std::uint64_t m) const {
     return encrypt(m, secure_generator());
@@ -597,8 +617,9 @@ class public_key {
   [[nodiscard]] ciphertext<Int> rerandomize(const ciphertext<Int>& c, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_own(c);
-    const Int hr = ctx_->h_table().pow(random_bits<Int>(gen, ctx_->r_bits));
-    return ciphertext<Int>(ctx_, ctx_->mod_n.mul(c.value(), hr));
+    const detail::secret<Int> r(random_bits<Int>(gen, ctx_->r_bits));
+    const detail::secret<Int> hr(ctx_->h_table().pow(r.get()));
+    return ciphertext<Int>(ctx_, ctx_->mod_n.mul(c.value(), hr.get()));
   }
   [[nodiscard]] ciphertext<Int> rerandomize(const ciphertext<Int>& c) const {
     return rerandomize(c, secure_generator());
@@ -656,7 +677,8 @@ class public_key {
   std::shared_ptr<const context> ctx_;
 };
 
-/// A DGK private key: p, q, v_p, v_q and the decryption data. Cheap to copy:
+/// A DGK private key: p, q, v_p, v_q and the decryption data (wiped when
+/// the last copy goes). Cheap to copy:
 /// copies share the immutable key data.
 template <integer Int>
 class private_key {
@@ -697,16 +719,16 @@ class private_key {
   /// subgroup (no DGK ciphertext of this key).
   [[nodiscard]] bool is_zero(const ciphertext<Int>& c) const {
     pub_.check_own(c);
-    const Int w = projected(c);
-    return w == 1;
+    const detail::secret<Int> w(projected(c));
+    return w.get() == 1;
   }
 
   /// The plaintext in [0, u), by the table of powers of g^(v_p) mod p (built
   /// on first use). Not constant time in the plaintext. Throws as is_zero.
   [[nodiscard]] std::uint32_t decrypt(const ciphertext<Int>& c) const {
     pub_.check_own(c);
-    const Int w = projected(c);
-    const std::optional<std::uint32_t> m = ctx_->log(w);
+    const detail::secret<Int> w(projected(c));
+    const std::optional<std::uint32_t> m = ctx_->log(w.get());
     if (!m) throw_not_ciphertext();  // unreachable for w in the order-u subgroup
     return *m;
   }
@@ -775,8 +797,8 @@ template <class Int>
 Int crt(const Int& a_p, const Int& a_q, const Int& p, const modular<Int>& mod_q,
         const Int& p_inv_q) {
   const Int& q = mod_q.value();
-  const Int t = mod_q.reduce(Int(a_q + q - mod_q.reduce(a_p)));
-  return a_p + p * mod_q.mul(t, p_inv_q);
+  const secret<Int> t(mod_q.reduce(Int(a_q + q - mod_q.reduce(a_p))));
+  return a_p + p * mod_q.mul(t.get(), p_inv_q);
 }
 
 // A random prime of exactly `bits` bits with its top two bits set, p = 1 mod
@@ -829,27 +851,35 @@ keypair<Int> generate(const key_parameters& params, bool insecure, G& gen) {
   const std::size_t half = params.modulus_bits / 2;
   const std::size_t t = params.subgroup_bits;
   const Int u(u32);
-  const Int v_p = privet::detail::random_prime<Int>(t, gen);
-  Int v_q;
+  // Every secret part is a secret<Int>: wiped when generation returns (the
+  // key keeps its own copies).
+  const secret<Int> v_p(privet::detail::random_prime<Int>(t, gen));
+  secret<Int> v_q;
   do {
-    v_q = privet::detail::random_prime<Int>(t, gen);
-  } while (v_q == v_p);
-  const Int p = random_prime_one_mod(half, Int(2 * u * v_p), v_q, gen);
-  const Int q = random_prime_one_mod(half, Int(2 * u * v_q), v_p, gen);
+    v_q = secret<Int>(privet::detail::random_prime<Int>(t, gen));
+  } while (v_q.get() == v_p.get());
+  const secret<Int> p(random_prime_one_mod(half, Int(2 * u * v_p.get()), v_q.get(), gen));
+  const secret<Int> q(random_prime_one_mod(half, Int(2 * u * v_q.get()), v_p.get(), gen));
   // p != q: p = 1 mod v_p while q - 1 is no multiple of v_p.
-  const modular<Int> mod_p(p), mod_q(q);
-  const std::size_t pb = bits_of(p);
+  const modular<Int> mod_p(p.get()), mod_q(q.get());
+  const std::size_t pb = bits_of(p.get());
   // g_p of order u v_p, h_p of order v_p (and so mod q).
-  const Int g_p = element_of_order(mod_p, Int((p - 1) / (u * v_p)), u, v_p, gen);
-  const Int g_q = element_of_order(mod_q, Int((q - 1) / (u * v_q)), u, v_q, gen);
-  const Int h_p = element_of_order(mod_p, Int((p - 1) / v_p), v_p, Int(1), gen);
-  const Int h_q = element_of_order(mod_q, Int((q - 1) / v_q), v_q, Int(1), gen);
-  const Int p_inv_q = mod_q.pow_secret(p, Int(q - 2), pb);  // Fermat, constant time
-  const Int g = crt(g_p, g_q, p, mod_q, p_inv_q);
-  const Int h = crt(h_p, h_q, p, mod_q, p_inv_q);
-  auto pub_ctx = std::make_shared<const public_context<Int>>(Int(p * q), g, h, u32, t);
+  const secret<Int> cg_p(Int((p.get() - 1) / (u * v_p.get())));
+  const secret<Int> cg_q(Int((q.get() - 1) / (u * v_q.get())));
+  const secret<Int> ch_p(Int((p.get() - 1) / v_p.get()));
+  const secret<Int> ch_q(Int((q.get() - 1) / v_q.get()));
+  const secret<Int> g_p(element_of_order(mod_p, cg_p.get(), u, v_p.get(), gen));
+  const secret<Int> g_q(element_of_order(mod_q, cg_q.get(), u, v_q.get(), gen));
+  const secret<Int> h_p(element_of_order(mod_p, ch_p.get(), v_p.get(), Int(1), gen));
+  const secret<Int> h_q(element_of_order(mod_q, ch_q.get(), v_q.get(), Int(1), gen));
+  const secret<Int> p_inv_q(
+      mod_q.pow_secret(p.get(), Int(q.get() - 2), pb));  // Fermat, constant time
+  const Int g = crt(g_p.get(), g_q.get(), p.get(), mod_q, p_inv_q.get());
+  const Int h = crt(h_p.get(), h_q.get(), p.get(), mod_q, p_inv_q.get());
+  auto pub_ctx = std::make_shared<const public_context<Int>>(Int(p.get() * q.get()), g, h, u32, t);
   public_key<Int> pub = access::key<Int>(std::move(pub_ctx));
-  auto priv_ctx = std::make_shared<const private_context<Int>>(p, q, v_p, v_q, g, u32);
+  auto priv_ctx =
+      std::make_shared<const private_context<Int>>(p.get(), q.get(), v_p.get(), v_q.get(), g, u32);
   private_key<Int> sk = access::make_private<Int>(pub, std::move(priv_ctx));
   return keypair<Int>{std::move(pub), std::move(sk)};
 }

@@ -107,7 +107,23 @@
 // cpp_int only (crypto/detail/fixed_base.hpp). Not constant time: the
 // divisions by p and q in CRT decryption, the gcd checks on r, key
 // generation's prime search control flow and gcd/lcm, and Boost's
-// conversions. Secrets (keys, pooled randomisers) are not wiped from memory.
+// conversions.
+//
+// Secrets in memory (crypto/detail/wipe.hpp says how and what it cannot
+// reach). Zeroed before their storage is released: every number of a private
+// key (p, q, their squares, p - 1, q - 1, lambda, mu, the CRT constants, the
+// moduli and Montgomery constants of its modular objects) when the last copy
+// of the key goes; the randomisers a pool still holds when it is destroyed;
+// each encryption's r, r^n (or DJN exponent and h^a) and the named
+// intermediates of key generation, decryption and owner-side encryption.
+// Which operations copy secret numbers: none of the key objects' copies (a
+// copy of a private_key or public_key shares the immutable key data);
+// private_key::from_primes copies p and q into the key (the caller's stay
+// the caller's); p(), q(), lambda() and mu() return references, so a copy
+// is made only by a caller who stores one; randomizer_pool::take hands a
+// randomiser to its caller (encrypt and the batch paths wipe theirs);
+// serialisation (paillier_serialization.hpp) writes private keys into
+// strings that are not wiped.
 //
 // Threads. Key data are immutable once built; the DJN base and table are
 // built once, under std::call_once, which also publishes them to every
@@ -135,6 +151,7 @@
 #include <privet/crypto/detail/fixed_base.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/detail/primes.hpp>
+#include <privet/crypto/detail/wipe.hpp>
 #include <privet/crypto/key_size.hpp>
 
 #include <tbb/blocked_range.h>
@@ -249,6 +266,8 @@ namespace detail {
 using privet::detail::bits_of;
 using privet::detail::fixed_base_pow;
 using privet::detail::modular;
+using privet::detail::secret;
+using privet::detail::wipe_secret;
 
 // False for two distinct key types: the condition of the static_asserts
 // that turn a mix of key types into a sentence.
@@ -542,9 +561,11 @@ template <class Int, class G>
 Int fresh_randomizer(const public_context<Int>& key, encryption_mode mode, G& gen) {
   if (mode == encryption_mode::djn) {
     const fixed_base_pow<Int>& table = key.djn_table();
-    return table.pow(random_bits<Int>(gen, table.exponent_bits()));
+    const secret<Int> a(random_bits<Int>(gen, table.exponent_bits()));
+    return table.pow(a.get());
   }
-  return key.mod_n2.pow_public(draw_r(key, gen), key.n);
+  const secret<Int> r(draw_r(key, gen));
+  return key.mod_n2.pow_public(r.get(), key.n);
 }
 
 // (1 + m n) rn mod n^2, for m in [0, n) and rn = r^n mod n^2, as rn + n (m rn
@@ -552,11 +573,14 @@ Int fresh_randomizer(const public_context<Int>& key, encryption_mode mode, G& ge
 // most of the online cost of an encryption with a precomputed randomiser.
 // The sum is formed without exceeding n^2 (a fixed-width type holds no
 // more); the branch depends on the ciphertext only, which is public.
+// shift and room are as secret as rn (with the ciphertext, either gives rn
+// and so m): both are wiped.
 template <class Int>
 Int combine(const public_context<Int>& key, const Int& m, const Int& rn) {
-  const Int shift = key.n * key.mod_n.mul(m, key.mod_n.reduce(rn));  // n (m rn mod n) < n^2
-  const Int room = key.n_squared - shift;                            // > 0
-  return rn >= room ? Int(rn - room) : Int(rn + shift);
+  const secret<Int> shift(
+      Int(key.n * key.mod_n.mul(m, key.mod_n.reduce(rn))));  // n (m rn mod n) < n^2
+  const secret<Int> room(Int(key.n_squared - shift.get()));  // > 0
+  return rn >= room.get() ? Int(rn - room.get()) : Int(rn + shift.get());
 }
 
 // |k| for a scalar k, which must lie in (-n, n).
@@ -607,46 +631,39 @@ struct private_context {
         q(q_in),
         p_squared(p_in * p_in),
         q_squared(q_in * q_in),
+        pm1(p_in - 1),
+        qm1(q_in - 1),
         prime_bits(bits_of(p_in)),
         mod_p(p_in),
         mod_q(q_in),
         mod_p2(p_squared),
         mod_q2(q_squared) {
-    const Int n = p * q;
-    const Int pm1 = p - 1;
-    const Int qm1 = q - 1;
-    lambda = boost::multiprecision::lcm(pm1, qm1);
-    const std::size_t b = prime_bits;
-    const Int g = n + 1;
-    // h_p = L_p(g^(p-1) mod p^2)^-1 mod p, inverses by Fermat (constant time).
-    const Int up = mod_p2.pow_secret(g, pm1, b);
-    h_p = mod_p.pow_secret(Int((up - 1) / p), Int(p - 2), b);
-    const Int uq = mod_q2.pow_secret(g, qm1, b);
-    h_q = mod_q.pow_secret(Int((uq - 1) / q), Int(q - 2), b);
-    p_inv_q = mod_q.pow_secret(p, Int(q - 2), b);
-    // (p^2)^-1 mod q^2 by Euler: phi(q^2) = q (q - 1).
-    p2_inv_q2 = mod_q2.pow_secret(p_squared, Int(q * qm1 - 1), 2 * b);
-    q_mod_pm1 = q % pm1;
-    p_mod_qm1 = p % qm1;
-    // mu = L(g^lambda mod n^2)^-1 mod n, the inverse through the CRT.
-    const modular<Int> mod_n2(Int(n * n));
-    const Int u = mod_n2.pow_secret(g, lambda, 2 * b);
-    const Int l = (u - 1) / n;
-    mu = crt_n(mod_p.pow_secret(l, Int(p - 2), b), mod_q.pow_secret(l, Int(q - 2), b));
+    try {
+      derive();
+    } catch (...) {
+      wipe();  // the destructor does not run for a half-built object
+      throw;
+    }
   }
+  private_context(const private_context&) = delete;
+  private_context& operator=(const private_context&) = delete;
+  // Every secret number is zeroed before its storage is released (the
+  // modular members wipe their own moduli and Montgomery constants).
+  ~private_context() { wipe(); }
 
   // The x mod pq with x = a_p mod p and x = a_q mod q (Garner).
   [[nodiscard]] Int crt_n(const Int& a_p, const Int& a_q) const {
-    const Int t = mod_q.reduce(Int(a_q + q - mod_q.reduce(a_p)));
-    return a_p + p * mod_q.mul(t, p_inv_q);
+    const secret<Int> t(mod_q.reduce(Int(a_q + q - mod_q.reduce(a_p))));
+    return a_p + p * mod_q.mul(t.get(), p_inv_q);
   }
   // The x mod p^2 q^2 with x = a_p mod p^2 and x = a_q mod q^2.
   [[nodiscard]] Int crt_n2(const Int& a_p, const Int& a_q) const {
-    const Int t = mod_q2.reduce(Int(a_q + q_squared - mod_q2.reduce(a_p)));
-    return a_p + p_squared * mod_q2.mul(t, p2_inv_q2);
+    const secret<Int> t(mod_q2.reduce(Int(a_q + q_squared - mod_q2.reduce(a_p))));
+    return a_p + p_squared * mod_q2.mul(t.get(), p2_inv_q2);
   }
 
   Int p, q, p_squared, q_squared;
+  Int pm1, qm1;  // p - 1, q - 1: decryption's exponents
   std::size_t prime_bits;
   modular<Int> mod_p, mod_q, mod_p2, mod_q2;
   Int lambda, mu;
@@ -655,6 +672,48 @@ struct private_context {
   Int p2_inv_q2;  // (p^2)^-1 mod q^2
   Int q_mod_pm1;  // q mod (p - 1): r^q mod p = (r mod p)^(q mod (p-1)) mod p
   Int p_mod_qm1;  // p mod (q - 1)
+
+ private:
+  void derive() {
+    // Named intermediates are secrets too: wiped on the way out (the
+    // temporaries of the expressions are Boost's, see wipe.hpp).
+    const secret<Int> n(Int(p * q));
+    lambda = boost::multiprecision::lcm(pm1, qm1);
+    const std::size_t b = prime_bits;
+    const secret<Int> g(Int(n.get() + 1));
+    const secret<Int> pm2(Int(p - 2));
+    const secret<Int> qm2(Int(q - 2));
+    // h_p = L_p(g^(p-1) mod p^2)^-1 mod p, inverses by Fermat (constant time).
+    {
+      const secret<Int> up(mod_p2.pow_secret(g.get(), pm1, b));
+      const secret<Int> lp(Int((up.get() - 1) / p));
+      h_p = mod_p.pow_secret(lp.get(), pm2.get(), b);
+      const secret<Int> uq(mod_q2.pow_secret(g.get(), qm1, b));
+      const secret<Int> lq(Int((uq.get() - 1) / q));
+      h_q = mod_q.pow_secret(lq.get(), qm2.get(), b);
+    }
+    p_inv_q = mod_q.pow_secret(p, qm2.get(), b);
+    // (p^2)^-1 mod q^2 by Euler: phi(q^2) = q (q - 1).
+    const secret<Int> euler(Int(q * qm1 - 1));
+    p2_inv_q2 = mod_q2.pow_secret(p_squared, euler.get(), 2 * b);
+    q_mod_pm1 = q % pm1;
+    p_mod_qm1 = p % qm1;
+    // mu = L(g^lambda mod n^2)^-1 mod n, the inverse through the CRT.
+    // n^2 is public, so its modular object need not be wiped.
+    const modular<Int> mod_n2(Int(n.get() * n.get()));
+    const secret<Int> u(mod_n2.pow_secret(g.get(), lambda, 2 * b));
+    const secret<Int> l(Int((u.get() - 1) / n.get()));
+    const secret<Int> mu_p(mod_p.pow_secret(l.get(), pm2.get(), b));
+    const secret<Int> mu_q(mod_q.pow_secret(l.get(), qm2.get(), b));
+    mu = crt_n(mu_p.get(), mu_q.get());
+  }
+
+  void wipe() noexcept {
+    for (Int* x : {&p, &q, &p_squared, &q_squared, &pm1, &qm1, &lambda, &mu, &h_p, &h_q, &p_inv_q,
+                   &p2_inv_q2, &q_mod_pm1, &p_mod_qm1}) {
+      wipe_secret(*x);
+    }
+  }
 };
 
 // The one door into the classes' shared key data, for the free functions
@@ -847,7 +906,8 @@ class public_key {
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*ctx_, m);
-    return ciphertext<Int, Tag>(ctx_, detail::combine(*ctx_, m, randomizer(gen)));
+    const detail::secret<Int> rn(randomizer(gen));
+    return ciphertext<Int, Tag>(ctx_, detail::combine(*ctx_, m, rn.get()));
   }
   /// Enc(m) with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m) const {
@@ -902,7 +962,8 @@ class public_key {
   [[nodiscard]] ciphertext<Int, Tag> rerandomize(const ciphertext<Int, Tag>& c, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     check_own(c);
-    return ciphertext<Int, Tag>(ctx_, ctx_->mod_n2.mul(c.value(), randomizer(gen)));
+    const detail::secret<Int> rn(randomizer(gen));
+    return ciphertext<Int, Tag>(ctx_, ctx_->mod_n2.mul(c.value(), rn.get()));
   }
   [[nodiscard]] ciphertext<Int, Tag> rerandomize(const ciphertext<Int, Tag>& c) const {
     return rerandomize(c, secure_generator());
@@ -975,6 +1036,9 @@ class randomizer_pool {
   explicit randomizer_pool(const paillier::public_key<Int, Tag>& key) : key_(key.without_pool()) {}
   randomizer_pool(const randomizer_pool&) = delete;
   randomizer_pool& operator=(const randomizer_pool&) = delete;
+  /// Wipes the randomisers left (each is an encryption of 0 whose r, or
+  /// whose value with a ciphertext, opens that ciphertext).
+  ~randomizer_pool() { privet::detail::wipe_secrets(items_); }
 
   [[nodiscard]] const paillier::public_key<Int, Tag>& key() const noexcept { return key_; }
   [[nodiscard]] encryption_mode mode() const noexcept { return key_.mode(); }
@@ -1068,7 +1132,8 @@ Int public_key<Int, Tag>::randomizer(G& gen) const {
 }
 
 /// A Paillier private key: the primes and the constants of textbook and CRT
-/// decryption. Cheap to copy: copies share the immutable key data.
+/// decryption. Cheap to copy: copies share the immutable key data, which is
+/// wiped (every number zeroed) when the last copy is destroyed.
 template <integer Int, key_tag Tag>
 class private_key {
  public:
@@ -1104,18 +1169,24 @@ class private_key {
     const auto& k = *ctx_;
     // c is public: reducing it first gives GMP a base of the modulus' size
     // (about 5 % faster); on cpp_int the reduction is constant time anyway.
-    const Int up = k.mod_p2.pow_secret(k.mod_p2.reduce(c.value()), Int(k.p - 1), k.prime_bits);
-    const Int mp = k.mod_p.mul(Int((up - 1) / k.p), k.h_p);
-    const Int uq = k.mod_q2.pow_secret(k.mod_q2.reduce(c.value()), Int(k.q - 1), k.prime_bits);
-    const Int mq = k.mod_q.mul(Int((uq - 1) / k.q), k.h_q);
-    return k.crt_n(mp, mq);
+    // The intermediates are c^(p-1) mod p^2 and the like: wiped.
+    const detail::secret<Int> up(
+        k.mod_p2.pow_secret(k.mod_p2.reduce(c.value()), k.pm1, k.prime_bits));
+    const detail::secret<Int> lp(Int((up.get() - 1) / k.p));
+    const detail::secret<Int> mp(k.mod_p.mul(lp.get(), k.h_p));
+    const detail::secret<Int> uq(
+        k.mod_q2.pow_secret(k.mod_q2.reduce(c.value()), k.qm1, k.prime_bits));
+    const detail::secret<Int> lq(Int((uq.get() - 1) / k.q));
+    const detail::secret<Int> mq(k.mod_q.mul(lq.get(), k.h_q));
+    return k.crt_n(mp.get(), mq.get());
   }
   /// The plaintext in [0, n), textbook: L(c^lambda mod n^2) mu mod n.
   [[nodiscard]] Int decrypt_textbook(const ciphertext<Int, Tag>& c) const {
     pub_.check_own(c);
     const auto& pk = *pub_.ctx_;
-    const Int u = pk.mod_n2.pow_secret(c.value(), ctx_->lambda, pk.bits);
-    return pk.mod_n.mul(Int((u - 1) / pk.n), ctx_->mu);
+    const detail::secret<Int> u(pk.mod_n2.pow_secret(c.value(), ctx_->lambda, pk.bits));
+    const detail::secret<Int> l(Int((u.get() - 1) / pk.n));
+    return pk.mod_n.mul(l.get(), ctx_->mu);
   }
   /// The signed plaintext in [-(n-1)/2, (n-1)/2].
   [[nodiscard]] Int decrypt_signed(const ciphertext<Int, Tag>& c) const {
@@ -1146,7 +1217,8 @@ class private_key {
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     detail::check_plaintext(*pub_.ctx_, m);
-    return make(m, detail::draw_r(*pub_.ctx_, gen));
+    const detail::secret<Int> r(detail::draw_r(*pub_.ctx_, gen));
+    return make(m, r.get());
   }
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m) const {
     return encrypt(m, secure_generator());
@@ -1208,7 +1280,8 @@ class private_key {
   static private_key from_checked_primes(const Int& p, const Int& q, bool insecure) {
     const Int n = p * q;
     detail::check_key_bits<Int>(detail::bits_of(n), insecure);
-    if (boost::multiprecision::gcd(n, Int((p - 1) * (q - 1))) != 1) {
+    const detail::secret<Int> phi(Int((p - 1) * (q - 1)));
+    if (boost::multiprecision::gcd(n, phi.get()) != 1) {
       throw invalid_parameter("q",
                               "privet: gcd(pq, (p-1)(q-1)) != 1; allowed: primes with "
                               "gcd(pq, (p-1)(q-1)) = 1");
@@ -1220,11 +1293,15 @@ class private_key {
   [[nodiscard]] ciphertext<Int, Tag> make(const Int& m, const Int& r) const {
     const auto& k = *ctx_;
     // r^n mod p^2 = (r^q mod p)^p mod p^2 (see the file comment).
-    const Int yp = k.mod_p.pow_secret(k.mod_p.reduce(r), k.q_mod_pm1, k.prime_bits);
-    const Int yq = k.mod_q.pow_secret(k.mod_q.reduce(r), k.p_mod_qm1, k.prime_bits);
-    const Int xp = k.mod_p2.pow_secret(yp, k.p, k.prime_bits);
-    const Int xq = k.mod_q2.pow_secret(yq, k.q, k.prime_bits);
-    return ciphertext<Int, Tag>(pub_.ctx_, detail::combine(*pub_.ctx_, m, k.crt_n2(xp, xq)));
+    // Every intermediate is a power of the secret r: wiped.
+    const detail::secret<Int> yp(k.mod_p.pow_secret(detail::secret<Int>(k.mod_p.reduce(r)).get(),
+                                                    k.q_mod_pm1, k.prime_bits));
+    const detail::secret<Int> yq(k.mod_q.pow_secret(detail::secret<Int>(k.mod_q.reduce(r)).get(),
+                                                    k.p_mod_qm1, k.prime_bits));
+    const detail::secret<Int> xp(k.mod_p2.pow_secret(yp.get(), k.p, k.prime_bits));
+    const detail::secret<Int> xq(k.mod_q2.pow_secret(yq.get(), k.q, k.prime_bits));
+    const detail::secret<Int> rn(k.crt_n2(xp.get(), xq.get()));
+    return ciphertext<Int, Tag>(pub_.ctx_, detail::combine(*pub_.ctx_, m, rn.get()));
   }
 
   paillier::public_key<Int, Tag> pub_;
@@ -1273,13 +1350,16 @@ template <class Int, class Tag, class G>
 keypair<Int, Tag> generate(std::size_t bits, bool insecure, G& gen) {
   check_new_key_bits<Int>(bits, insecure);
   const std::size_t half = bits / 2;
-  const Int p = privet::detail::random_prime<Int>(half, gen);
+  // The primes (and every rejected q, a prime of the same kind) are wiped
+  // when they go out of scope; the key keeps its own copies.
+  const secret<Int> p(privet::detail::random_prime<Int>(half, gen));
   for (;;) {
-    const Int q = privet::detail::random_prime<Int>(half, gen);
-    if (q == p) continue;
-    if (!primes_far_apart(p, q, half)) continue;
-    if (boost::multiprecision::gcd(Int(p * q), Int((p - 1) * (q - 1))) != 1) continue;
-    private_key<Int, Tag> sk = access::from_checked_primes<Int, Tag>(p, q, insecure);
+    const secret<Int> q(privet::detail::random_prime<Int>(half, gen));
+    if (q.get() == p.get()) continue;
+    if (!primes_far_apart(p.get(), q.get(), half)) continue;
+    const secret<Int> phi(Int((p.get() - 1) * (q.get() - 1)));
+    if (boost::multiprecision::gcd(Int(p.get() * q.get()), phi.get()) != 1) continue;
+    private_key<Int, Tag> sk = access::from_checked_primes<Int, Tag>(p.get(), q.get(), insecure);
     return keypair<Int, Tag>{sk.public_key(), std::move(sk)};
   }
 }

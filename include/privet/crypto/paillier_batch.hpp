@@ -57,7 +57,9 @@ std::vector<ciphertext<Int, Tag>> wrap(const std::shared_ptr<const public_contex
 }
 
 // The randomisers of `count` elements: the key's pooled ones first, then
-// fresh ones from per-element streams; passed to `use(i, randomiser)`.
+// fresh ones from per-element streams; passed to `use(i, randomiser)` by
+// const reference and wiped afterwards (a secret<Int>). The pooled vector's
+// slots are moved from, so its release frees no randomiser's limbs.
 template <class Int, class Tag, class G, class Use>
 void with_randomizers(const public_key<Int, Tag>& key, std::size_t count, G& gen,
                       const batch_options& options, Use use) {
@@ -71,10 +73,12 @@ void with_randomizers(const public_key<Int, Tag>& key, std::size_t count, G& gen
   const auto streams = streams_from(gen);
   parallel_for_index(count, options, [&](std::size_t i) {
     if (i < pooled.size()) {
-      use(i, std::move(pooled[i]));
+      const privet::detail::secret<Int> rn(std::move(pooled[i]));
+      use(i, rn.get());
     } else {
       auto stream = streams.stream(i);
-      use(i, fresh_randomizer(ctx, mode, stream));
+      const privet::detail::secret<Int> rn(fresh_randomizer(ctx, mode, stream));
+      use(i, rn.get());
     }
   });
 }
@@ -85,8 +89,9 @@ std::vector<ciphertext<Int, Tag>> encrypt_encoded(const public_key<Int, Tag>& ke
                                                   const batch_options& options) {
   const auto& ctx = access::context(key);
   std::vector<Int> values(plaintexts.size());
-  with_randomizers(key, plaintexts.size(), gen, options,
-                   [&](std::size_t i, Int rn) { values[i] = combine(*ctx, plaintexts[i], rn); });
+  with_randomizers(key, plaintexts.size(), gen, options, [&](std::size_t i, const Int& rn) {
+    values[i] = combine(*ctx, plaintexts[i], rn);
+  });
   return wrap<Int, Tag>(ctx, std::move(values));
 }
 
@@ -188,7 +193,7 @@ std::vector<ciphertext<Int, Tag>> rerandomize(
   if (cs.empty()) return {};
   const auto& ctx = detail::access::context(key);
   std::vector<Int> values(cs.size());
-  detail::with_randomizers(key, cs.size(), gen, options, [&](std::size_t i, Int rn) {
+  detail::with_randomizers(key, cs.size(), gen, options, [&](std::size_t i, const Int& rn) {
     values[i] = ctx->mod_n2.mul(cs[i].value(), rn);
   });
   return detail::wrap<Int, Tag>(ctx, std::move(values));

@@ -696,9 +696,7 @@ class client {
     detail::wipe(seed.data(), seed.size());
     own_key_share_ = detail::to_share(key_shares[self]);
     own_seed_share_ = detail::to_share(seed_shares[self]);
-    for (auto* shares : {&key_shares, &seed_shares}) {
-      for (auto& s : *shares) detail::wipe(s.y);
-    }
+    // key_shares and seed_shares wipe themselves (shamir::share_values).
     detail::wipe(key_elems);
     detail::wipe(seed_elems);
     next_ = stage::masked_input_collection;
@@ -886,6 +884,17 @@ class server {
     privet::detail::ensure_sodium();
     slots_.resize(static_cast<std::size_t>(params.clients) + 1);
   }
+  server(const server&) = default;
+  server& operator=(const server&) = default;
+  server(server&&) noexcept = default;
+  server& operator=(server&&) noexcept = default;
+  /// Wipes the shares the clients revealed in round 3.
+  ~server() {
+    for (auto& s : slots_) {
+      detail::wipe(s.response.seed_shares);
+      detail::wipe(s.response.key_shares);
+    }
+  }
 
   [[nodiscard]] stage next() const noexcept { return next_; }
 
@@ -1053,9 +1062,13 @@ class server {
           }
           elems[e] = rec.secret(ys);
         }
-        const auto bytes = shamir::unpack_bytes<shamir::gf61>(elems, 32);
+        auto bytes = shamir::unpack_bytes<shamir::gf61>(elems, 32);
         detail::secagg_key k{};
         std::copy(bytes.begin(), bytes.end(), k.begin());
+        // The rebuilt secret and the shares it came from, in every form.
+        detail::wipe(bytes);
+        detail::wipe(elems);
+        detail::wipe(ys);
         return k;
       };
       const auto& ring = params_.modulus.raw();

@@ -69,6 +69,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/crypto/detail/wipe.hpp>
 #include <privet/crypto/detail/wire.hpp>
 #include <privet/crypto/dgk.hpp>
 
@@ -832,14 +833,18 @@ class share_client {
                                  detail::name_of(core_.next()) + " (out of order or replayed)");
     }
     const std::size_t l = params_.bits;
-    const Int rho = random_bits<Int>(gen, l + 1 + params_.statistical_security);
+    // The blinding value rho and its low bits beta are wiped (a secret<Int>
+    // each) when they go out of scope or the party is destroyed.
+    const privet::detail::secret<Int> rho(
+        random_bits<Int>(gen, l + 1 + params_.statistical_security));
     const Int offset = (Int(1) << static_cast<unsigned>(l)) - 1;
     masked_share<Int> out;
     out.session = params_.session;
     out.width = static_cast<std::uint32_t>(dgk::detail::byte_width(params_.modulus));
-    out.value = Int(r + offset + rho) % params_.modulus;
-    beta_ = rho & Int((Int(1) << static_cast<unsigned>(l)) - 1);
-    core_.mask_ = boost::multiprecision::bit_test(rho, static_cast<unsigned>(l));
+    out.value = Int(r + offset + rho.get()) % params_.modulus;
+    beta_ =
+        privet::detail::secret<Int>(Int(rho.get() & Int((Int(1) << static_cast<unsigned>(l)) - 1)));
+    core_.mask_ = boost::multiprecision::bit_test(rho.get(), static_cast<unsigned>(l));
     masked_ = true;
     return out;
   }
@@ -852,7 +857,7 @@ class share_client {
     if (!masked_) {
       detail::fail("client", "received encrypted bits while masking its share (out of order)");
     }
-    return core_.evaluate(m, beta_, gen);
+    return core_.evaluate(m, beta_.get(), gen);
   }
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m) {
     return evaluate(m, secure_generator());
@@ -875,7 +880,7 @@ class share_client {
  private:
   share_parameters<Int> params_;
   client<Int> core_;
-  Int beta_ = 0;  // rho mod 2^l, the core input
+  privet::detail::secret<Int> beta_;  // rho mod 2^l, the core input (wiped)
   bool masked_ = false;
 };
 
@@ -915,21 +920,24 @@ class share_server {
                                  std::to_string(width) + " bytes");
     }
     const Int& n = params_.modulus;
-    const Int d = m.value >= s ? Int(m.value - s) : Int(m.value + n - s);
+    // d = z + rho and its low bits: the server's view of the blinded
+    // difference, wiped on the way out.
+    const privet::detail::secret<Int> d(m.value >= s ? Int(m.value - s) : Int(m.value + n - s));
     const std::size_t l = params_.bits;
     const std::size_t k = params_.statistical_security;
     // d = z + rho <= 2^(l+1) - 2 + 2^(l+1+k) - 1 for every v in range.
     const Int largest =
         (Int(1) << static_cast<unsigned>(l + 1 + k)) + (Int(1) << static_cast<unsigned>(l + 1)) - 3;
-    if (d > largest) {
+    if (d.get() > largest) {
       detail::fail("server",
                    "the unmasked value exceeds 2^(l+1+kappa) + 2^(l+1) - 3: the shared value "
                    "r - s mod N is outside its range [-(2^l - 1), 2^l - 1] (l = " +
                        std::to_string(l) + ")");
     }
-    const Int alpha = d & Int((Int(1) << static_cast<unsigned>(l)) - 1);
-    const bool d_l = boost::multiprecision::bit_test(d, static_cast<unsigned>(l));
-    encrypted_bits<Int> out = core_.encrypt_input(alpha, gen);
+    const privet::detail::secret<Int> alpha(
+        Int(d.get() & Int((Int(1) << static_cast<unsigned>(l)) - 1)));
+    const bool d_l = boost::multiprecision::bit_test(d.get(), static_cast<unsigned>(l));
+    encrypted_bits<Int> out = core_.encrypt_input(alpha.get(), gen);
     core_.mask_ = d_l;
     received_ = true;
     return out;

@@ -23,6 +23,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/crypto/detail/field_arith.hpp>
+#include <privet/crypto/detail/wipe_memory.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -119,12 +120,19 @@ concept prime_field = detail::is_element<std::remove_cv_t<F>>::value;
 template <class F>
 concept byte_field = prime_field<F> &&(F::modulus > 256);
 
+/// The values of a share: a vector whose storage is zeroed when it is
+/// released (destruction, and the old block when it grows). A moved-from
+/// share_values is empty (its block moved with it). Copies are wiped in
+/// their turn.
+template <class F>
+using share_values = std::vector<F, privet::detail::wiping_allocator<F>>;
+
 /// The share of party `x`: the values at x of the polynomial of every
-/// element of the secret.
+/// element of the secret (zeroed when released, see share_values).
 template <prime_field F>
 struct share {
   std::uint64_t x = 0;
-  std::vector<F> y;
+  share_values<F> y;
   friend bool operator==(const share&, const share&) = default;
 };
 
@@ -178,7 +186,10 @@ std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold,
       shares[i].y[j] = acc;
     }
   }
-  std::fill(coefficients.begin(), coefficients.end(), F{});
+  // The coefficients (the secret among them) are zeroed before the vector
+  // frees them: a plain fill before a free is a dead store the compiler
+  // may drop.
+  privet::detail::secure_zero(coefficients.data(), coefficients.size() * sizeof(F));
   return shares;
 }
 
@@ -320,6 +331,7 @@ std::vector<F> reconstruct(std::span<const share<F>> shares, std::size_t thresho
     for (std::size_t i = 0; i < shares.size(); ++i) ys[i] = shares[i].y[j];
     secret[j] = rec.secret(ys);
   }
+  privet::detail::secure_zero(ys.data(), ys.size() * sizeof(F));  // share values
   return secret;
 }
 

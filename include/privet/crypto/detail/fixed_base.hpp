@@ -32,6 +32,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
+#include <privet/crypto/detail/wipe.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
 #ifdef PRIVET_HAS_GMP
@@ -160,9 +161,11 @@ class fixed_base_pow<Int> {
     check_exponent(exp, exp_bits_);
     const std::size_t k = mont_.size();
     const std::size_t entries = std::size_t{1} << window_;
-    std::vector<limb> e = montgomery::limbs_of(exp);
+    // The exponent is the encryption randomness, and the partial products
+    // are powers of it: every buffer is zeroed when released.
+    wiping_vector<limb> e = montgomery::limbs_of(exp);
     e.resize(std::max(e.size(), (exp_bits_ + limb_bits - 1) / limb_bits), limb{0});
-    std::vector<limb> acc(k), sel(k), t(mont_.scratch_size()), out(k);
+    wiping_vector<limb> acc(k), sel(k), t(mont_.scratch_size()), out(k);
     const std::span<const limb> digits(e);
     select_entry(table_.data(), entries, k, digit_at(digits, 0, window_), acc.data());
     for (std::size_t i = 1; i < windows_; ++i) {
@@ -226,21 +229,28 @@ class fixed_base_pow<Int> {
     check_exponent(exp, exp_bits_);
     const std::size_t entries = std::size_t{1} << window_;
     const mpz_srcptr ez = exp.backend().data();
-    std::vector<mp_limb_t> e((exp_bits_ + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS, mp_limb_t{0});
+    // The exponent is the encryption randomness and the partial products
+    // are powers of it: the copies are zeroed when released, and acc and
+    // prod are allocated to their final size up front, so that GMP never
+    // reallocates (and frees un-zeroed) a block holding one.
+    wiping_vector<mp_limb_t> e((exp_bits_ + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS, mp_limb_t{0});
     const std::size_t used = mpz_size(ez);
     if (used > 0) std::memcpy(e.data(), mpz_limbs_read(ez), used * sizeof(mp_limb_t));
     const std::span<const mp_limb_t> digits(e);
-    std::vector<mp_limb_t> sel(k_);
+    wiping_vector<mp_limb_t> sel(k_);
     select_entry(table_.data(), entries, k_, digit_at(digits, 0, window_), sel.data());
     Int acc;
+    secret<Int> prod;
+    mpz_realloc2(acc.backend().data(), (k_ + 1) * GMP_NUMB_BITS);
+    mpz_realloc2(prod.get().backend().data(), (2 * k_ + 1) * GMP_NUMB_BITS);
     mpz_t view;
     mpz_set(acc.backend().data(), mpz_roinit_n(view, sel.data(), static_cast<mp_size_t>(k_)));
     for (std::size_t i = 1; i < windows_; ++i) {
       select_entry(table_.data() + i * entries * k_, entries, k_,
                    digit_at(digits, i * window_, window_), sel.data());
-      mpz_mul(acc.backend().data(), acc.backend().data(),
+      mpz_mul(prod.get().backend().data(), acc.backend().data(),
               mpz_roinit_n(view, sel.data(), static_cast<mp_size_t>(k_)));
-      mpz_tdiv_r(acc.backend().data(), acc.backend().data(), m_.backend().data());
+      mpz_tdiv_r(acc.backend().data(), prod.get().backend().data(), m_.backend().data());
     }
     return acc;
   }

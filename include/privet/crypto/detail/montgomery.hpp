@@ -67,6 +67,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/crypto/detail/wipe.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
 #ifdef PRIVET_HAS_GMP
@@ -158,9 +159,9 @@ inline void select_limbs(limb mask, const limb* x, const limb* y, limb* out,
 /// any number of threads at once (every operation allocates its own scratch).
 class montgomery {
  public:
-  /// `modulus` little-endian limbs; leading zero limbs are dropped. Throws
-  /// invalid_parameter when the modulus is even or zero.
-  explicit montgomery(std::vector<limb> modulus) : m_(std::move(modulus)) {
+  /// `modulus` little-endian limbs (copied); leading zero limbs are
+  /// dropped. Throws invalid_parameter when the modulus is even or zero.
+  explicit montgomery(std::span<const limb> modulus) : m_(modulus.begin(), modulus.end()) {
     while (m_.size() > 1 && m_.back() == 0) m_.pop_back();
     if (m_.empty() || (m_[0] & 1) == 0) {
       throw invalid_parameter("modulus",
@@ -228,7 +229,7 @@ class montgomery {
   /// out = x R mod m (the Montgomery form of x) for x of any number of limbs.
   void to_montgomery(std::span<const limb> x, limb* out) const {
     const std::size_t k = k_;
-    std::vector<limb> chunk(k), term(k), t(scratch_size()), sum(k + 1), diff(k);
+    wiping_vector<limb> chunk(k), term(k), t(scratch_size()), sum(k + 1), diff(k);
     std::fill(out, out + k, limb{0});
     const std::size_t chunks = (x.size() + k - 1) / k;
     // Horner's rule in base R: acc <- acc R + chunk, all in Montgomery form
@@ -248,7 +249,8 @@ class montgomery {
 
   /// out = x R^-1 mod m for x < m: back from Montgomery form.
   void from_montgomery(const limb* x, limb* out) const {
-    std::vector<limb> one(k_), t(scratch_size());
+    std::vector<limb> one(k_);
+    wiping_vector<limb> t(scratch_size());
     one[0] = 1;
     mul(x, one.data(), out, t.data());
   }
@@ -261,7 +263,10 @@ class montgomery {
     const std::size_t k = k_;
     const unsigned w = window_bits(exp_bits);
     const std::size_t entries = std::size_t{1} << w;
-    std::vector<limb> table(entries * k), acc(k), sel(k), t(scratch_size());
+    // Every buffer here holds powers of the base (a secret randomiser when
+    // encrypting, a value modulo a secret prime when decrypting): zeroed
+    // when released.
+    wiping_vector<limb> table(entries * k), acc(k), sel(k), t(scratch_size());
     // table[0] = 1 in Montgomery form (R mod m), table[1] = base R mod m.
     std::vector<limb> one(1, limb{1});
     to_montgomery(one, table.data());
@@ -289,7 +294,7 @@ class montgomery {
 
   /// out = a b mod m for a < R, b < m (k limbs each).
   void mul_mod(const limb* a, const limb* b, limb* out) const {
-    std::vector<limb> t(scratch_size()), ab(k_);
+    wiping_vector<limb> t(scratch_size()), ab(k_);
     mul(a, b, ab.data(), t.data());
     mul(ab.data(), r2_.data(), out, t.data());
   }
@@ -313,21 +318,22 @@ class montgomery {
 
   /// The limbs of a modulus, refusing a negative one under its own name.
   template <cpp_int_number Int>
-  static std::vector<limb> modulus_limbs(const Int& m) {
+  static wiping_vector<limb> modulus_limbs(const Int& m) {
     if (m < 0) throw_invalid("modulus", std::string_view(m.str()), "an odd modulus > 0");
     return limbs_of(m);
   }
 
-  /// Little-endian limbs of a non-negative cpp_int-backed integer.
+  /// Little-endian limbs of a non-negative cpp_int-backed integer, in a
+  /// vector that zeroes them when released (x may be a secret).
   template <cpp_int_number Int>
-  static std::vector<limb> limbs_of(const Int& x) {
+  static wiping_vector<limb> limbs_of(const Int& x) {
     if (x < 0) {
       throw invalid_parameter("value",
                               "privet: a negative integer was passed to modular arithmetic; "
                               "allowed: >= 0");
     }
     const auto& b = x.backend();
-    return std::vector<limb>(b.limbs(), b.limbs() + b.size());
+    return wiping_vector<limb>(b.limbs(), b.limbs() + b.size());
   }
 
   /// The integer with little-endian limbs `p[0..k)`.
@@ -376,7 +382,9 @@ class montgomery {
   // (2^k)^(2^log2 w) = 2^(k w) = R, and R in Montgomery form is R^2 mod m.
   void compute_r2() {
     const std::size_t k = k_;
-    std::vector<limb> x(k), twice(k), diff(k), t(scratch_size());
+    // R^2 mod m is as secret as m (a secret prime's square for Paillier's
+    // CRT), and so is every step towards it.
+    wiping_vector<limb> x(k), twice(k), diff(k), t(scratch_size());
     std::vector<limb> one(k);
     one[0] = 1;
     // 1 mod m: 0 when m = 1.
@@ -398,10 +406,12 @@ class montgomery {
     r2_ = x;
   }
 
-  std::vector<limb> m_;
+  // The modulus and its constants are secret for a secret modulus (p^2 and
+  // q^2 of a Paillier private key): zeroed when released.
+  wiping_vector<limb> m_;
   std::size_t k_ = 0;
   limb m_prime_ = 0;  // -m^-1 mod 2^w
-  std::vector<limb> r2_;
+  wiping_vector<limb> r2_;
 };
 
 /// Bit length of a non-negative Boost integer (0 for 0).
@@ -428,9 +438,9 @@ Int powm_ct(const montgomery& mont, const Int& base, const Int& exp, std::size_t
   check_exponent(exp, exp_bits);
   // Padded to the public length so that pow's schedule does not see how
   // many limbs the secret exponent actually has.
-  std::vector<limb> e = montgomery::limbs_of(exp);
+  wiping_vector<limb> e = montgomery::limbs_of(exp);
   e.resize(std::max(e.size(), (exp_bits + limb_bits - 1) / limb_bits), limb{0});
-  std::vector<limb> out(mont.size());
+  wiping_vector<limb> out(mont.size());
   mont.pow(montgomery::limbs_of(base), e, exp_bits, out.data());
   return montgomery::from_limbs<Int>(out.data(), out.size());
 }
@@ -445,7 +455,7 @@ class modular<Int> {
  public:
   explicit modular(const Int& m) : m_(m), mont_(m) {}
 
-  [[nodiscard]] const Int& value() const noexcept { return m_; }
+  [[nodiscard]] const Int& value() const noexcept { return m_.get(); }
 
   /// base^exp mod m in constant time, exp < 2^exp_bits (exp_bits public).
   [[nodiscard]] Int pow_secret(const Int& base, const Int& exp, std::size_t exp_bits) const {
@@ -460,14 +470,14 @@ class modular<Int> {
   /// a b mod m for 0 <= a, b < m, in constant time.
   [[nodiscard]] Int mul(const Int& a, const Int& b) const {
     const std::size_t k = mont_.size();
-    std::vector<limb> x = padded(a, k), y = padded(b, k), out(k);
+    wiping_vector<limb> x = padded(a, k), y = padded(b, k), out(k);
     mont_.mul_mod(x.data(), y.data(), out.data());
     return montgomery::from_limbs<Int>(out.data(), k);
   }
   /// x mod m for any x >= 0, in constant time for a given length of x.
   [[nodiscard]] Int reduce(const Int& x) const {
     const std::size_t k = mont_.size();
-    std::vector<limb> form(k), out(k);
+    wiping_vector<limb> form(k), out(k);
     mont_.to_montgomery(montgomery::limbs_of(x), form.data());
     mont_.from_montgomery(form.data(), out.data());
     return montgomery::from_limbs<Int>(out.data(), k);
@@ -476,8 +486,8 @@ class modular<Int> {
  private:
   // The k limbs of v < m; a longer v breaks mul's contract, so it throws
   // rather than being truncated.
-  static std::vector<limb> padded(const Int& v, std::size_t k) {
-    std::vector<limb> l = montgomery::limbs_of(v);
+  static wiping_vector<limb> padded(const Int& v, std::size_t k) {
+    wiping_vector<limb> l = montgomery::limbs_of(v);
     if (l.size() > k) {
       throw invalid_parameter("value",
                               "privet: a factor of a modular product is longer than the "
@@ -487,7 +497,7 @@ class modular<Int> {
     return l;
   }
 
-  Int m_;
+  secret<Int> m_;  // wiped: a secret prime (or its square) for private keys
   montgomery mont_;
 };
 
@@ -581,12 +591,12 @@ class modular<Int> {
                               "privet: modulus is even or not positive; allowed: an odd modulus");
     }
 #ifdef PRIVET_HAS_OPENSSL
-    mont_ = std::make_shared<const openssl::mont_modulus>(m_.backend().data());
+    mont_ = std::make_shared<const openssl::mont_modulus>(m_.get().backend().data());
 #endif
   }
 
   [[nodiscard]] const Int& value() const noexcept {
-    return m_;
+    return m_.get();
   }
 
   /// base^exp mod m in constant time (OpenSSL's BN_mod_exp_mont_consttime
@@ -595,43 +605,44 @@ class modular<Int> {
     check_exponent(exp, exp_bits);
     Int r;
     if (exp == 0) {
-      r = Int(1) % m_;
+      r = Int(1) % m_.get();
     } else {
 #ifdef PRIVET_HAS_OPENSSL
       // OpenSSL reduces a base >= m itself, by a division; reducing it here
       // keeps the two backends' contracts alike (any base >= 0).
-      if (base < 0 || base >= m_) {
-        mpz_mod(r.backend().data(), base.backend().data(), m_.backend().data());
+      if (base < 0 || base >= m_.get()) {
+        mpz_mod(r.backend().data(), base.backend().data(), m_.get().backend().data());
         mont_->pow(r.backend().data(), r.backend().data(), exp.backend().data());
       } else {
         mont_->pow(r.backend().data(), base.backend().data(), exp.backend().data());
       }
 #else
       mpz_powm_sec(r.backend().data(), base.backend().data(), exp.backend().data(),
-                   m_.backend().data());
+                   m_.get().backend().data());
 #endif
     }
     return r;
   }
   [[nodiscard]] Int pow_public(const Int& base, const Int& exp) const {
     Int r;
-    mpz_powm(r.backend().data(), base.backend().data(), exp.backend().data(), m_.backend().data());
+    mpz_powm(r.backend().data(), base.backend().data(), exp.backend().data(),
+             m_.get().backend().data());
     return r;
   }
   [[nodiscard]] Int mul(const Int& a, const Int& b) const {
     Int r;
     mpz_mul(r.backend().data(), a.backend().data(), b.backend().data());
-    mpz_mod(r.backend().data(), r.backend().data(), m_.backend().data());
+    mpz_mod(r.backend().data(), r.backend().data(), m_.get().backend().data());
     return r;
   }
   [[nodiscard]] Int reduce(const Int& x) const {
     Int r;
-    mpz_mod(r.backend().data(), x.backend().data(), m_.backend().data());
+    mpz_mod(r.backend().data(), x.backend().data(), m_.get().backend().data());
     return r;
   }
 
  private:
-  Int m_;
+  secret<Int> m_;  // wiped: a secret prime (or its square) for private keys
 #ifdef PRIVET_HAS_OPENSSL
   std::shared_ptr<const openssl::mont_modulus> mont_;  // shared by copies
 #endif
