@@ -20,7 +20,10 @@
 // keeps the same tuples in any row order. Threads then release disjoint
 // sets of pages, each from the shared secret's streams, so the result is
 // the same for any number of threads. --write-tsv FILE writes the
-// generated day as a TSV file that --tsv reads back (the same counts).
+// generated day as a TSV file that --tsv reads back (the same views: its
+// actor column is the generator's signature text). A day with no row to
+// release is a release like any other (reported, exit 0). Files are written
+// whole or not at all, never over an input (support/output_files.hpp).
 //
 // Then a parameter-selection report: for a grid of k (--tune-k, comma
 // separated) and tau (--tune-tau) at the same budget and candidate

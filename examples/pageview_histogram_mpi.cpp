@@ -22,7 +22,9 @@
 //
 // The noise secret (32 bytes, core/keyed_streams.hpp) is rank 0's: read from
 // --secret-file (64 hexadecimal characters, then at most a newline; read by
-// rank 0 only) or drawn fresh from rank 0's OS CSPRNG and, with
+// rank 0 only, from a file only its owner can read: any other mode is
+// refused with the chmod 600 that fixes it; its text and the key are wiped
+// on every path) or drawn fresh from rank 0's OS CSPRNG and, with
 // --write-secret, written to a new file of mode 0600. Rank 0 broadcasts it
 // (dist::share_secret). With the same secret, the release does not depend on
 // N (dist/pageview_histogram.hpp explains why), and --single-process (one
@@ -40,7 +42,9 @@
 // one line per released cell (noisy count >= tau), "\n" line ends, sorted by
 // page_id, then project, then country, each in the order of the public lists
 // (examples/support/pageview_generator.hpp); nothing else, so that two
-// releases compare byte for byte. Only rank 0 writes files.
+// releases compare byte for byte; an empty release is its header line.
+// Only rank 0 writes files, each whole or not at all, never over an input,
+// the secret or another output (support/output_files.hpp).
 #include <privet/accounting/zcdp.hpp>
 #include <privet/dist/pageview_histogram.hpp>
 #include <privet/io/pageview_reader.hpp>
