@@ -172,8 +172,26 @@ std::string command_line::check_files() const {
   std::vector<entry> paths;
   for (const auto& f : impl_->files) {
     const std::string v = f.get();
-    if (v.empty() || f.kind == path_kind::input_directory || f.kind == path_kind::output_directory)
+    if (v.empty() || f.kind == path_kind::input_directory) continue;
+    if (f.kind == path_kind::output_directory) {
+      // A directory to fill (a cache): writable if it exists, else its
+      // parent must be, where it will be created (a missing parent is
+      // created too, and fails later with its own message).
+      std::error_code ec;
+      const bool exists = std::filesystem::is_directory(v, ec);
+      std::string where = exists ? v : std::filesystem::path(v).parent_path().string();
+      if (where.empty()) where = ".";
+      if (exists || std::filesystem::is_directory(where, ec)) {
+        if (const std::string why = why_not_writable_directory(where); !why.empty()) {
+          return f.name + ": " + cli_detail::quoted(v) +
+                 (exists ? " is not writable (" + why + ")"
+                         : " cannot be created in " + cli_detail::quoted(where) +
+                               ", which is not writable (" + why + ")") +
+                 "; allowed: a directory the program can write";
+        }
+      }
       continue;
+    }
     const bool output = f.kind == path_kind::output_file;
     paths.push_back({f.name, v, {}, output});
     if (output && f.also)

@@ -128,12 +128,26 @@ bool same_file(const std::string& a, const std::string& b) {
   return ia && ib && *ia == *ib;
 }
 
+std::string why_not_writable_directory(const std::string& dir) {
+  // A real probe, not access(2): root passes access() on a read-only
+  // mount, a full disk passes it too. The probe is created as the
+  // temporary files are (O_EXCL, a random name) and removed at once.
+  std::uint64_t r = 0;
+  if (::getrandom(&r, sizeof r, 0) != static_cast<ssize_t>(sizeof r)) return "no randomness";
+  char name[48];
+  std::snprintf(name, sizeof name, ".privet-probe.%016llx.tmp", static_cast<unsigned long long>(r));
+  const std::string probe = (fs::path(dir) / name).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return errno_text(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return {};
+}
+
 std::string why_not_writable(const std::string& path) {
   const fs::path dir = directory_of(resolved_target(path));
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    return "'" + path + "' is in '" + dir.string() + "', which is not writable (" +
-           errno_text(errno) + ")";
-  }
+  if (const std::string why = why_not_writable_directory(dir.string()); !why.empty())
+    return "'" + path + "' is in '" + dir.string() + "', which is not writable (" + why + ")";
   return {};
 }
 

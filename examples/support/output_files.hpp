@@ -46,7 +46,12 @@ struct file_identity {
 
 /// Why the directory `path` would be written in cannot take a new file
 /// (empty if it can): the check every output gets before the work starts.
+/// It creates and removes a probe file there (access(2) says yes to root
+/// on a read-only mount).
 [[nodiscard]] std::string why_not_writable(const std::string& path);
+/// Why the existing directory `dir` cannot take a new file (the errno
+/// text), or empty: the same probe.
+[[nodiscard]] std::string why_not_writable_directory(const std::string& dir);
 
 /// A file written whole or not at all (see the header comment). Not
 /// copyable; destroying it uncommitted removes the temporary file.
