@@ -779,7 +779,8 @@ int main(int argc, char** argv) try {
            privet::examples::positive);
   cli.choice("--aggregation", aggregation,
              "batch-weighted mean of the organisations' updates, or plain mean", {"batch", "mean"});
-  cli.output_file("--svg", cfg.svg, "plot of accuracy during training (and its .csv beside it)");
+  cli.output_file("--svg", cfg.svg, "plot of accuracy during training (and its .csv beside it)", "",
+                  privet::examples::with_csv_beside);
   if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
   // A sample file named on the command line is what the user wants read.
   if (cli.given("--sample")) opts.use_sample = true;

@@ -311,6 +311,15 @@ int main(int argc, char** argv) try {
             "10^5 on the corpus, 5000 on a sample");
   cli.count("--exact-users", exact_opt, "N of the exact per-user cross-check (0 skips it)", 0,
             10'000'000, "5000 on the corpus, 500 on a sample");
+  // The figure (and its CSV) goes to the working directory whenever it is
+  // drawn (below: with --sweep, or on a sample): checked like any output.
+  cli.fixed_output(
+      "the figure",
+      [&]() -> std::string {
+        const bool on_corpus = !corpus_dir.empty() && !cli.given("--sample");
+        return sweep || !on_corpus ? "oov_coverage.svg" : "";
+      },
+      privet::examples::with_csv_beside);
   if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
   if (cli.given("--sample")) corpus_dir.clear();
 

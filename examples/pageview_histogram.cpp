@@ -20,7 +20,10 @@
 // keeps the same tuples in any row order. Threads then release disjoint
 // sets of pages, each from the shared secret's streams, so the result is
 // the same for any number of threads. --write-tsv FILE writes the
-// generated day as a TSV file that --tsv reads back (the same counts).
+// generated day as a TSV file that --tsv reads back (the same views: its
+// actor column is the generator's signature text). A day with no row to
+// release is a release like any other (reported, exit 0). Files are written
+// whole or not at all, never over an input (support/output_files.hpp).
 //
 // Then a parameter-selection report: for a grid of k (--tune-k, comma
 // separated) and tau (--tune-tau) at the same budget and candidate
@@ -38,6 +41,7 @@
 #include <privet/io/pageview_reader.hpp>
 
 #include "support/command_line.hpp"
+#include "support/output_files.hpp"
 #include "support/pageview_generator.hpp"
 #include "support/progress.hpp"
 #include "support/svg_plot.hpp"
@@ -122,7 +126,8 @@ std::optional<int> parse(int argc, char** argv, options& o) {
             std::numeric_limits<std::uint64_t>::max());
   cli.input_file("--tsv", o.tsv, "read the day from this TSV file (actor, page, project, country)");
   cli.output_file("--write-tsv", o.write_tsv, "also write the generated day as TSV here");
-  cli.output_file("--svg", o.svg, "error-against-count plot (a CSV is written beside it)");
+  cli.output_file("--svg", o.svg, "error-against-count plot (a CSV is written beside it)", "",
+                  ex::with_csv_beside);
   std::optional<std::uint64_t> tune_rows;
   cli.count("--tune-rows", tune_rows,
             "rows of the synthetic day the parameter-selection report tunes on; 0 skips the "
@@ -155,6 +160,14 @@ std::optional<int> parse(int argc, char** argv, options& o) {
   cli.text("--tune-tau", tau_list, "suppression thresholds tau the report tries", list_check,
            "LIST");
   if (auto exit_code = cli.parse(argc, argv)) return exit_code;
+  // Tuning on the released day would spend budget the guarantee does not
+  // count (header comment): the same file under another name is refused too.
+  if (!o.tune_tsv.empty() && !o.tsv.empty() && ex::same_file(o.tune_tsv, o.tsv)) {
+    return cli.refuse("--tune-tsv: '" + o.tune_tsv + "' is the same file as --tsv '" + o.tsv +
+                      "', the day being released; allowed: a file you declare public, other "
+                      "than the released day (tuning on it would spend budget the guarantee "
+                      "does not count)");
+  }
   if (tune_rows) {
     o.tune_rows = *tune_rows;
     o.tune = *tune_rows > 0;
@@ -268,37 +281,38 @@ class day_progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), shown_{};
 };
 
-// Rows as TSV in Wikimedia's layout, formatted into a 1 MiB buffer.
+// Rows as TSV in Wikimedia's layout, formatted into a 1 MiB buffer, through
+// an output_file: the file appears whole at commit(), or not at all.
 class tsv_writer {
  public:
   tsv_writer(const std::string& path, const std::vector<std::string>& projects,
              const std::vector<std::string>& countries)
-      : out_(path, std::ios::binary), projects_(projects), countries_(countries) {
-    if (!out_) throw std::runtime_error("cannot write " + path);
+      : out_(path), projects_(projects), countries_(countries) {
     text_ = "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n";
   }
-  ~tsv_writer() { flush(); }
-  void write(const pv::view& v) {
+  // The row's actor_signature column is the generator's signature text,
+  // which the reader hashes back to v.actor (pageview_generator.hpp).
+  void write(const pv::view& v, std::string_view signature) {
     char page[24];
     const std::string_view id(
         page,
         static_cast<std::size_t>(std::to_chars(page, page + sizeof page, v.tuple.page).ptr - page));
-    char actor[24];
-    const std::string_view sig(
-        actor, static_cast<std::size_t>(
-                   std::to_chars(actor, actor + sizeof actor, v.actor, 16).ptr - actor));
     text_.append(id).append("\tPage_").append(id).append("\t");
     text_.append(projects_[v.tuple.project]).append("\t").append(countries_[v.tuple.country]);
-    text_.append("\t2026-11-22\t").append(sig).append("\n");
+    text_.append("\t2026-11-22\t").append(signature).append("\n");
     if (text_.size() > (1u << 20)) flush();
   }
-  void flush() {
-    out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
-    text_.clear();
+  void commit() {
+    flush();
+    out_.commit();
   }
 
  private:
-  std::ofstream out_;
+  void flush() {
+    out_.write(text_);
+    text_.clear();
+  }
+  ex::output_file out_;
   const std::vector<std::string>& projects_;
   const std::vector<std::string>& countries_;
   std::string text_;
@@ -374,7 +388,7 @@ day_stats stream_day(const std::string& tsv, std::uint64_t rows, std::uint64_t s
       if (!write_tsv.empty()) out.emplace(write_tsv, project_names, country_codes);
       d.actors = gen.generate([&](const pv::view& v) {
         chunk.push_back(v);
-        if (out) out->write(v);
+        if (out) out->write(v, gen.signature());
         if (chunk.size() == chunk_rows) {
           d.rows += chunk.size();
           hand_off();
@@ -384,6 +398,7 @@ day_stats stream_day(const std::string& tsv, std::uint64_t rows, std::uint64_t s
       d.rows += chunk.size();
       hand_off();
       bar.update(d.rows, 0, true);
+      if (out) out->commit();
       d.description = "a generated day (seed " + std::to_string(seed) + ", " +
                       std::to_string(d.actors) + " actors, " + std::to_string(d.rows) + " rows)";
     }
@@ -537,7 +552,8 @@ int main(int argc, char** argv) try {
       static_cast<double>(bounder->state().memory_bytes()) / 1e6,
       static_cast<double>(bounder->state().memory_bytes()) /
           static_cast<double>(std::max<std::uint64_t>(1, bounder->state().kept())));
-  if (rows == 0) throw std::runtime_error("no rows: nothing to release");
+  // No row is a day like any other: its release (empty) is written and
+  // reported below, and the exit status does not depend on the data.
 
   const auto t1 = std::chrono::steady_clock::now();
   const pv::tuple_counts truth = bounder->counts();

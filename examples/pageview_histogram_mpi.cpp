@@ -22,7 +22,9 @@
 //
 // The noise secret (32 bytes, core/keyed_streams.hpp) is rank 0's: read from
 // --secret-file (64 hexadecimal characters, then at most a newline; read by
-// rank 0 only) or drawn fresh from rank 0's OS CSPRNG and, with
+// rank 0 only, from a file only its owner can read: any other mode is
+// refused with the chmod 600 that fixes it; its text and the key are wiped
+// on every path) or drawn fresh from rank 0's OS CSPRNG and, with
 // --write-secret, written to a new file of mode 0600. Rank 0 broadcasts it
 // (dist::share_secret). With the same secret, the release does not depend on
 // N (dist/pageview_histogram.hpp explains why), and --single-process (one
@@ -40,19 +42,24 @@
 // one line per released cell (noisy count >= tau), "\n" line ends, sorted by
 // page_id, then project, then country, each in the order of the public lists
 // (examples/support/pageview_generator.hpp); nothing else, so that two
-// releases compare byte for byte. Only rank 0 writes files.
+// releases compare byte for byte; an empty release is its header line.
+// Only rank 0 writes files, each whole or not at all, never over an input,
+// the secret or another output (support/output_files.hpp).
 #include <privet/accounting/zcdp.hpp>
 #include <privet/dist/pageview_histogram.hpp>
 #include <privet/io/pageview_reader.hpp>
 
 #include "support/command_line.hpp"
+#include "support/output_files.hpp"
 #include "support/pageview_generator.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -134,23 +141,23 @@ std::optional<int> parse(int argc, char** argv, options& o, bool rank0) {
   cli.count("--rows", o.rows, "rows of the generated day (ignored with --tsv)", 1, 4'000'000'000);
   cli.count("--seed", o.seed, "seed of the generated day (not of the noise)", 1,
             std::numeric_limits<std::uint64_t>::max());
-  // The secret file is only checked for being given here: rank 0 reads it
-  // after parsing, and only there.
-  cli.text(
-      "--secret-file", o.secret_file,
-      "the noise secret: 64 hexadecimal characters (32 bytes), read by rank 0 "
-      "(default: a fresh secret from rank 0's CSPRNG)",
-      [](const std::string& v) {
-        return v.empty() ? std::string(
-                               "an empty value is not a file; allowed: a readable "
-                               "file holding 64 hexadecimal characters")
-                         : std::string();
-      },
-      "FILE");
+  // The secret file is checked by rank 0 only (it may exist on rank 0's
+  // node only): a regular file only its owner can read; rank 0 reads it after
+  // parsing.
+  const std::string secret_help =
+      "the noise secret: 64 hexadecimal characters (32 bytes), in a file only its owner can read "
+      "(chmod 600), read by rank 0 (default: a fresh secret from rank 0's CSPRNG)";
+  if (rank0) {
+    cli.secret_file("--secret-file", o.secret_file, secret_help);
+  } else {
+    cli.text("--secret-file", o.secret_file, secret_help, any_path, "FILE");
+  }
   if (rank0) {
     cli.output_file("--write-secret", o.write_secret,
                     "write the fresh secret to this new file (mode 0600), to repeat the release");
-    cli.output_file("--out", o.out, "the release, as TSV (written by rank 0)");
+    cli.output_file("--out", o.out,
+                    "the release, as TSV (written by rank 0; never over an input, the secret or "
+                    "another output)");
     cli.output_file("--write-tsv", o.write_tsv, "also write the generated day as TSV here");
   } else {
     cli.text("--write-secret", o.write_secret, "", any_path, "FILE");
@@ -189,25 +196,47 @@ std::optional<int> parse(int argc, char** argv, options& o, bool rank0) {
 
 // The secret in `path` (64 hexadecimal characters, then at most "\n" or
 // "\r\n"), or the reason it is refused. The message never quotes the
-// file's content: it is a secret.
+// file's content: it is a secret. The file is refused if group or others
+// may read or write it (checked on the open file, so a chmod between the
+// command line's check and this read is seen), and its text is wiped from
+// this function's buffer on every path, refusals included; it is read with
+// read(2) into that buffer alone, not through a stream's own buffer.
 std::string read_secret(const std::string& path, privet::keyed_streams::key_type& key) {
   const std::string allowed =
-      "allowed: a readable file holding 64 hexadecimal characters (32 bytes), then at most a "
-      "newline";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return "--secret-file: " + path + " is not a readable file; " + allowed;
+      "allowed: a file only its owner can read (chmod 600 " + path +
+      ") holding 64 hexadecimal characters (32 bytes), then at most a newline";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "--secret-file: " + path + " cannot be read; " + allowed;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return "--secret-file: " + path + " is not a regular file; " + allowed;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "--secret-file: " + path + " cannot be read; " + allowed;
-  std::string text(200, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (!text.empty() && text.back() == '\n') text.pop_back();
-  if (!text.empty() && text.back() == '\r') text.pop_back();
-  if (text.size() != 2 * key.size()) {
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return "--secret-file: " + path + " has mode " + mode + ", open to group or others; " + allowed;
+  }
+  std::array<char, 200> text{};
+  std::size_t size = 0;
+  while (size < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + size, text.size() - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  // Wiped on every return below.
+  struct wipe {
+    std::array<char, 200>& t;
+    ~wipe() { sodium_memzero(t.data(), t.size()); }
+  } wiped{text};
+  if (size > 0 && text[size - 1] == '\n') --size;
+  if (size > 0 && text[size - 1] == '\r') --size;
+  if (size != 2 * key.size()) {
     return "--secret-file: " + path + " holds " +
-           (text.size() >= 198 ? std::string("more than 197") : std::to_string(text.size())) +
+           (size >= 198 ? std::string("more than 197") : std::to_string(size)) +
            " characters before its end of line; " + allowed;
   }
   const auto nibble = [](char c) -> int {
@@ -219,30 +248,28 @@ std::string read_secret(const std::string& path, privet::keyed_streams::key_type
   for (std::size_t i = 0; i < key.size(); ++i) {
     const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
     if (hi < 0 || lo < 0) {
+      sodium_memzero(key.data(), key.size());
       return "--secret-file: " + path + " holds a character that is not hexadecimal (character " +
              std::to_string(2 * i + (hi < 0 ? 1 : 2)) + "); " + allowed;
     }
     key[i] = static_cast<unsigned char>(16 * hi + lo);
   }
-  sodium_memzero(text.data(), text.size());
   return {};
 }
 
 // Writes the secret as 64 hexadecimal characters and a newline to a new
-// file that only its owner can read; false if it cannot.
+// file that only its owner can read (O_EXCL, mode 0600); false if it cannot.
 bool write_secret(const std::string& path, const privet::keyed_streams::key_type& key) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return false;
-  std::string text;
+  std::array<char, 65> text{};
   static constexpr char digits[] = "0123456789abcdef";
-  for (const unsigned char b : key) {
-    text.push_back(digits[b >> 4]);
-    text.push_back(digits[b & 15]);
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    text[2 * i] = digits[key[i] >> 4];
+    text[2 * i + 1] = digits[key[i] & 15];
   }
-  text.push_back('\n');
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  text[64] = '\n';
+  const bool ok = ex::write_new_secret(path, std::string_view(text.data(), text.size()));
   sodium_memzero(text.data(), text.size());
-  return ::close(fd) == 0 && ok;
+  return ok;
 }
 
 // Two byte ranges of one file, [0, header_end) then [begin, end), as one
@@ -348,11 +375,14 @@ share generate_share(const options& o, int rank, int ranks,
   g.rows = o.rows;
   g.seed = o.seed;
   ex::pageview_generator gen(g);
-  std::ofstream out;
+  // The day as TSV, written whole or not at all; the actor column is the
+  // generator's signature text, which the reader hashes back to the same
+  // actor ids (a day and its TSV give the same release).
+  std::optional<ex::output_file> out;
+  std::string line;
   if (rank == 0 && !o.write_tsv.empty()) {
-    out.open(o.write_tsv);
-    if (!out) throw std::runtime_error("cannot write " + o.write_tsv);
-    out << "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n";
+    out.emplace(o.write_tsv);
+    out->write("page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n");
   }
   share s;
   std::uint64_t i = 0;
@@ -362,13 +392,16 @@ share generate_share(const options& o, int rank, int ranks,
       s.rows.push_back(v);
       s.public_counts.add(v.tuple.page_of());
     }
-    if (out.is_open()) {
-      out << v.tuple.page << "\tPage_" << v.tuple.page << '\t' << project_names[v.tuple.project]
-          << '\t' << country_codes[v.tuple.country] << "\t2026-11-22\t" << std::hex << v.actor
-          << std::dec << '\n';
+    if (out) {
+      const std::string page = std::to_string(v.tuple.page);
+      line.assign(page).append("\tPage_").append(page).append("\t");
+      line.append(project_names[v.tuple.project]).append("\t");
+      line.append(country_codes[v.tuple.country]).append("\t2026-11-22\t");
+      line.append(gen.signature()).append("\n");
+      out->write(line);
     }
   });
-  if (out.is_open() && !out.flush()) throw std::runtime_error("cannot write " + o.write_tsv);
+  if (out) out->commit();
   return s;
 }
 
@@ -455,6 +488,11 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
 
   // ---- the secret: rank 0's, from the file or its CSPRNG -----------------------
   privet::keyed_streams::key_type key{};
+  // Wiped on every path out of here, refusals included.
+  struct wipe_key {
+    privet::keyed_streams::key_type& k;
+    ~wipe_key() { sodium_memzero(k.data(), k.size()); }
+  } wiped{key};
   std::vector<unsigned char> refused(1, 0);
   std::string secret_source;
   if (rank0) {
@@ -539,11 +577,14 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
   std::string written;
   if (rank0) {
     const std::string text = release_tsv(released, project_names, country_codes);
-    std::ofstream out(o.out, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      written = "cannot write " + o.out;
-    } else {
+    // Written whole or not at all; an empty release is a release (its
+    // header line alone), written and reported like any other.
+    try {
+      ex::write_file(o.out, text);
+    } catch (const std::exception& e) {
+      written = e.what();
+    }
+    if (written.empty()) {
       std::printf(
           "release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(), o.out.c_str(),
           o.single_process ? "pageview::histogram in one process" : "dist::release over the ranks");

@@ -495,7 +495,12 @@ int main(int argc, char** argv) try {
         return "'" + v + "' is not a set of tables; allowed: digits 1, 2 and 3, e.g. 13";
       },
       "DIGITS");
-  cli.output_file("--svg", o.svg, "plot of AUC against dimension (and its .csv beside it)");
+  cli.output_file("--svg", o.svg,
+                  "plot of AUC against dimension (and its .csv and Table 2's _table2.csv beside "
+                  "it)",
+                  "", [](const std::string& p) {
+                    return std::vector<std::string>{ex::csv_beside(p), ex::csv_beside(p, "table2")};
+                  });
   cli.flag("--quick", o.quick, "a small run: 10 private evaluations");
   cli.flag(
       "--no-private", [&o] { o.run_private = false; }, "skip the private protocol's tables");

@@ -143,7 +143,8 @@ int main(int argc, char** argv) try {
   cli.flag("--embedded", opts.use_sample, "read the embedded sample even if espeak-ng is there");
   cli.input_file("--sample", opts.sample, "the embedded sample; given, it is read (as --embedded)");
   cli.count("--jobs", opts.jobs, "espeak-ng processes at a time", 1, 64);
-  cli.output_file("--svg", svg, "plot of MFCC c1 over time (and its .csv beside it)");
+  cli.output_file("--svg", svg, "plot of MFCC c1 over time (and its .csv beside it)", "",
+                  privet::examples::with_csv_beside);
   cli.output_file("--write-sample", write_sample,
                   "regenerate the embedded sample from the synthesised corpus into FILE");
   if (auto exit_code = cli.parse(argc, argv)) return *exit_code;

@@ -73,6 +73,8 @@ set(params --t 40 --tau 20)
 if(CASE STREQUAL "generated")
   file(WRITE ${WORK}/a.hex "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n")
   file(WRITE ${WORK}/b.hex "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100")
+  # Secrets only their owner can read: anything else is refused (issue 33).
+  file(CHMOD ${WORK}/a.hex ${WORK}/b.hex PERMISSIONS OWNER_READ OWNER_WRITE)
   set(day --rows 20011 ${params})
   run(single 20011 out ${day} --secret-file a.hex --out single.tsv)
   released(single.tsv 20)
@@ -106,6 +108,7 @@ elseif(CASE STREQUAL "tsv")
   # Two rows over three ranks: the middle rank's byte range holds no line
   # start. The rows view one page from two actors.
   file(WRITE ${WORK}/a.hex "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n")
+  file(CHMOD ${WORK}/a.hex PERMISSIONS OWNER_READ OWNER_WRITE)
   file(WRITE ${WORK}/tiny.tsv
        "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n"
        "7\tPage_7\ten.wikipedia\tDE\t2026-11-22\tactor-one\r\n"
@@ -122,6 +125,7 @@ elseif(CASE STREQUAL "tsv")
   # A malformed secret under mpiexec: every rank stops with exit code 2 and
   # rank 0 alone prints the refusal (mpiexec adds its own report).
   file(WRITE ${WORK}/bad.hex "00112233\n")
+  file(CHMOD ${WORK}/bad.hex PERMISSIONS OWNER_READ OWNER_WRITE)
   execute_process(COMMAND ${MPIEXEC} ${NP_FLAG} 2 --oversubscribe ${PROGRAM} ${tiny} --secret-file
                           bad.hex --out bad.tsv
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr TIMEOUT 60

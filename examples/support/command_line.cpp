@@ -2,9 +2,14 @@
 // for every example (see command_line.hpp).
 #include "command_line.hpp"
 
+#include "output_files.hpp"
+
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 
 #include <fstream>
+#include <map>
 
 namespace privet::examples {
 
@@ -30,6 +35,14 @@ struct command_line::impl {
   explicit impl(std::string description, std::string program)
       : app(std::move(description), std::move(program)) {}
   CLI::App app;
+  // Every file option, in declaration order, with its current value.
+  struct file_option {
+    std::string name;
+    path_kind kind;
+    std::function<std::string()> get;
+    derived_paths also;
+  };
+  std::vector<file_option> files;
 };
 
 command_line::command_line(std::string program, std::string description)
@@ -80,7 +93,9 @@ void command_line::add_real(const std::string& name, const std::string& help,
 
 void command_line::add_path(const std::string& name, const std::string& help, path_kind kind,
                             const std::string& default_text,
-                            std::function<void(const std::string&)> set) {
+                            std::function<void(const std::string&)> set,
+                            std::function<std::string()> get) {
+  impl_->files.push_back({name, kind, std::move(get), {}});
   auto* opt = impl_->app.add_option_function<std::string>(
       name, std::move(set), described(help, default_text.empty() ? "none" : default_text, ""));
   const bool dir = kind == path_kind::input_directory || kind == path_kind::output_directory;
@@ -133,7 +148,82 @@ std::optional<int> command_line::parse(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     return refuse(e.what());
   }
+  if (const std::string why = check_files(); !why.empty()) return refuse(why);
   return std::nullopt;
+}
+
+void command_line::set_derived(const std::string& name, derived_paths also) {
+  for (auto& f : impl_->files)
+    if (f.name == name) f.also = std::move(also);
+}
+
+void command_line::fixed_output(const std::string& label, std::function<std::string()> path,
+                                derived_paths also) {
+  impl_->files.push_back({label, path_kind::output_file, std::move(path), std::move(also)});
+}
+
+std::string command_line::check_files() const {
+  // Every path of the run: (option, value, what it is, the option's value
+  // when the path is derived from it).
+  struct entry {
+    std::string option, path, from;
+    bool output;
+  };
+  std::vector<entry> paths;
+  for (const auto& f : impl_->files) {
+    const std::string v = f.get();
+    if (v.empty() || f.kind == path_kind::input_directory) continue;
+    if (f.kind == path_kind::output_directory) {
+      // A directory to fill (a cache): writable if it exists, else its
+      // parent must be, where it will be created (a missing parent is
+      // created too, and fails later with its own message).
+      std::error_code ec;
+      const bool exists = std::filesystem::is_directory(v, ec);
+      std::string where = exists ? v : std::filesystem::path(v).parent_path().string();
+      if (where.empty()) where = ".";
+      if (exists || std::filesystem::is_directory(where, ec)) {
+        if (const std::string why = why_not_writable_directory(where); !why.empty()) {
+          return f.name + ": " + cli_detail::quoted(v) +
+                 (exists ? " is not writable (" + why + ")"
+                         : " cannot be created in " + cli_detail::quoted(where) +
+                               ", which is not writable (" + why + ")") +
+                 "; allowed: a directory the program can write";
+        }
+      }
+      continue;
+    }
+    const bool output = f.kind == path_kind::output_file;
+    paths.push_back({f.name, v, {}, output});
+    if (output && f.also)
+      for (const auto& d : f.also(v)) paths.push_back({f.name, d, v, true});
+  }
+  const auto shown = [](const entry& e) {
+    return e.from.empty() ? cli_detail::quoted(e.path)
+                          : cli_detail::quoted(e.from) + " (which also writes " +
+                                cli_detail::quoted(e.path) + ")";
+  };
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const entry& out = paths[i];
+    if (!out.output) continue;
+    if (const std::string why = why_not_writable(out.path); !why.empty())
+      return out.option + ": " + why + "; allowed: a file in a writable directory";
+    for (std::size_t j = 0; j < paths.size(); ++j) {
+      const entry& other = paths[j];
+      // An output against every input, and against the outputs before it
+      // (each pair once).
+      if (j == i || (other.output && j > i) || !same_file(out.path, other.path)) continue;
+      const std::string what = other.output ? "another output of this run"
+                               : other.option.find("secret") != std::string::npos
+                                   ? "the secret"
+                                   : "an input of this run";
+      std::string same = other.option == out.option && other.from.empty() != out.from.empty()
+                             ? "the option's own file"
+                             : other.option + " " + cli_detail::quoted(other.path);
+      return out.option + ": " + shown(out) + " is the same file as " + same + ", " + what +
+             "; allowed: a file that is not an input, the secret or another output of this run";
+    }
+  }
+  return {};
 }
 
 bool command_line::given(const std::string& name) const {
@@ -165,6 +255,21 @@ std::string command_line::check_path(path_kind kind, const std::string& v) {
       if (!fs::is_regular_file(st)) return q + " is not a regular file; allowed: a readable file";
       if (!std::ifstream(v)) return q + " cannot be read; allowed: a readable file";
       return {};
+    case path_kind::secret_file: {
+      const std::string allowed =
+          "allowed: a regular file that only its owner can read (chmod 600 " + v + ")";
+      if (v.empty()) return "an empty path; allowed: a readable file";
+      if (!fs::exists(st)) return q + " does not exist; allowed: a readable file";
+      if (!fs::is_regular_file(st)) return q + " is not a regular file; " + allowed;
+      struct stat s {};
+      if (::stat(v.c_str(), &s) != 0) return q + " cannot be read; " + allowed;
+      if ((s.st_mode & 077) != 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(s.st_mode & 07777));
+        return q + " has mode " + mode + ", open to group or others; " + allowed;
+      }
+      return {};
+    }
     case path_kind::input_directory:
       if (v.empty()) return "an empty path; allowed: an existing directory";
       if (!fs::exists(st)) return q + " does not exist; allowed: an existing directory";

@@ -11,6 +11,13 @@
 // instead of being truncated to an unsigned int), files are checked for what
 // they must be (a directory given as a file is refused), and thread counts
 // are bounded, so that no example reaches std::thread with an absurd count.
+// Outputs never destroy what the user owns: parse() refuses an output (or a
+// file an output option also writes, such as the CSV beside a plot) that is
+// the same file as an input, the secret or another output of the run, or
+// that lies in a directory the program cannot write, before any work; the
+// examples then write every file through support/output_files.hpp (a
+// temporary file renamed over the target), and a secret file readable by
+// group or others is refused.
 // CLI11 itself is included only by command_line.cpp, compiled once into the
 // privet_examples_cli library (CLI11 costs seconds of compile time per
 // translation unit); examples link that library.
@@ -21,7 +28,7 @@
 //   cli.real("--epsilon", o.epsilon, "privacy budget", ex::positive);
 //   cli.threads("--threads", o.threads);
 //   cli.input_file("--sample", o.sample, "embedded sample");
-//   cli.output_file("--svg", o.svg, "plot");
+//   cli.output_file("--svg", o.svg, "plot", "", ex::with_csv_beside);
 //   cli.flag("--quick", o.quick, "a small run");
 //   if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
 #pragma once
@@ -171,7 +178,10 @@ class command_line {
               [&value](std::uintmax_t v) { value = static_cast<unsigned>(v); });
   }
 
-  enum class path_kind { input_file, input_directory, output_file, output_directory };
+  enum class path_kind { input_file, input_directory, output_file, output_directory, secret_file };
+  /// Other files an output option also writes, from its value (e.g. the CSV
+  /// beside a plot): checked like the option's own file.
+  using derived_paths = std::function<std::vector<std::string>(const std::string&)>;
   /// An existing, readable regular file.
   template <class Path>
   void input_file(const std::string& name, Path& value, const std::string& help,
@@ -184,12 +194,30 @@ class command_line {
                        const std::string& default_text = "") {
     add_path(name, help, path_kind::input_directory, value, default_text);
   }
-  /// A file to write: not a directory, in a directory that exists.
+  /// A file to write: not a directory, in a writable directory that
+  /// exists, and not the same file (support/output_files.hpp: same_file) as
+  /// an input, the secret or another output of the run, nor are the files
+  /// `also` says it writes beside it. Checked by parse() for the value
+  /// given or the default, before any work.
   template <class Path>
   void output_file(const std::string& name, Path& value, const std::string& help,
-                   const std::string& default_text = "") {
+                   const std::string& default_text = "", derived_paths also = {}) {
     add_path(name, help, path_kind::output_file, value, default_text);
+    set_derived(name, std::move(also));
   }
+  /// A secret to read: an existing regular file that only its owner can
+  /// read or write (else refused with the `chmod 600` that fixes it).
+  template <class Path>
+  void secret_file(const std::string& name, Path& value, const std::string& help,
+                   const std::string& default_text = "") {
+    add_path(name, help, path_kind::secret_file, value, default_text);
+  }
+  /// A file the program writes under a fixed name, named by no option (e.g.
+  /// a plot in the working directory): checked as an output, under the
+  /// label `label`, when `path()` (called after the options are read) is
+  /// not empty.
+  void fixed_output(const std::string& label, std::function<std::string()> path,
+                    derived_paths also = {});
   /// A directory to create or reuse: not an existing non-directory.
   template <class Path>
   void output_directory(const std::string& name, Path& value, const std::string& help,
@@ -219,6 +247,9 @@ class command_line {
   /// code: 0 after printing --help to stdout, 2 after printing one line on
   /// stderr for a refused command line.
   [[nodiscard]] std::optional<int> parse(int argc, const char* const* argv);
+  /// After the values are read, every output (given or by default, and the
+  /// files derived from it) is refused if its directory is not writable or
+  /// if it is the same file as an input, the secret or another output.
   [[nodiscard]] std::optional<int> parse(int argc, char** argv) {
     return parse(argc, const_cast<const char* const*>(argv));
   }
@@ -243,18 +274,25 @@ class command_line {
   void add_real(const std::string& name, const std::string& help, const std::string& default_text,
                 const real_interval& range, std::function<void(double)> set);
   void add_path(const std::string& name, const std::string& help, path_kind kind,
-                const std::string& default_text, std::function<void(const std::string&)> set);
+                const std::string& default_text, std::function<void(const std::string&)> set,
+                std::function<std::string()> get);
   // default_text, when given, replaces the value's own text in --help.
   void add_path(const std::string& name, const std::string& help, path_kind kind,
                 std::string& value, const std::string& default_text) {
-    add_path(name, help, kind, default_text.empty() ? value : default_text,
-             [&value](const std::string& v) { value = v; });
+    add_path(
+        name, help, kind, default_text.empty() ? value : default_text,
+        [&value](const std::string& v) { value = v; }, [&value] { return value; });
   }
   void add_path(const std::string& name, const std::string& help, path_kind kind,
                 std::filesystem::path& value, const std::string& default_text) {
-    add_path(name, help, kind, default_text.empty() ? value.string() : default_text,
-             [&value](const std::string& v) { value = v; });
+    add_path(
+        name, help, kind, default_text.empty() ? value.string() : default_text,
+        [&value](const std::string& v) { value = v; }, [&value] { return value.string(); });
   }
+  void set_derived(const std::string& name, derived_paths also);
+  // The first output that is unwritable or the same file as another path of
+  // the run, as a refusal message; empty if none.
+  [[nodiscard]] std::string check_files() const;
 
   struct impl;  // the CLI11 application, in command_line.cpp
   std::string program_;

@@ -18,18 +18,23 @@
 // - actors: views per actor are 1 + a log-normal (heavy-tailed, capped at
 //   max_human_views); a share bot_share of actors are crawler-like, with
 //   bot_min_views to bot_max_views views spread uniformly over pages.
-// Rows come out actor by actor, like a day's log grouped by actor.
+// Rows come out actor by actor, like a day's log grouped by actor. An actor's
+// id is what io::pageview_reader makes of its signature text (signature():
+// 16 hexadecimal digits), so a day written as TSV with that text reads back
+// as the same views, and gives the same release for the same secret.
 #pragma once
 
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/core/detail/hash.hpp>
 #include <privet/core/seeded_generator.hpp>
+#include <privet/io/pageview_reader.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace privet::examples {
@@ -195,7 +200,10 @@ class pageview_generator {
     std::uint64_t rows = 0, actor = 0;
     const auto& ps = projects();
     while (rows < o_.rows) {
-      const std::uint64_t id = detail::mix64(o_.seed ^ ++actor);
+      const std::uint64_t raw = detail::mix64(o_.seed ^ ++actor);
+      static constexpr char digits[] = "0123456789abcdef";
+      for (int d = 0; d < 16; ++d) signature_[d] = digits[(raw >> (60 - 4 * d)) & 15];
+      const std::uint64_t id = io::actor_signature_hash(signature());
       const auto c = static_cast<std::uint16_t>(country_(gen_));
       const bool bot = uniform() < o_.bot_share;
       std::uint64_t n = bot ? o_.bot_min_views + gen_() % (o_.bot_max_views - o_.bot_min_views + 1)
@@ -225,6 +233,12 @@ class pageview_generator {
     return actor;
   }
 
+  /// The actor_signature text of the actor whose rows emit() is being
+  /// given (valid during generate()): the reader hashes it to view::actor.
+  [[nodiscard]] std::string_view signature() const noexcept {
+    return {signature_, sizeof signature_};
+  }
+
   /// The page id of rank r in project p (ids are unique across projects).
   static std::uint64_t page_id(std::size_t p, std::uint64_t r) { return p * 1'000'000 + r; }
 
@@ -247,6 +261,7 @@ class pageview_generator {
   double uniform() { return static_cast<double>(gen_() >> 11) * 0x1p-53; }
 
   generator_options o_;
+  char signature_[16] = {};
   seeded_generator gen_;
   discrete_table country_;
   std::vector<std::uint32_t> home_project_;

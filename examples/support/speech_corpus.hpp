@@ -62,6 +62,7 @@
 #include <privet/io/wav.hpp>
 #include <privet/ml/mfcc.hpp>
 
+#include "output_files.hpp"
 #include "progress.hpp"
 
 #include <fcntl.h>
@@ -460,15 +461,10 @@ inline void write_features(const std::filesystem::path& path, const corpus& c, b
       }
     }
   }
-  // A private temporary name, then an atomic rename: a concurrent or
-  // interrupted writer never leaves a partial file under the real name.
-  const auto tmp = std::filesystem::path(path.string() + "." + std::to_string(::getpid()) + ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(w.bytes().data(), static_cast<std::streamsize>(w.bytes().size()));
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
+  // A private temporary name, then an atomic rename (output_files.hpp): a
+  // concurrent or interrupted writer never leaves a partial file under the
+  // real name.
+  write_file(path.string(), w.bytes());
 }
 
 /// Reads a file written by write_features; throws serialization_error
@@ -792,11 +788,7 @@ inline corpus load_or_synthesise(const std::filesystem::path& cache_dir, const o
     }
   }
   fs::create_directories(wav_dir);
-  {
-    std::ofstream out(manifest);
-    out << manifest_head;
-    if (!out) throw std::runtime_error("cannot write " + manifest.string());
-  }
+  write_file(manifest.string(), manifest_head);
 
   // The jobs, with each utterance's jitter from its own seeded stream.
   std::vector<detail::job> jobs;

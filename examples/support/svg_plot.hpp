@@ -4,8 +4,11 @@
 // every measured point and a legend sized to its longest entry. write()
 // also writes the plotted numbers as CSV beside the SVG (same name, .csv),
 // so that a reader can re-plot them with any tool; csv_table writes an
-// example's printed tables the same way. No dependency.
+// example's printed tables the same way. Files are written whole or not at
+// all, never over an input (output_files.hpp, in privet_examples_cli).
 #pragma once
+
+#include "output_files.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -139,12 +142,7 @@ class csv_table {
     return out;
   }
   /// Writes the table; throws std::runtime_error if the file cannot be written.
-  void write(const std::string& path) const {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    out << render();
-    if (!out) throw std::runtime_error("cannot write " + path);
-  }
+  void write(const std::string& path) const { write_file(path, render()); }
   /// A number as CSV text: shortest form that reads back the same double.
   static std::string number(double v) {
     if (std::isnan(v)) return "";
@@ -192,6 +190,11 @@ inline std::string csv_beside(const std::string& path, const std::string& suffix
   return (p.parent_path() / (stem + ".csv")).string();
 }
 
+/// For command_line::output_file: a plot option also writes its CSV.
+inline std::vector<std::string> with_csv_beside(const std::string& path) {
+  return {csv_beside(path)};
+}
+
 class svg_plot {
  public:
   struct series {
@@ -226,10 +229,7 @@ class svg_plot {
   /// series, x, y; one row per plotted point); throws std::runtime_error if
   /// either file cannot be written.
   void write(const std::string& path) const {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    out << render();
-    if (!out) throw std::runtime_error("cannot write " + path);
+    write_file(path, render());
     data().write(csv_beside(path));
   }
 

@@ -51,6 +51,67 @@ TEST_CASE("TSV and CSV rows in Wikimedia's layout") {
   CHECK(crow[0].actor == rows[0].actor);
 }
 
+TEST_CASE("tab-separated fields are literal: a title with quotes is a title (issue 33)") {
+  // Real Wikipedia titles that begin with or hold '"'; Wikimedia's TSV
+  // dumps do not quote fields, so none of these rows is malformed.
+  const std::string text =
+      "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n"
+      "11\t\"Heroes\"_(David_Bowie_album)\ten.wikipedia\tUS\t2026-11-22\tabc\n"
+      "12\t\"Weird_Al\"_Yankovic\ten.wikipedia\tCH\t2026-11-22\tabc\n"
+      "13\tSay_\"Cheese\"\tde.wikipedia\tCH\t2026-11-22\t\"q\n"
+      "14\t\"\ten.wikipedia\tUS\t2026-11-22\tabc\n";
+  for (const auto mode : {privet::io::malformed_rows::skip, privet::io::malformed_rows::strict}) {
+    std::istringstream in(text);
+    privet::io::pageview_reader r(in, privet::io::name_index({"en.wikipedia", "de.wikipedia"}),
+                                  privet::io::name_index({"US", "CH"}),
+                                  privet::io::pageview_reader::default_max_line_bytes, mode);
+    const auto rows = read_all(r);
+    CHECK(r.skipped_rows() == 0);
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[0].tuple == privet::pageview::tuple_key{11, 0, 0});
+    CHECK(rows[1].tuple == privet::pageview::tuple_key{12, 0, 1});
+    CHECK(rows[2].tuple == privet::pageview::tuple_key{13, 1, 1});
+    CHECK(rows[3].tuple == privet::pageview::tuple_key{14, 0, 0});
+    // The actor column is literal too: '"q' is its own signature.
+    CHECK(rows[2].actor == privet::io::actor_signature_hash("\"q"));
+    CHECK(rows[0].actor == rows[1].actor);
+  }
+  // The same title in CSV must be quoted, as RFC 4180 says, and reads the same.
+  std::istringstream csv(
+      "page_id,page_title,project,country,date,actor_signature\n"
+      "11,\"\"\"Heroes\"\"_(David_Bowie_album)\",en.wikipedia,US,2026-11-22,abc\n");
+  privet::io::pageview_reader c(csv, privet::io::name_index({"en.wikipedia"}),
+                                privet::io::name_index({"US"}));
+  const auto crows = read_all(c);
+  CHECK(c.skipped_rows() == 0);
+  REQUIRE(crows.size() == 1);
+  CHECK(crows[0].tuple == privet::pageview::tuple_key{11, 0, 0});
+}
+
+TEST_CASE("actor_signature_hash is the reader's actor id, cached or not") {
+  // Signatures shorter than 31 bytes go through the reader's cache, longer
+  // ones do not; both must give actor_signature_hash's value, which a writer
+  // of generated days relies on (examples/support/pageview_generator.hpp).
+  const std::string long_sig(40, 'z');
+  std::istringstream in(
+      "page_id\tproject\tcountry\tactor_signature\n1\tp\tCH\t3f866d755562e61a\n"
+      "1\tp\tCH\t" +
+      long_sig + "\n1\tp\tCH\t3f866d755562e61a\n");
+  privet::io::pageview_reader r(in);
+  const auto rows = read_all(r);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].actor == privet::io::actor_signature_hash("3f866d755562e61a"));
+  CHECK(rows[1].actor == privet::io::actor_signature_hash(long_sig));
+  CHECK(rows[2].actor == rows[0].actor);
+  // A second method: BLAKE2b with an 8-byte digest, read little-endian.
+  unsigned char h[8];
+  crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>("abc"), 3, nullptr, 0);
+  std::uint64_t expected = 0;
+  for (int i = 7; i >= 0; --i) expected = (expected << 8) | h[i];
+  CHECK(privet::io::actor_signature_hash("abc") == expected);
+  CHECK(privet::io::actor_signature_hash("abc") != privet::io::actor_signature_hash("abd"));
+}
+
 TEST_CASE(
     "with malformed_rows::strict a malformed row throws serialization_error naming the line") {
   using privet::serialization_error;
@@ -93,7 +154,8 @@ TEST_CASE(
         "privet: pageview line 2 has country 'ZZ', which is not in the given list");
   fails(head + "1\t\tCH\ta\n", "privet: pageview line 2 has an empty project");
   fails(head + "1\tp\tCH\t\n", "privet: pageview line 2 has an empty actor_signature");
-  fails(head + "1\tp\tCH\ta\n1\t\"p\tCH\ta\n",
+  // Quoting is CSV's (RFC 4180); tab-separated fields are literal.
+  fails("page_id,project,country,actor_signature\n1,p,CH,a\n1,\"p,CH,a\n",
         "privet: pageview line 3 has an unterminated quoted field");
   fails(head + "1\tp\tCH\t" + std::string(100, 'a') + "\n",
         "privet: pageview line 2 is longer than max_line_bytes = 64");
@@ -159,7 +221,8 @@ TEST_CASE("pageview reader: the remaining refusals name the line or the paramete
         }(),
         message.c_str(), serialization_error);
   };
-  fails(head + "1\t\"p\"x\tCH\ta\n", "privet: pageview line 2 has text after a closing quote");
+  fails("page_id,project,country,actor_signature\n1,\"p\"x,CH,a\n",
+        "privet: pageview line 2 has text after a closing quote");
   fails(head + "1\tp\t\ta\n", "privet: pageview line 2 has an empty country");
   fails(head + "1\tde.wikipedia\tCH\ta\n",
         "privet: pageview line 2 has project 'de.wikipedia', which is not in the given list",
@@ -188,8 +251,9 @@ const std::vector<std::pair<std::string, std::string>>& malformed_rows_kinds() {
       {"5\tp\tCH\t\n", "has an empty actor_signature"},
       {"5\tzz\tCH\ta\n", "has project 'zz', which is not in the given list"},
       {"5\tp\tZZ\ta\n", "has country 'ZZ', which is not in the given list"},
-      {"5\t\"p\tCH\ta\n", "has an unterminated quoted field"},
-      {"5\t\"p\"x\tCH\ta\n", "has text after a closing quote"},
+      // Tab-separated fields are literal: a quote is part of the name.
+      {"5\t\"p\tCH\ta\n", "has project '\"p', which is not in the given list"},
+      {"5\t\"p\"x\tCH\ta\n", "has project '\"p\"x', which is not in the given list"},
       {"5\tp\tCH\t" + std::string(100, 'a') + "\n", "is longer than max_line_bytes = 64"},
   };
   return kinds;

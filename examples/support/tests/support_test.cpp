@@ -1,12 +1,18 @@
 // Unit tests of the examples' support headers: the plot's tick algorithm,
-// its CSV output, and the command line's strict value parsing.
+// its CSV output, the command line's strict value parsing, and the file
+// writer (output_files.hpp: same_file, whole-or-nothing outputs, secrets).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "support/command_line.hpp"
+#include "support/output_files.hpp"
 #include "support/svg_plot.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -136,4 +142,122 @@ TEST_CASE("real numbers: finite, in the interval") {
   CHECK(ex::cli_detail::parse_real(" 2", ex::positive, x) == "' 2' is not a number; allowed: > 0");
   CHECK(ex::unit_fraction.text() == "(0, 1]");
   CHECK(ex::any_real.text() == "any finite number");
+}
+
+// ---- output_files.hpp (issue 33) ------------------------------------------------------
+
+namespace {
+
+// A fresh scratch directory under the build's working directory.
+std::filesystem::path scratch(const std::string& name) {
+  const auto dir = std::filesystem::current_path() / ("support_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string contents(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::size_t temporaries(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 4 && name.front() == '.' && name.ends_with(".tmp")) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("same_file: one inode through links and spellings; new files by directory and name") {
+  const auto dir = scratch("same_file");
+  { std::ofstream(dir / "a.txt") << "a"; }
+  std::filesystem::create_symlink(dir / "a.txt", dir / "sym.txt");
+  std::filesystem::create_hard_link(dir / "a.txt", dir / "hard.txt");
+  std::filesystem::create_directories(dir / "sub");
+  const std::string a = (dir / "a.txt").string();
+  CHECK(ex::same_file(a, (dir / "sym.txt").string()));
+  CHECK(ex::same_file(a, (dir / "hard.txt").string()));
+  CHECK(ex::same_file(a, (dir / "sub" / ".." / "a.txt").string()));
+  CHECK_FALSE(ex::same_file(a, (dir / "b.txt").string()));
+  // Not yet existing: the same directory and name, however spelled.
+  CHECK(ex::same_file((dir / "new.txt").string(), (dir / "sub" / ".." / "new.txt").string()));
+  CHECK_FALSE(ex::same_file((dir / "new.txt").string(), (dir / "sub" / "new.txt").string()));
+  CHECK_FALSE(ex::same_file((dir / "no_dir" / "x").string(), (dir / "no_dir" / "x").string()));
+}
+
+TEST_CASE("output_file: the target appears whole at commit, the old file stays until then") {
+  const auto dir = scratch("output_file");
+  const auto target = dir / "out.txt";
+  { std::ofstream(target) << "old"; }
+  std::filesystem::permissions(
+      target, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  {
+    ex::output_file out(target.string());
+    out.write("new ");
+    out.write(std::string(3u << 20, 'x'));  // past the 1 MiB buffer
+    CHECK(contents(target) == "old");
+    CHECK(temporaries(dir) == 1);
+    out.commit();
+  }
+  CHECK(contents(target) == "new " + std::string(3u << 20, 'x'));
+  CHECK(temporaries(dir) == 0);
+  // A replaced file keeps its permissions.
+  CHECK((std::filesystem::status(target).permissions() & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  // Abandoned (an exception before commit): the old file stays, no temporary.
+  try {
+    ex::output_file out(target.string());
+    out.write("partial");
+    throw std::runtime_error("fails half-way");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(contents(target) == "new " + std::string(3u << 20, 'x'));
+  CHECK(temporaries(dir) == 0);
+  // Through a symlink: the file it points to is replaced, the link stays.
+  std::filesystem::create_symlink(target, dir / "link.txt");
+  ex::write_file((dir / "link.txt").string(), "via link");
+  CHECK(std::filesystem::is_symlink(dir / "link.txt"));
+  CHECK(contents(target) == "via link");
+  CHECK(temporaries(dir) == 0);
+  // A directory that does not exist: refused, naming the path.
+  CHECK_THROWS_WITH_AS(ex::output_file((dir / "none" / "x.txt").string()),
+                       doctest::Contains("cannot write"), std::runtime_error);
+}
+
+TEST_CASE("write_new_secret: a new file of mode 0600, never over an existing one") {
+  const auto dir = scratch("secret");
+  const auto path = (dir / "s.hex").string();
+  REQUIRE(ex::write_new_secret(path, "abc\n"));
+  CHECK(contents(path) == "abc\n");
+  CHECK((std::filesystem::status(path).permissions() & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  CHECK_FALSE(ex::write_new_secret(path, "other\n"));
+  CHECK(contents(path) == "abc\n");
+}
+
+TEST_CASE("the command line refuses an output that is an input or another output") {
+  const auto dir = scratch("cli_files");
+  const std::string in = (dir / "in.csv").string();
+  { std::ofstream(in) << "x"; }
+  auto refusal = [&](std::vector<std::string> args) {
+    std::string input, svg, other;
+    ex::command_line cli("t", "test");
+    cli.input_file("--in", input, "input");
+    cli.output_file("--svg", svg, "plot", "", ex::with_csv_beside);
+    cli.output_file("--out", other, "other");
+    args.insert(args.begin(), "t");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return cli.parse(static_cast<int>(argv.size()), argv.data());
+  };
+  const std::string svg = (dir / "in.svg").string(), out = (dir / "out.txt").string();
+  CHECK_FALSE(refusal({"--in", in, "--svg", (dir / "p.svg").string(), "--out", out}).has_value());
+  CHECK(refusal({"--in", in, "--svg", svg}) == 2);  // its CSV is the input
+  CHECK(refusal({"--in", in, "--out", in}) == 2);
+  CHECK(refusal({"--svg", (dir / "p.svg").string(), "--out", (dir / "p.csv").string()}) == 2);
+  CHECK(refusal({"--out", (dir / "q.txt").string(), "--svg", (dir / "q.txt").string()}) == 2);
 }

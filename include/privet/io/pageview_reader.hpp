@@ -9,8 +9,11 @@
 // interned to dense indices in order of first appearance, or looked up in
 // lists fixed beforehand (the public project and country lists), in which
 // case an unknown one makes the row malformed rather than a new cell. The
-// actor signature is hashed to 64 bits with BLAKE2b (a collision merges two
-// actors, which only tightens their joint bound).
+// actor signature is hashed to 64 bits with BLAKE2b (actor_signature_hash;
+// a collision merges two actors, which only tightens their joint bound): a
+// writer of rows whose actor ids are already such hashes writes the text
+// they came from, never the id (hashing it again would give other actors,
+// and another release for the same secret).
 //
 // A malformed data row (wrong column count, a blank line, a page_id that is
 // not a decimal integer below 2^64, an empty field, a name missing from a
@@ -29,9 +32,12 @@
 // last row is not a blank line: a blank line is an empty line between two
 // newlines, wherever it stands.
 //
-// Fields are not quoted: the layout has no embedded separators except in
-// page_title, which is read only to be skipped, so a CSV title with commas
-// must be quoted with "..." (doubled quotes inside), as RFC 4180 says.
+// The separator is the header's: a tab if the header holds one, else a comma.
+// Tab-separated fields are literal, as in Wikimedia's dumps: no quoting, so
+// a title that begins with or holds '"' ("Heroes"_(David_Bowie_album),
+// "Weird_Al"_Yankovic) is a title. Comma-separated fields keep RFC 4180
+// quoting: a field that begins with '"' runs to its closing quote ("" inside
+// is a quote), so a CSV title with commas is quoted.
 #pragma once
 
 #include <privet/algorithms/pageview_histogram.hpp>
@@ -55,6 +61,18 @@
 #include <vector>
 
 namespace privet::io {
+
+/// The 64-bit actor id pageview_reader gives the signature `text`: the
+/// first 8 bytes of its BLAKE2b digest, little-endian.
+inline std::uint64_t actor_signature_hash(std::string_view text) {
+  detail::ensure_sodium();
+  unsigned char h[8];
+  crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
+                     nullptr, 0);
+  std::uint64_t out = 0;
+  for (int i = 7; i >= 0; --i) out = (out << 8) | h[i];
+  return out;
+}
 
 /// Dense indices for names, in order of first appearance (or fixed).
 class name_index {
@@ -343,11 +361,7 @@ class pageview_reader {
         return slot->hash;
       }
     }
-    unsigned char h[8];
-    crypto_generichash(h, sizeof h, reinterpret_cast<const unsigned char*>(actor.data()),
-                       actor.size(), nullptr, 0);
-    std::uint64_t out = 0;
-    for (int i = 7; i >= 0; --i) out = (out << 8) | h[i];
+    const std::uint64_t out = actor_signature_hash(actor);
     if (slot != nullptr) {
       std::memcpy(slot->text, actor.data(), actor.size());
       slot->size = static_cast<std::uint8_t>(actor.size());
@@ -356,16 +370,18 @@ class pageview_reader {
     return out;
   }
 
-  // Splits on the separator into out; a field starting with '"' runs to its
-  // closing quote ("" inside is a quote) and is given without the quotes.
-  // False, with problem_ set, for a malformed quoted field.
+  // Splits on the separator into out. With commas, a field starting with
+  // '"' runs to its closing quote ("" inside is a quote) and is given without
+  // the quotes; false, with problem_ set, for a malformed quoted field. With
+  // tabs every field is literal, quotes included.
   bool split(std::string_view s, std::vector<std::string_view>& out) {
     out.clear();
     unquoted_.clear();
     unquoted_.reserve(s.size());  // views into unquoted_ must not move
+    const bool quoting = sep_ == ',';
     std::size_t i = 0;
     for (;;) {
-      if (i < s.size() && s[i] == '"') {
+      if (quoting && i < s.size() && s[i] == '"') {
         const std::size_t start = unquoted_.size();
         ++i;
         for (;;) {
