@@ -41,8 +41,8 @@
 // (1 + m n) r^n mod n^2, as privet's; so only hex_scale<D> numbers (exponent
 // -D) have a JSON form. A number read with exponent e >= -D is moved to
 // scale 16^D by raising its ciphertext to 16^(D + e), 4 (D + e) squarings
-// modulo n^2, so e is read only in a band: D + e <= max_json_exponent_shift
-// (16: at most 64 squarings per number); e < -D would need rounding and
+// modulo n^2, so e is read only in a band: D + e <= max(max_json_exponent_shift, D)
+// (16: at most 64 squarings per number for D <= 16); e < -D would need rounding and
 // throws. JSON carries no bound: the reader is given the public
 // bound the protocol guarantees (decrypt checks it). python-paillier decodes
 // only |mantissa| <= n/3 - 1 (its max_int): keep bounds below that for
@@ -85,7 +85,7 @@
 //    rescaling computed. Time: O(text) parsing plus, per entry, one gcd and
 //    at most 64 squarings modulo n^2. Memory: the text twice (the quoted
 //    copy below), one encrypted_number per entry (its ciphertext and bound:
-//    two integers and a shared key reference) and one byte per entry; the
+//    two integers and a shared key reference) and two bytes per entry; the
 //    output vector's growth may double its part for a moment.
 //  - Private keys, read by their owner: layout, n's length, p q = n (or
 //    lambda's consistency with mu) first; then, for the primes, trial
@@ -140,9 +140,10 @@ using crypto::peer_key_limit;
 
 /// The wire band of JSON exponents: an encrypted number of exponent e is
 /// moved to the reader's scale 16^D by raising its ciphertext to 16^(D + e),
-/// 4 (D + e) squarings modulo n^2, so D + e is read only up to this (a factor
-/// of at most 2^64, 64 squarings per number). python-paillier writes D + e =
-/// 0 for numbers of its own precision and D for integers (e = 0).
+/// 4 (D + e) squarings modulo n^2, so D + e is read only up to max(this, D)
+/// (for D <= 16 a factor of at most 2^64: 64 squarings per number).
+/// python-paillier writes e = 0 for integers (D + e = D, always in the band)
+/// and mostly negative exponents for floats.
 inline constexpr std::int64_t max_json_exponent_shift = 16;
 
 /// Random bases tried when a private key in the {lambda, mu} layout is not
@@ -272,13 +273,22 @@ public_key<Int, Tag> make_public_key(const Int& n, bool insecure, const std::str
   });
 }
 
+// gcd(c, n) != 1 for 0 < c, after one Euclidean step by the smaller of the
+// two: Boost's binary gcd of a small c and a large n takes a step per bit of
+// n (a list of 10^6 entries "1" took 48 s on cpp_int).
+template <class Int>
+bool shares_factor(const Int& c, const Int& n) {
+  if (c >= n) return boost::multiprecision::gcd(Int(c % n), n) != 1;
+  return boost::multiprecision::gcd(c, Int(n % c)) != 1;
+}
+
 // The ciphertext value c under `key`, checked: 0 < c < n^2, gcd(c, n) = 1.
 template <class Int, class Tag, class Fail>
 ciphertext<Int, Tag> checked_ciphertext(const public_key<Int, Tag>& key, const Int& c,
                                         const Fail& fail) {
   if (c == 0) fail("ciphertext is 0; allowed: [1, n^2) coprime to n");
   if (c >= key.n_squared()) fail("ciphertext is not below n^2; allowed: [1, n^2) coprime to n");
-  if (boost::multiprecision::gcd(c, key.n()) != 1) {
+  if (shares_factor(c, key.n())) {
     fail("ciphertext shares a factor with n; allowed: [1, n^2) coprime to n");
   }
   return ciphertext<Int, Tag>(key, c);
@@ -564,7 +574,7 @@ private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G
 }
 
 // D + e for an encrypted number of exponent e read at scale 16^D, checked
-// to lie in the wire band [0, max_json_exponent_shift] (also below n's
+// to lie in the wire band [0, max(max_json_exponent_shift, D)] (also below n's
 // length: 16^(D + e) must stay below n to be a scalar). Cheap: no
 // arithmetic on the ciphertext.
 template <class S, class Int, class Tag>
@@ -574,9 +584,10 @@ unsigned exponent_shift(const public_key<Int, Tag>& key, std::int64_t e, const j
     f.fail("exponent " + std::to_string(e) + " is finer than the scale 16^" + std::to_string(d) +
            "; allowed: exponents >= " + std::to_string(-d));
   }
-  // (Compared as e <= limit - D: e may be any 64-bit integer.)
-  const auto max_shift =
-      std::min(max_json_exponent_shift, static_cast<std::int64_t>((key.bits() - 1) / 4));
+  // (Compared as e <= limit - D: e may be any 64-bit integer.) Exponents up
+  // to 0, python-paillier's integers, are always in the band.
+  const auto max_shift = std::min(std::max(max_json_exponent_shift, d),
+                                  static_cast<std::int64_t>((key.bits() - 1) / 4));
   if (e > max_shift - d) {
     f.fail("exponent " + std::to_string(e) + " is above the band read at scale 16^" +
            std::to_string(d) + " (a factor 16^(D + e) of at most 16^" + std::to_string(max_shift) +
@@ -698,7 +709,7 @@ class list_reader {
     // The costly part, once every entry has passed the cheap checks.
     for (std::size_t i = 0; i < out_.size(); ++i) {
       const auto& c = out_[i].ciphertext().value();
-      if (boost::multiprecision::gcd(c, key_.n()) != 1) {
+      if (shares_factor(c, key_.n())) {
         f_.fail("ciphertext shares a factor with n; allowed: [1, n^2) coprime to n");
       }
     }
@@ -773,7 +784,7 @@ class list_reader {
     slot_[1] = json();
     out_.push_back(paillier::detail::number_access::make<Int, S, Tag>(
         paillier::detail::access::make<Int, Tag>(ctx_, std::move(c)), Int(bound_.mantissa())));
-    shifts_.push_back(static_cast<std::uint8_t>(shift));
+    shifts_.push_back(static_cast<std::uint16_t>(shift));
   }
 
   const public_key<Int, Tag>& key_;
@@ -791,7 +802,7 @@ class list_reader {
   std::array<json, 2> slot_;
   std::size_t slots_ = 0;
   std::vector<number> out_;
-  std::vector<std::uint8_t> shifts_;
+  std::vector<std::uint16_t> shifts_;
 };
 
 // --- re-randomisation before writing ------------------------------------------------
