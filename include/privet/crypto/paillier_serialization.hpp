@@ -90,7 +90,7 @@
 //  - Private keys, read by their owner: layout, n's length, p q = n (or
 //    lambda's consistency with mu) first; then, for the primes, trial
 //    division and reader_prime_rounds(k) random-base Miller-Rabin rounds
-//    (6 at 1024 bits, 2 at 8192), not the 64 of from_primes (see there);
+//    (6 at 1024 bits, 3 at 2048, 2 from 4096), not the 64 of from_primes;
 //    for lambda, n's form, one square root (lambda = phi(n) / g, as
 //    python-paillier writes it), else at most lambda_factoring_bases (40)
 //    random bases.
@@ -155,14 +155,16 @@ inline constexpr unsigned lambda_factoring_bases = 40;
 
 /// Miller-Rabin rounds per prime when a private key is read (from_primes
 /// takes 64): trial division, then the rounds a random prime of that length
-/// needs for error <= 2^-128 (Damgard, Landrock and Pomerance 1993; 6 at
-/// 1024 bits, 2 at 8192), after the cheap checks (lengths, p q = n). Why
-/// fewer than for primes an adversary chose: a private key is read by its
-/// owner, from storage it wrote; whoever could forge it knows the key it
-/// forged, so a worst-case bound protects no secret. The rounds catch
-/// corruption, whose results are not crafted pseudoprimes.
+/// needs for error <= 2^-128 (Damgard, Landrock and Pomerance 1993: 6 at
+/// 1024 bits, 3 at 2048, 1 from 8192), and never fewer than 2, after the
+/// cheap checks (lengths, p q = n). Why fewer than for primes an adversary
+/// chose: a private key is read by its owner, from storage it wrote;
+/// whoever could forge it knows the key it forged, so a worst-case bound
+/// protects no secret. The rounds catch corruption, whose results are not
+/// crafted pseudoprimes; the floor of 2 keeps a single base from deciding.
 inline unsigned reader_prime_rounds(std::size_t prime_bits) {
-  return privet::detail::miller_rabin_rounds(std::max<std::size_t>(prime_bits, 2), 128);
+  return std::max(2u,
+                  privet::detail::miller_rabin_rounds(std::max<std::size_t>(prime_bits, 2), 128));
 }
 
 /// Asks a writer to write a ciphertext exactly as it is, without the
