@@ -26,7 +26,9 @@
 //    elements; comparison_bits_max: the largest valid one at 2048 bits
 //    (65520 elements of 256 bytes);
 //  - modulus_checks/bits: trial division and the perfect-power test of a
-//    public key's n (what public_key(n) adds to its base-2 test).
+//    public key's n (what public_key(n) adds to its base-2 test);
+//    modulus_checks_forced_roots/bits: every exact root taken, the cost of
+//    an n crafted to pass every residue test.
 #include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/crypto/detail/modulus_checks.hpp>
@@ -392,8 +394,31 @@ void modulus_checks(benchmark::State& state) {
   for (auto _ : state) privet::detail::check_modulus_form(n);
 }
 
+// The perfect-power test's worst case: an n crafted to pass every residue
+// test forces the exact root for every prime k < bits / 15; here every root
+// is taken, as for such an n.
+template <class Int>
+void modulus_checks_forced_roots(benchmark::State& state) {
+  const auto bits = static_cast<std::size_t>(state.range(0));
+  privet::testing::seeded_release_generator gen(36);
+  Int n = privet::random_bits<Int>(gen, bits);
+  mp::bit_set(n, static_cast<unsigned>(bits - 1));
+  mp::bit_set(n, 0);
+  for (auto _ : state) {
+    for (unsigned k = 2; k <= bits / 15; ++k) {
+      if (!privet::detail::is_word_prime(k)) continue;
+      benchmark::DoNotOptimize(mp::pow(privet::detail::integer_root(n, k), k) == n);
+    }
+  }
+}
+
 }  // namespace
 
+BENCHMARK(modulus_checks_forced_roots<Big>)->Arg(2048)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(modulus_checks_forced_roots<mp::cpp_int>)
+    ->Arg(2048)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(paillier_list_bad_last<Big>)->Unit(benchmark::kMillisecond);
 BENCHMARK(paillier_list_bad_last<mp::cpp_int>)->Unit(benchmark::kMillisecond);
 BENCHMARK(paillier_list_band<Big>)->Arg(1000)->Unit(benchmark::kMillisecond);

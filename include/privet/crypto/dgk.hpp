@@ -38,7 +38,14 @@
 // find primes v_p, v_q of t bits in about 2^(t/2) operations, so t must be
 // twice the security level: 224 bits at 2048, 256 at 3072 (the papers' t =
 // 160 gives 80 bits). Keys below either bound, or a modulus under 2048 bits,
-// only through `allow_insecure`. u is a prime of at most 16 bits; for
+// only through `allow_insecure`. A key read from another party
+// (`deserialize_public_key`) is capped on its header, before n, g and h are
+// read: n of at most max_peer_key_bits (4096; more through
+// crypto::peer_key_limit) and t of at most max_peer_subgroup_bits (512),
+// because t sets every encryption's cost (a 2.5 t-bit exponent and a table of
+// powers of h for it). Every public key's n is checked for a prime factor
+// below 32768 and for being a perfect power (crypto/detail/modulus_checks.hpp,
+// which lists what n alone cannot show). u is a prime of at most 16 bits; for
 // comparisons of l-bit integers DGK take the smallest prime above l + 2
 // (`plaintext_prime_for`).
 //

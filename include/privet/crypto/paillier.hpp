@@ -800,7 +800,8 @@ class public_key {
   /// value mod 3. What n alone cannot show — unbalanced or close primes, more
   /// than two factors above the bound — is listed in
   /// crypto/detail/modulus_checks.hpp; a key made from primes checks it. The
-  /// checks cost about one exponentiation modulo n (bench/crypto_bench.cpp).
+  /// first two add about a fifth of the base-2 test's exponentiation at 2048
+  /// bits (bench/readers_bench.cpp, modulus_checks).
   explicit public_key(const Int& n) : public_key(n, false) {}
   /// As above, down to min_insecure_key_bits.
   public_key(const Int& n, allow_insecure_t) : public_key(n, true) {}

@@ -76,7 +76,7 @@
 //  - Public keys from another party: n of at most max_peer_key_bits (4096)
 //    bits unless the reader is given crypto::peer_key_limit{bits}, checked
 //    before any arithmetic; then public_key's checks of n (no factor below
-//    32768, no perfect power, not prime: about one exponentiation mod n).
+//    32768, no perfect power, not prime: about 1.2 exponentiations mod n).
 //  - The list layout is read as a stream (nlohmann::json's SAX interface),
 //    never as a document tree: "public_key" is compared with the given key
 //    as soon as it closes (no key is made from it, no primality test), every
