@@ -688,7 +688,7 @@ TEST_CASE_TEMPLATE("malformed JSON throws serialization_error naming the problem
     });
   };
   const std::string pre = "privet: malformed Paillier public key JSON: ";
-  CHECK(contains(read_pk("{\"n\": "), pre + "[json.exception.parse_error"));
+  CHECK(read_pk("{\"n\": ") == pre + "syntax error at byte 6 in \"n\" (nlohmann::json error 101)");
   CHECK(read_pk("[1, 2]") == pre + "the public key is an array; allowed: an object");
   CHECK(read_pk("{}") == pre + "has no \"n\" field");
   CHECK(read_pk(R"({"n": [1]})") == pre +
@@ -769,8 +769,8 @@ TEST_CASE_TEMPLATE("malformed JSON throws serialization_error naming the problem
         xpre + "exponent -5 is finer than the scale 16^4; allowed: exponents >= -4");
   CHECK(read_x(R"({"v": "5", "e": 1000})") ==
         xpre +
-            "exponent 1000 is too large for a 256-bit modulus at scale 16^4; allowed: "
-            "exponents <= 59");
+            "exponent 1000 is above the band read at scale 16^4 (a factor 16^(D + e) of at most "
+            "16^16, paillier::max_json_exponent_shift); allowed: exponents <= 12");
   CHECK(read_x(R"({"v": 5, "e": -4})").empty());  // a bare integer is accepted
   // The bound given by the caller is checked as a caller's parameter.
   using number = paillier::encrypted_number<Int, S>;

@@ -817,9 +817,10 @@ TEST_CASE("malformed bytes raise serialization_error, never anything else") {
   // A share value outside F_{2^61-1}: the first element of the first seed share.
   auto off_field = encodings[3];
   for (std::size_t i = 0; i < 8; ++i) off_field[10 + 4 + 4 + 4 + i] = 0xff;
+  // Its value is not quoted (issue 32: no exception holds a share's bits).
   CHECK_THROWS_WITH_AS(secagg::deserialize<secagg::unmasking_response>(off_field),
-                       "privet: malformed unmasking response: a share value 18446744073709551615 "
-                       ">= 2^61 - 1",
+                       "privet: malformed unmasking response: share element 0 is not below "
+                       "2^61 - 1 (its value is not shown: shares are secret)",
                        privet::serialization_error);
 
   // Random bytes and bit flips of valid encodings: decoded or rejected with

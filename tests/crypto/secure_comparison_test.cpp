@@ -897,8 +897,9 @@ TEST_CASE_TEMPLATE("every refused message, call and input is named by its full m
   CHECK_THROWS_WITH_AS((void)cmp::serialize(cmp::masked_share<Int>{4, 0, Int(0)}),
                        "privet: cannot encode a masked share: width 0 outside [1, 2048] bytes",
                        privet::serialization_error);
-  // A blinded-tests message whose count promises more than its bytes hold.
-  const bytes few{1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 7, 0};
+  // A blinded-tests message whose count promises more than its bytes hold
+  // (elements of 16 bytes, the least width of a list since issue 32).
+  const bytes few{1, 3, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 5, 0, 0, 0, 7, 0};
   CHECK_THROWS_WITH_AS((void)deserialize<cmp::blinded_tests<Int>>(few),
                        "privet: malformed blinded tests: a count of 5 entries exceeds the 2 "
                        "bytes left",

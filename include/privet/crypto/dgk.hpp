@@ -38,7 +38,14 @@
 // find primes v_p, v_q of t bits in about 2^(t/2) operations, so t must be
 // twice the security level: 224 bits at 2048, 256 at 3072 (the papers' t =
 // 160 gives 80 bits). Keys below either bound, or a modulus under 2048 bits,
-// only through `allow_insecure`. u is a prime of at most 16 bits; for
+// only through `allow_insecure`. A key read from another party
+// (`deserialize_public_key`) is capped on its header, before n, g and h are
+// read: n of at most max_peer_key_bits (4096; more through
+// crypto::peer_key_limit) and t of at most max_peer_subgroup_bits (512),
+// because t sets every encryption's cost (a 2.5 t-bit exponent and a table of
+// powers of h for it). Every public key's n is checked for a prime factor
+// below 32768 and for being a perfect power (crypto/detail/modulus_checks.hpp,
+// which lists what n alone cannot show). u is a prime of at most 16 bits; for
 // comparisons of l-bit integers DGK take the smallest prime above l + 2
 // (`plaintext_prime_for`).
 //
@@ -77,6 +84,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/crypto/detail/fixed_base.hpp>
+#include <privet/crypto/detail/modulus_checks.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/detail/wipe.hpp>
@@ -122,6 +130,14 @@ using crypto::security_bits;
 
 /// Smallest subgroup prime length accepted even with allow_insecure.
 inline constexpr std::size_t min_insecure_subgroup_bits = 16;
+/// Largest subgroup prime length t a reader accepts from another party:
+/// twice the highest security level of NIST SP 800-57's table (256 bits).
+/// Encryption draws r of 2.5 t bits and keeps a table of powers of h for
+/// them, so t sets what every encryption under a key costs: a peer's t of
+/// 8173 bits made one encryption at 16384 bits cost about a second and 88 MB.
+inline constexpr std::size_t max_peer_subgroup_bits = 512;
+using crypto::max_peer_key_bits;
+using crypto::peer_key_limit;
 /// Least length of the random cofactor a_p of p - 1 = 2 u v_p a_p: below it
 /// there are too few candidates of the requested length to find primes.
 inline constexpr std::size_t min_cofactor_bits = 16;
@@ -647,6 +663,7 @@ class public_key {
     detail::check_modulus_bits<Int>(bits, insecure, false);
     detail::check_plaintext_prime(u);
     detail::check_subgroup_bits(t, bits, u, insecure);
+    privet::detail::check_modulus_form(n);
     auto ctx = std::make_shared<const context>(n, g, h, u, t);
     const auto check_element = [&](const Int& x, const char* name) {
       if (x <= 1 || !detail::is_unit(*ctx, x)) {
@@ -1003,7 +1020,13 @@ inline constexpr std::uint8_t public_key_kind = 1;
 inline constexpr std::uint32_t max_key_bytes = max_key_bits / 8;
 
 template <class Int>
-public_key<Int> read_public_key(std::span<const std::uint8_t> bytes, bool insecure) {
+public_key<Int> read_public_key(std::span<const std::uint8_t> bytes, bool insecure,
+                                const peer_key_limit& limit) {
+  if (limit.bits < min_insecure_key_bits || limit.bits > max_key_bits) {
+    throw_invalid(
+        "peer_key_limit.bits", limit.bits,
+        "[" + std::to_string(min_insecure_key_bits) + ", " + std::to_string(max_key_bits) + "]");
+  }
   privet::detail::wire_reader r(bytes, "DGK public key");
   const std::uint8_t version = r.u8();
   if (version != key_wire_version) {
@@ -1018,6 +1041,16 @@ public_key<Int> read_public_key(std::span<const std::uint8_t> bytes, bool insecu
   if (bits < 2 || bits > max_key_bits) {
     r.fail("modulus length " + std::to_string(bits) + " bits outside [2, " +
            std::to_string(max_key_bits) + "]");
+  }
+  // What a peer's key may make its users pay, before n, g and h are read.
+  if (bits > limit.bits) {
+    r.fail("modulus length " + std::to_string(bits) + " bits; allowed from another party: at " +
+           "most " + std::to_string(limit.bits) + " (dgk::max_peer_key_bits = " +
+           std::to_string(max_peer_key_bits) + "; pass crypto::peer_key_limit{bits} for more)");
+  }
+  if (t > max_peer_subgroup_bits) {
+    r.fail("subgroup length t = " + std::to_string(t) + " bits; allowed from another party: at " +
+           "most " + std::to_string(max_peer_subgroup_bits) + " (dgk::max_peer_subgroup_bits)");
   }
   const std::size_t width = (bits + 7) / 8;
   if (r.remaining() != 3 * width) {
@@ -1061,14 +1094,30 @@ std::vector<std::uint8_t> serialize(const public_key<Int>& key) {
 
 /// Decodes a public key; serialization_error for anything but an exact
 /// encoding of a valid key of the secure sizes (the message names the rule).
+/// A key from another party: n of at most max_peer_key_bits (4096) bits
+/// and t of at most max_peer_subgroup_bits (512), checked before n, g and h
+/// are read; n without a factor below 32768 and no perfect power
+/// (crypto/detail/modulus_checks.hpp).
 template <integer Int>
 public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes) {
-  return detail::read_public_key<Int>(bytes, false);
+  return detail::read_public_key<Int>(bytes, false, peer_key_limit{});
 }
 /// As above, accepting keys below the secure sizes.
 template <integer Int>
 public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes, allow_insecure_t) {
-  return detail::read_public_key<Int>(bytes, true);
+  return detail::read_public_key<Int>(bytes, true, peer_key_limit{});
+}
+/// As above, with n of up to `limit.bits` bits (in [min_insecure_key_bits,
+/// max_key_bits]).
+template <integer Int>
+public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes,
+                                       const peer_key_limit& limit) {
+  return detail::read_public_key<Int>(bytes, false, limit);
+}
+template <integer Int>
+public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes, allow_insecure_t,
+                                       const peer_key_limit& limit) {
+  return detail::read_public_key<Int>(bytes, true, limit);
 }
 
 }  // namespace privet::dgk

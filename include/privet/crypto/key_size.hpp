@@ -17,6 +17,21 @@ inline constexpr std::size_t min_key_bits = 2048;
 inline constexpr std::size_t max_key_bits = 16384;
 /// Smallest modulus accepted even with `allow_insecure` (primes of 64 bits).
 inline constexpr std::size_t min_insecure_key_bits = 128;
+/// Largest modulus a reader accepts from another party by default: a
+/// Paillier or DGK public key read from bytes or JSON. A peer's key sets
+/// what every encryption under it costs its users (a 16384-bit key costs
+/// about 500 times a 2048-bit one), so a party pays for larger keys only when
+/// it asks, with `peer_key_limit`. Private keys, read by their owner, are
+/// accepted up to max_key_bits.
+inline constexpr std::size_t max_peer_key_bits = 4096;
+
+/// The largest modulus (bits) a reader is to accept from another party, in
+/// [min_insecure_key_bits, max_key_bits]: `peer_key_limit{8192}` accepts
+/// keys of up to 8192 bits. Readers check it before any arithmetic on the
+/// key.
+struct peer_key_limit {
+  std::size_t bits = max_peer_key_bits;
+};
 
 /// The security level (bits) of a factoring modulus of `modulus_bits` bits,
 /// NIST SP 800-57 part 1 rev. 5, table 2: 112 from 2048 bits, 128 from 3072,

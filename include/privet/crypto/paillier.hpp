@@ -149,6 +149,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/crypto/detail/fixed_base.hpp>
+#include <privet/crypto/detail/modulus_checks.hpp>
 #include <privet/crypto/detail/montgomery.hpp>
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/detail/wipe.hpp>
@@ -331,6 +332,12 @@ void check_new_key_bits(std::size_t bits, bool insecure) {
 // probability about 2^-99; it is moot, and not applied, for primes of at
 // most 100 bits (toy sizes).
 inline constexpr std::size_t prime_gap_margin_bits = 100;
+
+// Constructs a public key from n = p q of primes already checked.
+struct primes_checked_t {
+  explicit primes_checked_t() = default;
+};
+inline constexpr primes_checked_t primes_checked{};
 
 template <class Int>
 bool primes_far_apart(const Int& p, const Int& q, std::size_t prime_bits) {
@@ -845,8 +852,15 @@ class public_key {
   using tag_type = Tag;
 
   /// The key with modulus n; throws invalid_parameter unless n is odd, of
-  /// min_key_bits to max_key_bits bits, and not prime (no strong probable
-  /// prime to base 2).
+  /// min_key_bits to max_key_bits bits, without a prime factor below
+  /// detail::modulus_trial_division_bound (32768), no perfect power, and not
+  /// prime (no strong probable prime to base 2), checked in that order, the
+  /// cheapest first. n = P^2 would give every plaintext to anyone, n = 3 m its
+  /// value mod 3. What n alone cannot show — unbalanced or close primes, more
+  /// than two factors above the bound — is listed in
+  /// crypto/detail/modulus_checks.hpp; a key made from primes checks it. The
+  /// first two add about a fifth of the base-2 test's exponentiation at 2048
+  /// bits (bench/readers_bench.cpp, modulus_checks).
   explicit public_key(const Int& n) : public_key(n, false) {}
   /// As above, down to min_insecure_key_bits.
   public_key(const Int& n, allow_insecure_t) : public_key(n, true) {}
@@ -993,6 +1007,7 @@ class public_key {
                               "modulus n = p q");
     }
     detail::check_key_bits<Int>(detail::bits_of(n), insecure);
+    privet::detail::check_modulus_form(n);
     // A prime n has no private key, and Z*_{n^2} then has order n (n - 1):
     // "decryption" by anyone who knows n. Every prime passes Miller-Rabin to
     // base 2, so one round refuses them all; a product of two large random
@@ -1005,6 +1020,11 @@ class public_key {
                               "privet: n is prime (a strong probable prime to base 2); "
                               "allowed: n = p q, a product of two distinct primes");
     }
+    ctx_ = std::make_shared<const context>(n);
+  }
+  // n = p q of checked primes p, q: none of n's own tests can fail.
+  public_key(const Int& n, bool insecure, detail::primes_checked_t) {
+    detail::check_key_bits<Int>(detail::bits_of(n), insecure);
     ctx_ = std::make_shared<const context>(n);
   }
   explicit public_key(std::shared_ptr<const context> ctx) : ctx_(std::move(ctx)) {}
@@ -1251,6 +1271,17 @@ class private_key {
   template <random_bit_source G>
   static private_key from_primes(const Int& p, const Int& q, G& gen, bool insecure) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
+    return from_primes_rounds(p, q, gen, insecure, privet::detail::adversarial_rounds);
+  }
+
+  // from_primes with `rounds` Miller-Rabin rounds per prime: 64 for primes
+  // the caller chose; the readers' count for a stored key
+  // (paillier_serialization.hpp says why fewer suffice there). Everything
+  // cheaper than a round comes first.
+  template <random_bit_source G>
+  static private_key from_primes_rounds(const Int& p, const Int& q, G& gen, bool insecure,
+                                        unsigned rounds) {
+    PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     if (p == q) throw invalid_parameter("q", "privet: q equals p; allowed: a prime other than p");
     const std::size_t bp = detail::bits_of(p);
     const std::size_t bq = detail::bits_of(q);
@@ -1258,10 +1289,10 @@ class private_key {
       throw_invalid("q", std::string_view("a number of " + std::to_string(bq) + " bits"),
                     "a prime of the same length as p (" + std::to_string(bp) + " bits)");
     }
-    if (!privet::detail::is_probable_prime(p, gen)) {
+    if (!privet::detail::is_probable_prime(p, gen, rounds)) {
       throw invalid_parameter("p", "privet: p is not prime; allowed: a prime");
     }
-    if (!privet::detail::is_probable_prime(q, gen)) {
+    if (!privet::detail::is_probable_prime(q, gen, rounds)) {
       throw invalid_parameter("q", "privet: q is not prime; allowed: a prime");
     }
     if (!detail::primes_far_apart(p, q, bp)) {
@@ -1286,7 +1317,7 @@ class private_key {
                               "privet: gcd(pq, (p-1)(q-1)) != 1; allowed: primes with "
                               "gcd(pq, (p-1)(q-1)) = 1");
     }
-    paillier::public_key<Int, Tag> pub(n, insecure);
+    paillier::public_key<Int, Tag> pub(n, insecure, detail::primes_checked);
     return private_key(std::move(pub), std::make_shared<const detail::private_context<Int>>(p, q));
   }
 
@@ -1334,6 +1365,11 @@ struct access {
   template <class Int, class Tag = runtime_key>
   static public_key<Int, Tag> key(std::shared_ptr<const public_context<Int>> ctx) {
     return public_key<Int, Tag>(std::move(ctx));
+  }
+  template <class Int, class Tag, class G>
+  static private_key<Int, Tag> from_primes(const Int& p, const Int& q, G& gen, bool insecure,
+                                           unsigned rounds) {
+    return private_key<Int, Tag>::from_primes_rounds(p, q, gen, insecure, rounds);
   }
   template <class Int, class Tag = runtime_key>
   static private_key<Int, Tag> from_checked_primes(const Int& p, const Int& q, bool insecure) {

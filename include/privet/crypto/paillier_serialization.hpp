@@ -40,8 +40,10 @@
 // python-paillier's ciphertext of a mantissa m (negatives as n + m) is
 // (1 + m n) r^n mod n^2, as privet's; so only hex_scale<D> numbers (exponent
 // -D) have a JSON form. A number read with exponent e >= -D is moved to
-// scale 16^D by multiplying its ciphertext by 16^(D + e); e < -D would need
-// rounding and throws. JSON carries no bound: the reader is given the public
+// scale 16^D by raising its ciphertext to 16^(D + e), 4 (D + e) squarings
+// modulo n^2, so e is read only in a band: D + e <= max(max_json_exponent_shift, D)
+// (16: at most 64 squarings per number for D <= 16); e < -D would need rounding and
+// throws. JSON carries no bound: the reader is given the public
 // bound the protocol guarantees (decrypt checks it). python-paillier decodes
 // only |mantissa| <= n/3 - 1 (its max_int): keep bounds below that for
 // numbers Python will decrypt.
@@ -67,7 +69,37 @@
 // Every reader checks what it reads — lengths before allocating, versions,
 // kinds, types, signs, ranges (0 < c < n^2, gcd(c, n) = 1, key sizes) and
 // the key — and throws serialization_error naming the field and the rule,
-// never anything else (fuzzed in tests/fuzz/paillier_*_fuzz.cpp). The key
+// never anything else (fuzzed in tests/fuzz/paillier_*_fuzz.cpp).
+//
+// What a reader costs (issue 32): what is cheap comes first, and the work
+// and memory are bounded by the input.
+//  - Public keys from another party: n of at most max_peer_key_bits (4096)
+//    bits unless the reader is given crypto::peer_key_limit{bits}, checked
+//    before any arithmetic; then public_key's checks of n (no factor below
+//    32768, no perfect power, not prime: about 1.2 exponentiations mod n).
+//  - The list layout is read as a stream (nlohmann::json's SAX interface),
+//    never as a document tree: "public_key" is compared with the given key
+//    as soon as it closes (no key is made from it, no primality test), every
+//    entry's form, ciphertext range and exponent band is checked as it
+//    arrives, and only when the whole text has passed are gcd(c, n) and the
+//    rescaling computed. Time: O(text) parsing plus, per entry, one gcd and
+//    at most 64 squarings modulo n^2. Memory: the text twice (the quoted
+//    copy below), one encrypted_number per entry (its ciphertext and bound:
+//    two integers and a shared key reference) and two bytes per entry; the
+//    output vector's growth may double its part for a moment.
+//  - Private keys, read by their owner: layout, n's length, p q = n (or
+//    lambda's consistency with mu) first; then, for the primes, trial
+//    division and reader_prime_rounds(k) random-base Miller-Rabin rounds
+//    (6 at 1024 bits, 3 at 2048, 2 from 4096), not the 64 of from_primes;
+//    for lambda, n's form, one square root (lambda = phi(n) / g, as
+//    python-paillier writes it), else at most lambda_factoring_bases (40)
+//    random bases.
+//  - Syntax errors give a byte offset and a field, never the text
+//    (detail/paillier_wire.hpp): a private key's base64 never reaches an
+//    exception. The decoders' own messages name the field and the rule only.
+// bench/readers_bench.cpp measures each on its worst input.
+//
+// The key
 // check needs a key in the encoding: the binary fingerprint or the JSON
 // list's "public_key". python-paillier's single JSON ciphertext {"v"} and
 // number {"v", "e"} name no key, so one made under another key whose value
@@ -84,10 +116,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,6 +134,38 @@ namespace privet::paillier {
 
 /// Version byte of the binary form written by `serialize`.
 inline constexpr std::uint8_t format_version = 1;
+
+using crypto::max_peer_key_bits;
+using crypto::peer_key_limit;
+
+/// The wire band of JSON exponents: an encrypted number of exponent e is
+/// moved to the reader's scale 16^D by raising its ciphertext to 16^(D + e),
+/// 4 (D + e) squarings modulo n^2, so D + e is read only up to max(this, D)
+/// (for D <= 16 a factor of at most 2^64: 64 squarings per number).
+/// python-paillier writes e = 0 for integers (D + e = D, always in the band)
+/// and mostly negative exponents for floats.
+inline constexpr std::int64_t max_json_exponent_shift = 16;
+
+/// Random bases tried when a private key in the {lambda, mu} layout is not
+/// solved directly (lambda = phi(n) / g, the usual case): a multiple of
+/// Carmichael's lambda(n) factors n = p q for at least half of all bases, so
+/// a right key is refused with probability <= 2^-40, and a wrong one costs
+/// at most 40 exponentiations modulo n.
+inline constexpr unsigned lambda_factoring_bases = 40;
+
+/// Miller-Rabin rounds per prime when a private key is read (from_primes
+/// takes 64): trial division, then the rounds a random prime of that length
+/// needs for error <= 2^-128 (Damgard, Landrock and Pomerance 1993: 6 at
+/// 1024 bits, 3 at 2048, 1 from 8192), and never fewer than 2, after the
+/// cheap checks (lengths, p q = n). Why fewer than for primes an adversary
+/// chose: a private key is read by its owner, from storage it wrote;
+/// whoever could forge it knows the key it forged, so a worst-case bound
+/// protects no secret. The rounds catch corruption, whose results are not
+/// crafted pseudoprimes; the floor of 2 keeps a single base from deciding.
+inline unsigned reader_prime_rounds(std::size_t prime_bits) {
+  return std::max(2u,
+                  privet::detail::miller_rabin_rounds(std::max<std::size_t>(prime_bits, 2), 128));
+}
 
 /// Asks a writer to write a ciphertext exactly as it is, without the
 /// re-randomisation every writer does by default: only for a value that is
@@ -208,13 +275,22 @@ public_key<Int, Tag> make_public_key(const Int& n, bool insecure, const std::str
   });
 }
 
+// gcd(c, n) != 1 for 0 < c, after one Euclidean step by the smaller of the
+// two: Boost's binary gcd of a small c and a large n takes a step per bit of
+// n (a list of 10^6 entries "1" took 48 s on cpp_int).
+template <class Int>
+bool shares_factor(const Int& c, const Int& n) {
+  if (c >= n) return boost::multiprecision::gcd(Int(c % n), n) != 1;
+  return boost::multiprecision::gcd(c, Int(n % c)) != 1;
+}
+
 // The ciphertext value c under `key`, checked: 0 < c < n^2, gcd(c, n) = 1.
 template <class Int, class Tag, class Fail>
 ciphertext<Int, Tag> checked_ciphertext(const public_key<Int, Tag>& key, const Int& c,
                                         const Fail& fail) {
   if (c == 0) fail("ciphertext is 0; allowed: [1, n^2) coprime to n");
   if (c >= key.n_squared()) fail("ciphertext is not below n^2; allowed: [1, n^2) coprime to n");
-  if (boost::multiprecision::gcd(c, key.n()) != 1) {
+  if (shares_factor(c, key.n())) {
     fail("ciphertext shares a factor with n; allowed: [1, n^2) coprime to n");
   }
   return ciphertext<Int, Tag>(key, c);
@@ -307,21 +383,48 @@ Int max_modulus() {
   return Int(Int(1) << static_cast<unsigned>(modulus_bits_limit<Int>())) - 1;
 }
 
-template <class Int, class Tag>
-public_key<Int, Tag> public_key_from(const nlohmann::json& j, bool insecure, const json_fields& f) {
+// n of a public key in either JSON layout, checked for its form only (no
+// key is made: a list compares it with the given key first).
+template <class Int>
+Int modulus_from(const nlohmann::json& j, const json_fields& f) {
   f.expect_object(j, "the public key");
-  Int n;
   if (j.contains("kty")) {
     if (f.string(f.field(j, "kty"), "kty") != "DAJ") f.fail("\"kty\" is not \"DAJ\"");
     if (f.string(f.field(j, "alg"), "alg") != "PAI-GN1") f.fail("\"alg\" is not \"PAI-GN1\"");
-    n = f.base64<Int>(f.field(j, "n"), "n", max_modulus_bytes<Int>());
-  } else {
-    n = f.decimal(f.field(j, "n"), "n", max_modulus<Int>());
-    if (j.contains("g")) {
-      const Int g = f.decimal(j["g"], "g", Int(max_modulus<Int>() + 1));
-      if (g != n + 1) f.fail("\"g\" is not n + 1 (privet and python-paillier use g = n + 1)");
-    }
+    return f.base64<Int>(f.field(j, "n"), "n", max_modulus_bytes<Int>());
   }
+  Int n = f.decimal(f.field(j, "n"), "n", max_modulus<Int>());
+  if (j.contains("g")) {
+    const Int g = f.decimal(j["g"], "g", Int(max_modulus<Int>() + 1));
+    if (g != n + 1) f.fail("\"g\" is not n + 1 (privet and python-paillier use g = n + 1)");
+  }
+  return n;
+}
+
+inline void check_peer_limit(const peer_key_limit& limit) {
+  if (limit.bits < min_insecure_key_bits || limit.bits > max_key_bits) {
+    throw_invalid(
+        "peer_key_limit.bits", limit.bits,
+        "[" + std::to_string(min_insecure_key_bits) + ", " + std::to_string(max_key_bits) + "]");
+  }
+}
+
+// A peer's n no longer than the reader's limit, before any arithmetic on it.
+template <class Int, class Fail>
+void check_peer_bits(const Int& n, const peer_key_limit& limit, const Fail& fail) {
+  const std::size_t bits = privet::detail::bits_of(n);
+  if (bits > limit.bits) {
+    fail("n has " + std::to_string(bits) + " bits; allowed from another party: at most " +
+         std::to_string(limit.bits) + " (paillier::max_peer_key_bits = " +
+         std::to_string(max_peer_key_bits) + "; pass crypto::peer_key_limit{bits} for more)");
+  }
+}
+
+template <class Int, class Tag>
+public_key<Int, Tag> public_key_from(const nlohmann::json& j, bool insecure, const json_fields& f,
+                                     const peer_key_limit& limit) {
+  const Int n = modulus_from<Int>(j, f);
+  check_peer_bits(n, limit, [&](const std::string& why) { f.fail(why); });
   return make_public_key<Int, Tag>(n, insecure, "public key");
 }
 
@@ -346,13 +449,35 @@ inline void check_kid(std::string_view kid) {
   }
 }
 
-// The primes of n from a multiple M of Carmichael's lambda(n) (Miller 1976):
-// with M = 2^s t, t odd, some a^(2^i t) is a square root of 1 other than
-// +-1 for at least half of all bases a, and gcd(that root - 1, n) is a
-// factor. Bases 2, 3, 4, ... in turn; 128 failures in a row (probability
-// about 2^-128 when M is right) end the search. Not constant time.
-template <class Int>
-std::pair<Int, Int> factor_with_lambda(const Int& n, const Int& m, const json_fields& f) {
+// The primes of n = p q from a multiple M of Carmichael's lambda(n).
+// Directly first: python-paillier's lambda is phi(n) or lcm(p - 1, q - 1) =
+// phi(n) / g, and then g = floor(n / M) or one more (n / phi(n) = 1 + (p + q -
+// 1) / phi(n) exceeds 1 by about 2^(1 - bits/2)), p + q = n - g M + 1 and p,
+// q are the roots of x^2 - (p + q) x + n: one square root. Otherwise Miller
+// (1976): with M = 2^s t, t odd, some a^(2^i t) is a square root of 1 other
+// than +-1 for at least half of all bases a when n has two distinct prime
+// factors, and gcd(that root - 1, n) is a factor. Bases uniform in [2, n -
+// 2] from the reader's generator (fixed bases would let a crafted key pass
+// them all), at most lambda_factoring_bases of them. Not constant time.
+template <class Int, class G>
+std::pair<Int, Int> factor_with_lambda(const Int& n, const Int& m, G& gen, const json_fields& f) {
+  using privet::detail::bits_of;
+  const Int g0 = n / m;
+  for (Int g = g0; g <= g0 + 1; ++g) {
+    if (g == 0) continue;
+    const Int phi = m * g;
+    if (phi >= n) continue;
+    const Int s = n - phi + 1;  // p + q if phi is phi(n)
+    if (bits_of(s) > bits_of(n) / 2 + 2) continue;
+    const Int s2 = s * s;
+    const Int four_n = 4 * n;
+    if (s2 < four_n) continue;
+    const Int disc = s2 - four_n;  // (p - q)^2
+    const Int root = boost::multiprecision::sqrt(disc);
+    if (root * root != disc || boost::multiprecision::bit_test(Int(s - root), 0)) continue;
+    const Int p = (s - root) / 2;
+    if (p > 1 && Int(p * Int(s - p)) == n) return {p, Int(s - p)};
+  }
   const privet::detail::modular<Int> mod(n);
   Int t = m;
   std::size_t s = 0;
@@ -360,10 +485,12 @@ std::pair<Int, Int> factor_with_lambda(const Int& n, const Int& m, const json_fi
     t >>= 1;
     ++s;
   }
-  const std::size_t bits = privet::detail::bits_of(t);
+  const std::size_t bits = bits_of(t);
   const Int minus_one = n - 1;
-  for (unsigned a = 2; a < 130; ++a) {
-    Int x = mod.pow_secret(Int(a), t, bits);
+  const Int bases = n - 3;  // [2, n - 2]
+  for (unsigned round = 0; round < lambda_factoring_bases; ++round) {
+    const Int a = Int(privet::uniform_below(gen, bases) + 2);
+    Int x = mod.pow_secret(a, t, bits);
     if (x == 1 || x == minus_one) continue;
     bool met_minus_one = false;
     for (std::size_t i = 0; i < s; ++i) {
@@ -381,9 +508,36 @@ std::pair<Int, Int> factor_with_lambda(const Int& n, const Int& m, const json_fi
     // Neither 1 nor -1 in the chain: a^M != 1, so M is no multiple of lambda(n).
     if (!met_minus_one) f.fail("\"lambda\" is not a multiple of Carmichael's lambda(n) for this n");
   }
-  f.fail("\"lambda\" did not factor n (is n a product of two primes?)");
+  f.fail("\"lambda\" did not factor n in " + std::to_string(lambda_factoring_bases) +
+         " random bases (is n a product of two primes?)");
 }
 
+// n's sign, parity and length, as the public key constructor checks them
+// first, without the rest (a key from primes needs no more).
+template <class Int, class Tag>
+void check_modulus_size(const Int& n, bool insecure) {
+  rethrow_as_malformed("public key", [&] {
+    if (n <= 0 || !boost::multiprecision::bit_test(n, 0)) {
+      throw invalid_parameter("n",
+                              "privet: n is not a positive odd integer; allowed: an odd "
+                              "modulus n = p q");
+    }
+    paillier::detail::check_key_bits<Int>(privet::detail::bits_of(n), insecure);
+    return 0;
+  });
+}
+
+// The private key of checked primes p, q, with the readers' rounds.
+template <class Int, class Tag, class G>
+private_key<Int, Tag> key_from_read_primes(const Int& p, const Int& q, G& gen, bool insecure) {
+  const unsigned rounds = reader_prime_rounds(privet::detail::bits_of(p));
+  return rethrow_as_malformed("private key", [&] {
+    return paillier::detail::access::from_primes<Int, Tag>(p, q, gen, insecure, rounds);
+  });
+}
+
+// Cheapest first: the layout, n's length, then p q = n (or lambda's
+// consistency), and only then primality or factoring.
 template <class Int, class Tag, class G>
 private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G& gen,
                                        const json_fields& f) {
@@ -394,21 +548,18 @@ private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G
   if (!ops.is_array()) f.fail("\"key_ops\" is not an array");
   for (const auto& op : ops) decrypt = decrypt || (op.is_string() && op == "decrypt");
   if (!decrypt) f.fail("\"key_ops\" does not contain \"decrypt\"");
-  const auto pub = public_key_from<Int, Tag>(f.field(j, "pub"), insecure, f);
-  const Int& n = pub.n();
-  const std::size_t bytes = (pub.bits() + 7) / 8;
   const bool has_primes = j.contains("p") || j.contains("q");
+  const Int n = modulus_from<Int>(f.field(j, "pub"), f);
+  check_modulus_size<Int, Tag>(n, insecure);
   if (has_primes && (j.contains("lambda") || j.contains("mu"))) {
     f.fail("has both \"p\"/\"q\" and \"lambda\"/\"mu\"; allowed: one of the two layouts");
   }
+  const std::size_t bytes = (privet::detail::bits_of(n) + 7) / 8;
   if (has_primes) {  // python-paillier >= 1.3
     const Int p = f.base64<Int>(f.field(j, "p"), "p", bytes);
     const Int q = f.base64<Int>(f.field(j, "q"), "q", bytes);
     if (Int(p * q) != n) f.fail("\"p\" times \"q\" is not the public key's n");
-    return rethrow_as_malformed("private key", [&] {
-      return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
-                      : private_key<Int, Tag>::from_primes(p, q, gen);
-    });
+    return key_from_read_primes<Int, Tag>(p, q, gen, insecure);
   }
   const Int lambda = f.base64<Int>(f.field(j, "lambda"), "lambda", bytes);
   const Int mu = f.base64<Int>(f.field(j, "mu"), "mu", bytes);
@@ -417,13 +568,42 @@ private_key<Int, Tag> private_key_from(const nlohmann::json& j, bool insecure, G
   // python-paillier decrypts with L(c^lambda mod n^2) mu, which for g = n + 1
   // is right only when mu = lambda^-1 mod n.
   if (Int(lambda * mu % n) != 1) f.fail("\"mu\" is not lambda^-1 mod n");
-  const auto primes = factor_with_lambda(n, lambda, f);
-  const Int& p = primes.first;
-  const Int& q = primes.second;
-  return rethrow_as_malformed("private key", [&] {
-    return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
-                    : private_key<Int, Tag>::from_primes(p, q, gen);
-  });
+  // n's form (small factors, perfect powers, primality to base 2) before the
+  // factoring: under a prime or a prime power no base would succeed.
+  (void)make_public_key<Int, Tag>(n, insecure, "public key");
+  const auto primes = factor_with_lambda(n, lambda, gen, f);
+  return key_from_read_primes<Int, Tag>(primes.first, primes.second, gen, insecure);
+}
+
+// D + e for an encrypted number of exponent e read at scale 16^D, checked
+// to lie in the wire band [0, max(max_json_exponent_shift, D)] (also below n's
+// length: 16^(D + e) must stay below n to be a scalar). Cheap: no
+// arithmetic on the ciphertext.
+template <class S, class Int, class Tag>
+unsigned exponent_shift(const public_key<Int, Tag>& key, std::int64_t e, const json_fields& f) {
+  const std::int64_t d = S::digits;
+  if (e < -d) {
+    f.fail("exponent " + std::to_string(e) + " is finer than the scale 16^" + std::to_string(d) +
+           "; allowed: exponents >= " + std::to_string(-d));
+  }
+  // (Compared as e <= limit - D: e may be any 64-bit integer.) Exponents up
+  // to 0, python-paillier's integers, are always in the band.
+  const auto max_shift = std::min(std::max(max_json_exponent_shift, d),
+                                  static_cast<std::int64_t>((key.bits() - 1) / 4));
+  if (e > max_shift - d) {
+    f.fail("exponent " + std::to_string(e) + " is above the band read at scale 16^" +
+           std::to_string(d) + " (a factor 16^(D + e) of at most 16^" + std::to_string(max_shift) +
+           ", paillier::max_json_exponent_shift); allowed: " + "exponents <= " +
+           std::to_string(max_shift - d));
+  }
+  return static_cast<unsigned>(e + d);
+}
+
+// ct moved up by 16^shift: 4 shift squarings modulo n^2.
+template <class Int, class Tag>
+ciphertext<Int, Tag> rescaled(const ciphertext<Int, Tag>& ct, unsigned shift) {
+  if (shift == 0) return ct;
+  return ct * Int(Int(1) << (4 * shift));
 }
 
 // The ciphertext of an encrypted number of exponent e, moved to scale 16^D.
@@ -431,23 +611,201 @@ template <class Int, class S, class Tag>
 encrypted_number<Int, S, Tag> number_from(const public_key<Int, Tag>& key, const Int& c,
                                           std::int64_t e, const fixed_point<Int, S>& bound,
                                           const json_fields& f) {
-  const std::int64_t d = S::digits;
-  if (e < -d) {
-    f.fail("exponent " + std::to_string(e) + " is finer than the scale 16^" + std::to_string(d) +
-           "; allowed: exponents >= " + std::to_string(-d));
-  }
-  // 16^(D + e) must stay below n to be a scalar: 4 (D + e) <= bits(n) - 1.
-  // (Compared as e <= limit - D: e may be any 64-bit integer.)
-  const auto max_shift = static_cast<std::int64_t>((key.bits() - 1) / 4);
-  if (e > max_shift - d) {
-    f.fail("exponent " + std::to_string(e) + " is too large for a " + std::to_string(key.bits()) +
-           "-bit modulus at scale 16^" + std::to_string(d) +
-           "; allowed: exponents <= " + std::to_string(max_shift - d));
-  }
+  const unsigned shift = exponent_shift<S>(key, e, f);
   const auto ct = checked_ciphertext(key, c, [&](const std::string& why) { f.fail(why); });
-  const Int factor = Int(1) << static_cast<unsigned>(4 * (e + d));
-  return encrypted_number<Int, S, Tag>(factor == 1 ? ct : ct * factor, bound);
+  return encrypted_number<Int, S, Tag>(rescaled(ct, shift), bound);
 }
+
+// The list layout read as a stream (nlohmann::json's SAX interface): no
+// document tree is built for "values", whose entries are checked as they
+// arrive — their form, ciphertext range and exponent band, all cheap — and
+// kept as encrypted numbers. "public_key" (a small object) is built as a tree
+// and compared with the given key as soon as it closes, before any entry
+// after it is read; no key is made from it. The costly per-entry work, gcd(c,
+// n) and the rescaling to 16^D, follows once the whole text has passed.
+template <class Int, class S, class Tag>
+class list_reader {
+ public:
+  using json = nlohmann::json;
+  using number = encrypted_number<Int, S, Tag>;
+
+  list_reader(const public_key<Int, Tag>& given, const fixed_point<Int, S>& entry_bound,
+              const privet::detail::quoted_json& quoted, const json_fields& fields)
+      : key_(given),
+        bound_(entry_bound),
+        q_(quoted),
+        f_(fields),
+        ctx_(paillier::detail::access::context(given)),
+        c_limit_(given.n_squared() - 1) {}
+
+  bool null() { return scalar(json(nullptr)); }
+  bool boolean(bool v) { return scalar(json(v)); }
+  bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return scalar(json(v)); }
+  bool string(json::string_t& v) { return scalar(json(std::move(v))); }
+  bool binary(json::binary_t&) { return scalar(json::binary({})); }
+  bool start_object(std::size_t n) {
+    path_.open_object();
+    if (pk_dom_) return pk_dom_->start_object(n);
+    const std::size_t d = path_.depth();
+    if (d == 1) return true;  // the document
+    if (d == 2 && member_ == member::public_key) {
+      pk_dom_.emplace(pk_, false);
+      return pk_dom_->start_object(n);
+    }
+    if (d == 2 && member_ == member::values) f_.fail("\"values\" is not an array");
+    if (d == 3 && member_ == member::values) fail_entry();
+    if (d == 4 && member_ == member::values) fail_entry();
+    return true;  // inside a member read past
+  }
+  bool key(json::string_t& k) {
+    path_.key(k);
+    if (pk_dom_) return pk_dom_->key(k);
+    if (path_.depth() == 1) {
+      member_ = k == "public_key" ? member::public_key
+                : k == "values"   ? member::values
+                                  : member::other;
+      if (member_ == member::public_key && seen_key_) f_.fail("has two \"public_key\" fields");
+      if (member_ == member::values && seen_values_) f_.fail("has two \"values\" fields");
+    }
+    return true;
+  }
+  bool end_object() {
+    path_.close();
+    if (pk_dom_) {
+      pk_dom_->end_object();
+      if (path_.depth() == 1) key_closed();
+      return true;
+    }
+    return true;
+  }
+  bool start_array(std::size_t n) {
+    path_.open_array();
+    if (pk_dom_) return pk_dom_->start_array(n);
+    const std::size_t d = path_.depth();
+    if (d == 1) f_.expect_object(json::array(), "the document");
+    if (d == 2 && member_ == member::public_key) f_.expect_object(json::array(), "the public key");
+    if (d == 2 && member_ == member::values) seen_values_ = true;
+    if (d == 3 && member_ == member::values) slots_ = 0;  // an entry opens
+    if (d == 4 && member_ == member::values) fail_entry();
+    return true;
+  }
+  bool end_array() {
+    path_.close();
+    if (pk_dom_) {
+      pk_dom_->end_array();
+      return true;
+    }
+    if (path_.depth() == 2 && member_ == member::values) entry_closed();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::json::exception& e) {
+    privet::detail::throw_json_syntax("encrypted numbers", q_, position, path_, e);
+  }
+
+  std::vector<number> finish() {
+    if (!seen_key_) f_.fail("has no \"public_key\" field");
+    if (!seen_values_) f_.fail("has no \"values\" field");
+    // The costly part, once every entry has passed the cheap checks.
+    for (std::size_t i = 0; i < out_.size(); ++i) {
+      const auto& c = out_[i].ciphertext().value();
+      if (shares_factor(c, key_.n())) {
+        f_.fail("ciphertext shares a factor with n; allowed: [1, n^2) coprime to n");
+      }
+    }
+    for (std::size_t i = 0; i < out_.size(); ++i) {
+      if (shifts_[i] != 0) {
+        out_[i] = paillier::detail::number_access::make<Int, S, Tag>(
+            rescaled(out_[i].ciphertext(), shifts_[i]), Int(bound_.mantissa()));
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  enum class member { none, public_key, values, other };
+
+  static std::string entry_name(std::size_t i) { return "values[" + std::to_string(i) + "]"; }
+  [[noreturn]] void fail_entry() const {
+    f_.fail(entry_name(out_.size()) + " is not a [ciphertext, exponent] pair");
+  }
+
+  bool scalar(json v) {
+    if (pk_dom_) {
+      path_.next();
+      return forward(std::move(v));
+    }
+    const std::size_t d = path_.depth();
+    if (d == 0) f_.expect_object(v, "the document");
+    if (d == 1 && member_ == member::public_key) f_.expect_object(v, "the public key");
+    if (d == 1 && member_ == member::values) f_.fail("\"values\" is not an array");
+    if (d == 2 && member_ == member::values) fail_entry();
+    if (d == 3 && member_ == member::values) {
+      if (slots_ >= 2) fail_entry();
+      slot_[slots_++] = std::move(v);
+    }
+    path_.next();
+    return true;
+  }
+  bool forward(json v) {
+    switch (v.type()) {
+      case json::value_t::null:
+        return pk_dom_->null();
+      case json::value_t::boolean:
+        return pk_dom_->boolean(v.get<bool>());
+      case json::value_t::number_integer:
+        return pk_dom_->number_integer(v.get<json::number_integer_t>());
+      case json::value_t::number_unsigned:
+        return pk_dom_->number_unsigned(v.get<json::number_unsigned_t>());
+      case json::value_t::number_float:
+        return pk_dom_->number_float(v.get<json::number_float_t>(), {});
+      case json::value_t::string:
+        return pk_dom_->string(v.get_ref<json::string_t&>());
+      default:
+        return true;
+    }
+  }
+  void key_closed() {
+    pk_dom_.reset();
+    seen_key_ = true;
+    // Equality with the given key first: no arithmetic on a peer's n.
+    const Int n = modulus_from<Int>(pk_, f_);
+    if (n != key_.n()) f_.fail("\"public_key\" is not the given key (n differs)");
+    pk_ = json();
+  }
+  void entry_closed() {
+    if (slots_ != 2) fail_entry();
+    const std::string name = entry_name(out_.size());
+    Int c = f_.decimal(slot_[0], name + "[0]", c_limit_);
+    const std::int64_t e = f_.integer(slot_[1], name + "[1]");
+    const unsigned shift = exponent_shift<S>(key_, e, f_);
+    if (c == 0) f_.fail("ciphertext is 0; allowed: [1, n^2) coprime to n");
+    slot_[0] = json();
+    slot_[1] = json();
+    out_.push_back(paillier::detail::number_access::make<Int, S, Tag>(
+        paillier::detail::access::make<Int, Tag>(ctx_, std::move(c)), Int(bound_.mantissa())));
+    shifts_.push_back(static_cast<std::uint16_t>(shift));
+  }
+
+  const public_key<Int, Tag>& key_;
+  const fixed_point<Int, S>& bound_;
+  const privet::detail::quoted_json& q_;
+  const json_fields& f_;
+  std::shared_ptr<const paillier::detail::public_context<Int>> ctx_;
+  Int c_limit_;
+  privet::detail::json_path path_;
+  member member_ = member::none;
+  bool seen_key_ = false;
+  bool seen_values_ = false;
+  json pk_;
+  std::optional<nlohmann::detail::json_sax_dom_parser<json>> pk_dom_;
+  std::array<json, 2> slot_;
+  std::size_t slots_ = 0;
+  std::vector<number> out_;
+  std::vector<std::uint16_t> shifts_;
+};
 
 // --- re-randomisation before writing ------------------------------------------------
 
@@ -472,22 +830,49 @@ struct wire_format {
 template <integer Int, key_tag Tag>
 struct wire_format<public_key<Int, Tag>> {
   static constexpr bool specialized = true;
-  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes,
-                                          bool insecure = false) {
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, bool insecure,
+                                          const peer_key_limit& limit) {
+    check_peer_limit(limit);
     auto r = open_reader(bytes, wire_kind::public_key);
     const Int n = r.template integer<Int>("n", max_modulus_bytes<Int>());
     r.finish();
+    check_peer_bits(n, limit, [&](const std::string& why) { r.fail(why); });
     return make_public_key<Int, Tag>(n, insecure, "public key");
   }
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes,
+                                          bool insecure = false) {
+    return from_binary(bytes, insecure, peer_key_limit{});
+  }
   static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, allow_insecure_t) {
-    return from_binary(bytes, true);
+    return from_binary(bytes, true, peer_key_limit{});
+  }
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes,
+                                          const peer_key_limit& limit) {
+    return from_binary(bytes, false, limit);
+  }
+  static public_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes, allow_insecure_t,
+                                          const peer_key_limit& limit) {
+    return from_binary(bytes, true, limit);
+  }
+  static public_key<Int, Tag> from_json(std::string_view text, bool insecure,
+                                        const peer_key_limit& limit) {
+    check_peer_limit(limit);
+    const json_fields f("public key");
+    return public_key_from<Int, Tag>(privet::detail::parse_json(text, "public key"), insecure, f,
+                                     limit);
   }
   static public_key<Int, Tag> from_json(std::string_view text, bool insecure = false) {
-    const json_fields f("public key");
-    return public_key_from<Int, Tag>(privet::detail::parse_json(text, "public key"), insecure, f);
+    return from_json(text, insecure, peer_key_limit{});
   }
   static public_key<Int, Tag> from_json(std::string_view text, allow_insecure_t) {
-    return from_json(text, true);
+    return from_json(text, true, peer_key_limit{});
+  }
+  static public_key<Int, Tag> from_json(std::string_view text, const peer_key_limit& limit) {
+    return from_json(text, false, limit);
+  }
+  static public_key<Int, Tag> from_json(std::string_view text, allow_insecure_t,
+                                        const peer_key_limit& limit) {
+    return from_json(text, true, limit);
   }
 };
 
@@ -503,10 +888,7 @@ struct wire_format<private_key<Int, Tag>> {
     const Int p = r.template integer<Int>("p", half);
     const Int q = r.template integer<Int>("q", half);
     r.finish();
-    return rethrow_as_malformed("private key", [&] {
-      return insecure ? private_key<Int, Tag>::from_primes(p, q, gen, allow_insecure)
-                      : private_key<Int, Tag>::from_primes(p, q, gen);
-    });
+    return key_from_read_primes<Int, Tag>(p, q, gen, insecure);
   }
   static private_key<Int, Tag> from_binary(std::span<const std::uint8_t> bytes) {
     return from_binary(bytes, secure_generator(), false);
@@ -614,23 +996,10 @@ struct wire_format<std::vector<encrypted_number<Int, S, Tag>>> {
                                                               const fixed_point<Int, S>& bound) {
     check_bound(bound.mantissa(), bound_limit<Int>(key));  // the caller's, not the input's
     const json_fields f("encrypted numbers");
-    const auto j = privet::detail::parse_json(text, "encrypted numbers");
-    f.expect_object(j, "the document");
-    const auto sent = public_key_from<Int, Tag>(f.field(j, "public_key"), true, f);
-    if (!(sent == key)) f.fail("\"public_key\" is not the given key (n differs)");
-    const auto& values = f.field(j, "values");
-    if (!values.is_array()) f.fail("\"values\" is not an array");
-    std::vector<encrypted_number<Int, S, Tag>> out;
-    out.reserve(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const auto& v = values[i];
-      const std::string name = "values[" + std::to_string(i) + "]";
-      if (!v.is_array() || v.size() != 2) f.fail(name + " is not a [ciphertext, exponent] pair");
-      const Int c = f.decimal(v[0], name + "[0]", Int(key.n_squared() - 1));
-      const std::int64_t e = f.integer(v[1], name + "[1]");
-      out.push_back(number_from(key, c, e, bound, f));
-    }
-    return out;
+    const auto q = privet::detail::quote_long_integers(text, "encrypted numbers");
+    list_reader<Int, S, Tag> reader(key, bound, q, f);
+    nlohmann::json::sax_parse(q.text.begin(), q.text.end(), &reader);
+    return reader.finish();
   }
 };
 

@@ -341,10 +341,15 @@ inline void write_share(wire_writer& w, const key_share& s) {
 }
 inline key_share read_share(wire_reader& r) {
   key_share s{};
-  for (auto& e : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
     const std::uint64_t v = r.u64();
-    if (v >= shamir::gf61::modulus) r.fail("a share value " + std::to_string(v) + " >= 2^61 - 1");
-    e = shamir::gf61(v);
+    // The value is not quoted: a share's bits are secret even when one
+    // element is out of range (issue 32).
+    if (v >= shamir::gf61::modulus) {
+      r.fail("share element " + std::to_string(i) +
+             " is not below 2^61 - 1 (its value is not shown: shares are secret)");
+    }
+    s[i] = shamir::gf61(v);
   }
   return s;
 }

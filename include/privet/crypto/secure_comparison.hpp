@@ -108,6 +108,15 @@ inline constexpr std::size_t min_statistical_security = 40;
 inline constexpr std::size_t max_statistical_security = 1024;
 /// Largest element width of an encoded message: a 16384-bit modulus.
 inline constexpr std::uint32_t max_element_bytes = dgk::max_key_bits / 8;
+/// Smallest width of a list of DGK ciphertexts (encrypted bits, blinded
+/// tests): the smallest DGK modulus, dgk::min_insecure_key_bits = 128 bits.
+/// Each element becomes an Int of sizeof(Int) bytes plus its limbs, so a
+/// floor on the width bounds what a list costs in memory to a small multiple
+/// of its bytes (1-byte elements made 10 MB 482 MB).
+inline constexpr std::uint32_t min_ciphertext_bytes = dgk::min_insecure_key_bits / 8;
+/// Most elements in one list: l or l + 1 for l-bit inputs, and l + 2 <= u <=
+/// dgk::max_plaintext_prime.
+inline constexpr std::uint32_t max_message_elements = dgk::max_plaintext_prime - 1;
 
 /// What both parties of one share comparison agree on.
 template <dgk::integer Int>
@@ -389,14 +398,38 @@ void write_element(wire_writer& w, const Int& v, std::uint32_t width, const char
 template <class Int>
 void write_elements(wire_writer& w, const std::vector<Int>& vs, std::uint32_t width,
                     const char* what) {
+  if (width < min_ciphertext_bytes) {
+    throw serialization_error(std::string("privet: cannot encode a ") + what + ": width " +
+                              std::to_string(width) + " below the " +
+                              std::to_string(min_ciphertext_bytes) +
+                              " bytes of the smallest DGK modulus");
+  }
+  if (vs.size() > max_message_elements) {
+    throw serialization_error(std::string("privet: cannot encode a ") + what + ": " +
+                              std::to_string(vs.size()) + " elements, more than the " +
+                              std::to_string(max_message_elements) + " of any comparison");
+  }
   write_width(w, width, what);
   w.count(vs.size());
   for (const auto& v : vs) write_element(w, v, width, what);
 }
 
+// The width and the count are checked before any Int is made: memory is at
+// most count (sizeof(Int) + width + limb rounding), within a small multiple
+// of the message's length since width >= min_ciphertext_bytes.
 template <class Int>
 std::vector<Int> read_elements(wire_reader& r, std::uint32_t width) {
-  std::vector<Int> vs(r.count(width));
+  if (width < min_ciphertext_bytes) {
+    r.fail("element width " + std::to_string(width) + " below the " +
+           std::to_string(min_ciphertext_bytes) + " bytes of the smallest DGK modulus");
+  }
+  const std::size_t count = r.count(width);
+  if (count > max_message_elements) {
+    r.fail("a count of " + std::to_string(count) + " elements exceeds the " +
+           std::to_string(max_message_elements) +
+           " of any comparison (l + 1 < u <= " + std::to_string(dgk::max_plaintext_prime) + ")");
+  }
+  std::vector<Int> vs(count);
   for (auto& v : vs) v = dgk::detail::read_fixed<Int>(r, width);
   return vs;
 }
@@ -449,12 +482,9 @@ inline message_type peek_type(std::span<const std::uint8_t> bytes) {
       bytes, "secure comparison message", detail::wire_version, 4));
 }
 
-/// Decodes a message of type M; serialization_error for anything but an
-/// exact encoding of one (wrong type or version, truncated, trailing bytes,
-/// widths outside [1, max_element_bytes], counts that do not fit, bits
-/// other than 0 and 1).
+namespace detail {
 template <message M>
-M deserialize(std::span<const std::uint8_t> bytes) {
+M read_message(std::span<const std::uint8_t> bytes, std::size_t expected_width) {
   detail::wire_reader r(bytes, detail::name_of(M::type));
   M m;
   m.session = detail::read_header(r, M::type);
@@ -463,6 +493,10 @@ M deserialize(std::span<const std::uint8_t> bytes) {
   } else {
     using Int = typename detail::message_integer<M>::type;
     m.width = detail::read_width(r);
+    if (expected_width != 0 && m.width != expected_width) {
+      r.fail("element width " + std::to_string(m.width) + " bytes, not the " +
+             std::to_string(expected_width) + " of the DGK modulus");
+    }
     if constexpr (std::same_as<M, masked_share<Int>>) {
       m.value = dgk::detail::read_fixed<Int>(r, m.width);
     } else if constexpr (std::same_as<M, encrypted_bits<Int>>) {
@@ -474,6 +508,28 @@ M deserialize(std::span<const std::uint8_t> bytes) {
   }
   r.finish();
   return m;
+}
+}  // namespace detail
+
+/// Decodes a message of type M; serialization_error for anything but an
+/// exact encoding of one (wrong type or version, truncated, trailing bytes,
+/// widths outside [1, max_element_bytes] or, for a list of ciphertexts,
+/// below min_ciphertext_bytes, counts that do not fit or exceed
+/// max_message_elements, bits other than 0 and 1). Everything is checked
+/// before a big integer is made; memory is within a small multiple of the
+/// message's length (bench/secure_comparison_bench.cpp).
+template <message M>
+M deserialize(std::span<const std::uint8_t> bytes) {
+  return detail::read_message<M>(bytes, 0);
+}
+
+/// As above for a list of ciphertexts under `key`, whose width (the bytes
+/// of its modulus) the message must have: checked before any element is
+/// read.
+template <message M, dgk::integer Int>
+requires(!std::same_as<M, output_share> && !std::same_as<M, masked_share<Int>>) M
+    deserialize(std::span<const std::uint8_t> bytes, const dgk::public_key<Int>& key) {
+  return detail::read_message<M>(bytes, detail::width_of(key));
 }
 
 // ---- the core protocol ----------------------------------------------------------

@@ -3,7 +3,9 @@
 // bounds-checked big-endian reader, key fingerprints (BLAKE2b), canonical
 // decimal and base64url (RFC 4648 section 5, no padding) integers with a
 // limit checked before any value beyond it is formed, and JSON parsing with
-// nlohmann::json that keeps integers of any length exact.
+// nlohmann::json that keeps integers of any length exact and whose syntax
+// errors name a byte offset and a field, never the text (private keys are
+// read through it).
 //
 // nlohmann::json parses a number too long for 64 bits as a double (and one
 // beyond 1e308 as an error), but python-paillier's json.dumps writes Python
@@ -280,11 +282,25 @@ std::vector<std::uint8_t> base64url_decode(std::string_view s, const Fail& fail)
 inline constexpr std::size_t max_json_depth = 32;
 
 // The text with every bare integer of more than 18 digits quoted (see the
-// file comment); throws serialization_error for nesting deeper than
-// max_json_depth. Strings and malformed text pass through unchanged, for
-// nlohmann::json to accept or reject.
-inline std::string quote_long_integers(std::string_view text, const std::string& what) {
-  std::string out;
+// file comment), and where the quotes went (offsets in the result, in
+// order), so that a position in it maps back to one in the input; throws
+// serialization_error for nesting deeper than max_json_depth. Strings and
+// malformed text pass through unchanged, for nlohmann::json to accept or
+// reject.
+struct quoted_json {
+  std::string text;
+  std::vector<std::size_t> inserted;  // offsets of the added quote characters
+
+  // The input offset of offset `pos` of `text`.
+  [[nodiscard]] std::size_t input_offset(std::size_t pos) const {
+    const auto before = std::lower_bound(inserted.begin(), inserted.end(), pos) - inserted.begin();
+    return pos - static_cast<std::size_t>(before);
+  }
+};
+
+inline quoted_json quote_long_integers(std::string_view text, const std::string& what) {
+  quoted_json q;
+  std::string& out = q.text;
   out.reserve(text.size() + 8);
   bool in_string = false;
   std::size_t depth = 0;
@@ -323,8 +339,10 @@ inline std::string quote_long_integers(std::string_view text, const std::string&
       const bool integer =
           !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
       if (integer && digits.size() > 18) {
+        q.inserted.push_back(out.size());
         out += '"';
         out.append(token);
+        q.inserted.push_back(out.size());
         out += '"';
       } else {
         out.append(token);
@@ -335,16 +353,125 @@ inline std::string quote_long_integers(std::string_view text, const std::string&
     out += c;
     ++i;
   }
-  return out;
+  return q;
 }
 
-inline nlohmann::json parse_json(std::string_view text, const std::string& what) {
-  const std::string quoted = quote_long_integers(text, what);
-  try {
-    return nlohmann::json::parse(quoted);
-  } catch (const nlohmann::json::exception& e) {
-    throw serialization_error("privet: malformed Paillier " + what + " JSON: " + e.what());
+// Where a SAX parse stands: the path of the value being read ("pub.n",
+// "values[3][0]"), for error messages that name the field and never quote
+// the text.
+class json_path {
+ public:
+  void open_object() { frames_.push_back({false, {}, 0}); }
+  void open_array() { frames_.push_back({true, {}, 0}); }
+  void close() {
+    if (!frames_.empty()) frames_.pop_back();
+    next();
   }
+  void key(const std::string& k) {
+    if (!frames_.empty()) frames_.back().key = k;
+  }
+  // A value ended: the next one of an array has the next index.
+  void next() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  [[nodiscard]] std::size_t depth() const noexcept { return frames_.size(); }
+  [[nodiscard]] std::string text() const {
+    std::string s;
+    for (const auto& f : frames_) {
+      if (f.array) {
+        s += "[" + std::to_string(f.index) + "]";
+      } else if (!f.key.empty()) {
+        if (!s.empty()) s += '.';
+        s += f.key;
+      }
+    }
+    return s;
+  }
+
+ private:
+  struct frame {
+    bool array;
+    std::string key;
+    std::size_t index;
+  };
+  std::vector<frame> frames_;
+};
+
+// A syntax error as the byte offset in the input and the field it is in,
+// without any of the text: the readers of private keys must not copy key
+// material into an exception (nlohmann::json's own message ends with the
+// last token read, which may be a prime in base64url).
+[[noreturn]] inline void throw_json_syntax(const std::string& what, const quoted_json& q,
+                                           std::size_t position, const json_path& path,
+                                           const nlohmann::json::exception& e) {
+  const std::size_t at = q.input_offset(position == 0 ? 0 : position - 1);
+  const std::string field = path.text();
+  throw serialization_error("privet: malformed Paillier " + what + " JSON: syntax error at byte " +
+                            std::to_string(at) +
+                            (field.empty() ? std::string() : " in \"" + field + "\"") +
+                            " (nlohmann::json error " + std::to_string(e.id) + ")");
+}
+
+// nlohmann::json's SAX-to-DOM builder with the path tracked (see above).
+class path_dom_sax {
+ public:
+  using json = nlohmann::json;
+  path_dom_sax(json& root, std::string what, const quoted_json& q)
+      : dom_(root, false), what_(std::move(what)), q_(q) {}
+
+  bool null() { return value(dom_.null()); }
+  bool boolean(bool v) { return value(dom_.boolean(v)); }
+  bool number_integer(json::number_integer_t v) { return value(dom_.number_integer(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(dom_.number_unsigned(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return value(dom_.number_float(v, s));
+  }
+  bool string(json::string_t& v) { return value(dom_.string(v)); }
+  bool binary(json::binary_t& v) { return value(dom_.binary(v)); }
+  bool start_object(std::size_t n) {
+    path_.open_object();
+    return dom_.start_object(n);
+  }
+  bool key(json::string_t& k) {
+    path_.key(k);
+    return dom_.key(k);
+  }
+  bool end_object() {
+    path_.close();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    path_.open_array();
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    path_.close();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& /*last_token: input text*/,
+                   const nlohmann::json::exception& e) {
+    throw_json_syntax(what_, q_, position, path_, e);
+  }
+
+ private:
+  bool value(bool ok) {
+    path_.next();
+    return ok;
+  }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  json_path path_;
+  std::string what_;
+  const quoted_json& q_;
+};
+
+// The JSON document of a Paillier encoding. A syntax error gives its byte
+// offset and field only (throw_json_syntax), for every reader alike.
+inline nlohmann::json parse_json(std::string_view text, const std::string& what) {
+  const quoted_json q = quote_long_integers(text, what);
+  nlohmann::json root;
+  path_dom_sax sax(root, what, q);
+  nlohmann::json::sax_parse(q.text.begin(), q.text.end(), &sax);
+  return root;
 }
 
 }  // namespace privet::detail
