@@ -439,7 +439,7 @@ struct private_context {
         prime_bits(bits_of(p_in)),
         subgroup_bits(std::max(bits_of(vp_in), bits_of(vq_in))),
         mod_p(p_in),
-        base(mod_p.pow_secret(mod_p.reduce(g), vp_in, subgroup_bits)) {}
+        base(project_base(mod_p, g, vp_in, subgroup_bits)) {}
   private_context(const private_context&) = delete;
   private_context& operator=(const private_context&) = delete;
   // The primes, the subgroup orders, g^(v_p) mod p and the table of its
@@ -449,9 +449,16 @@ struct private_context {
     privet::detail::secure_zero(table_.data(), table_.size() * sizeof(table_[0]));
   }
 
+  // g^(v_p) mod p, with g mod p wiped (g minus it is a multiple of p).
+  static Int project_base(const modular<Int>& mod, const Int& g, const Int& vp, std::size_t bits) {
+    const secret<Int> gp(mod.reduce(g));
+    return mod.pow_secret(gp.get(), vp, bits);
+  }
   // c^(v_p) mod p = (g^(v_p))^m mod p for c = g^m h^r.
   [[nodiscard]] Int project(const Int& c) const {
-    return mod_p.pow_secret(mod_p.reduce(c), v_p, subgroup_bits);
+    // c mod p is wiped: c minus it is a multiple of p.
+    const secret<Int> cp(mod_p.reduce(c));
+    return mod_p.pow_secret(cp.get(), v_p, subgroup_bits);
   }
   // Whether w lies in the order-u subgroup <g^(v_p)> of Z*_p.
   [[nodiscard]] bool in_plaintext_group(const Int& w) const {

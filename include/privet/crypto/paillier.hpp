@@ -1189,13 +1189,14 @@ class private_key {
     const auto& k = *ctx_;
     // c is public: reducing it first gives GMP a base of the modulus' size
     // (about 5 % faster); on cpp_int the reduction is constant time anyway.
-    // The intermediates are c^(p-1) mod p^2 and the like: wiped.
-    const detail::secret<Int> up(
-        k.mod_p2.pow_secret(k.mod_p2.reduce(c.value()), k.pm1, k.prime_bits));
+    // The intermediates are c^(p-1) mod p^2 and the like: wiped. So is
+    // c mod p^2 (c minus it is a multiple of p^2: its gcd with n^2 gives p).
+    const detail::secret<Int> cp(k.mod_p2.reduce(c.value()));
+    const detail::secret<Int> up(k.mod_p2.pow_secret(cp.get(), k.pm1, k.prime_bits));
     const detail::secret<Int> lp(Int((up.get() - 1) / k.p));
     const detail::secret<Int> mp(k.mod_p.mul(lp.get(), k.h_p));
-    const detail::secret<Int> uq(
-        k.mod_q2.pow_secret(k.mod_q2.reduce(c.value()), k.qm1, k.prime_bits));
+    const detail::secret<Int> cq(k.mod_q2.reduce(c.value()));
+    const detail::secret<Int> uq(k.mod_q2.pow_secret(cq.get(), k.qm1, k.prime_bits));
     const detail::secret<Int> lq(Int((uq.get() - 1) / k.q));
     const detail::secret<Int> mq(k.mod_q.mul(lq.get(), k.h_q));
     return k.crt_n(mp.get(), mq.get());
