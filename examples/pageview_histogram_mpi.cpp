@@ -376,10 +376,31 @@ share read_share(const std::string& path, int rank, int ranks,
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   const std::uint64_t size = std::filesystem::file_size(path);
-  std::string header;
-  // A header without its newline ends the file (and tellg() fails at eof).
-  const bool header_line = std::getline(in, header) && !in.eof();
-  const std::uint64_t header_end = header_line ? static_cast<std::uint64_t>(in.tellg()) : size;
+  // The header's end: one past its '\n', looked for in at most the reader's
+  // line limit and its line end (issue 33: a file without a newline cost
+  // its whole size in memory here); a header without its newline ends the
+  // file.
+  constexpr std::uint64_t max_line = privet::io::pageview_reader::default_max_line_bytes;
+  std::uint64_t header_end = size;
+  {
+    std::array<char, 4096> chunk{};
+    std::uint64_t pos = 0;
+    bool found = false;
+    while (!found && pos < size && pos <= max_line + 2) {
+      in.read(chunk.data(), chunk.size());
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (got == 0) break;
+      for (std::size_t i = 0; i < got && !found; ++i) {
+        if (chunk[i] == '\n') found = true, header_end = pos + i + 1;
+      }
+      pos += got;
+    }
+    if (!found && size > max_line + 2) {
+      throw std::runtime_error(
+          path + ": no header line end in its first " + std::to_string(max_line + 2) +
+          " bytes; allowed: a header line of at most " + std::to_string(max_line) + " bytes");
+    }
+  }
   const std::uint64_t body = size - header_end, n = static_cast<std::uint64_t>(ranks);
   // (body * r) / n without overflowing 64 bits.
   const auto cut = [&](std::uint64_t r) {
@@ -604,15 +625,20 @@ std::string release_tsv(const std::vector<pv::release_row>& rows,
   return text;
 }
 
-template <class Bounding>
-std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
-                                 const privet::keyed_streams& streams, std::uint32_t countries) {
+// The histogram's parameters from the command line.
+pv::parameters<> parameters_of_run(const options& o) {
   pv::parameters<> p;
   p.budget = privet::zcdp(o.rho);
   p.k = o.k;
   p.candidate_threshold = static_cast<std::int64_t>(o.t);
   p.release_threshold = static_cast<std::int64_t>(o.tau);
-  const pv::histogram<Bounding> h(p, countries);
+  return p;
+}
+
+template <class Bounding>
+std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
+                                 const privet::keyed_streams& streams, std::uint32_t countries) {
+  const pv::histogram<Bounding> h(parameters_of_run(o), countries);
   std::vector<pv::release_row> released;
   if (o.single_process) {
     released = h(s.rows, s.public_counts, streams);
@@ -696,6 +722,21 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
                    "single-process reference) (see --help)\n",
                    program, comm.size());
     }
+    return 2;
+  }
+
+  // The histogram's parameters, the noise's sigma that --rho implies
+  // included, checked before the secret is drawn or any data opened (issue
+  // 33): every rank has the same parameters now, so every rank refuses alike.
+  try {
+    const auto countries = static_cast<std::uint32_t>(ex::countries().size());
+    if (o.policy == "actor") {
+      (void)pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries);
+    } else {
+      (void)pv::histogram<pv::client_bounded>(parameters_of_run(o), countries);
+    }
+  } catch (const privet::error& e) {
+    if (rank0) std::fprintf(stderr, "%s: the parameters: %s (see --help)\n", program, e.what());
     return 2;
   }
 

@@ -5,7 +5,7 @@
 # which parameter differs and on which rank (registered in
 # examples/CMakeLists.txt).
 #
-#   cmake -DPROGRAM=<exe> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n -DCASE=first|second
+#   cmake -DPROGRAM=<exe> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n -DCASE=first|second|early
 #         -DSAMPLE=<pageviews_sample.tsv> -DWORK=<scratch dir> -P check_mpi_agreement.cmake
 #
 # Each rank runs under `sh rank.sh`, which prints "rank-exit <code>" on stderr
@@ -14,7 +14,9 @@
 # left waiting in a collective fails the test instead of blocking it. The
 # same command on both ranks, through the same wrapper, must release (exit 0
 # twice): the control that shows the wrapper and the comparison can pass.
-# CASE splits the disagreements in two halves, for two ctest entries.
+# CASE splits the disagreements in two halves, for two ctest entries;
+# CASE=early checks what item 3 asks before the data: the sigma that --rho
+# implies, and a header line's length.
 cmake_minimum_required(VERSION 3.25)
 
 file(REMOVE_RECURSE ${WORK})
@@ -155,6 +157,27 @@ elseif(CASE STREQUAL "second")
           "rank 1 refused its command line: --k: 0 is out of range, allowed: 1 to 1000000"
           ${base} -- ${rank1})
   refused("--help on rank 1 only" "--help: given on rank 1 and not on rank 0" ${base} -- --help)
+elseif(CASE STREQUAL "early")
+  # Item 3's checks before the data, on 2 ranks with the same command line.
+  # --rho 1e-30 implies a sigma out of the sampler's range: refused before
+  # the day is generated (4 * 10^9 rows: generating it would outlast the
+  # timeout), exit 2 on both ranks, no release.
+  set(huge --rows 4000000000 --secret-file k.hex --out release.tsv --rho 1e-30)
+  refused("--rho 1e-30" "the parameters: privet: sigma = [0-9]+ is invalid" ${huge} -- ${huge})
+  # A header line without its end: refused after reading at most the
+  # reader's line limit and its line end (before issue 33, getline held the
+  # whole file), exit 1 on both ranks (a failure of the data, not a
+  # refusal of the command line), no release.
+  string(REPEAT "a" 70000 long)
+  file(WRITE ${WORK}/no_newline.tsv "${long}${long}")
+  set(headless --tsv no_newline.tsv --secret-file k.hex --out release.tsv)
+  two_ranks(codes err ${headless} -- ${headless})
+  if(NOT codes STREQUAL "rank-exit 1;rank-exit 1" OR EXISTS ${WORK}/release.tsv
+     OR NOT err MATCHES "no_newline.tsv: no header line end in its first 65538 bytes")
+    message(FATAL_ERROR "a header without its end: exits '${codes}' (expected 1 on both ranks)"
+                        "\nstderr: ${err}")
+  endif()
+  message(STATUS "a header without its end: refused on both ranks after 65538 bytes")
 else()
-  message(FATAL_ERROR "CASE=${CASE}; allowed: first or second")
+  message(FATAL_ERROR "CASE=${CASE}; allowed: first, second or early")
 endif()
