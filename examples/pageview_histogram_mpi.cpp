@@ -362,17 +362,21 @@ std::uint64_t line_start_from(std::ifstream& in, std::uint64_t x, std::uint64_t 
   return size;
 }
 
+// This rank's share of the day, never held row by row (issue 33): each row
+// goes into the streaming bounder (dist::local_bounder), so memory follows
+// the rank's kept (actor, tuple) pairs like the single-process program.
 struct share {
-  std::vector<pv::view> rows;
+  std::optional<pv::view_bounder> bounder;  // set before the rows are read
+  std::uint64_t rows = 0;
   pv::page_counts public_counts;
   std::uint64_t skipped = 0;
   std::uint64_t actors = 0;  // generated day only (every rank counts them all)
 };
 
 // Rank `rank` of `ranks`'s lines of the TSV file (header comment).
-share read_share(const std::string& path, int rank, int ranks,
-                 const std::vector<std::string>& project_names,
-                 const std::vector<std::string>& country_codes) {
+void read_share(const std::string& path, int rank, int ranks,
+                const std::vector<std::string>& project_names,
+                const std::vector<std::string>& country_codes, share& s) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   const std::uint64_t size = std::filesystem::file_size(path);
@@ -409,23 +413,22 @@ share read_share(const std::string& path, int rank, int ranks,
   const std::uint64_t begin = line_start_from(in, cut(static_cast<std::uint64_t>(rank)), size);
   const std::uint64_t end = line_start_from(in, cut(static_cast<std::uint64_t>(rank) + 1), size);
 
-  share s;
   ranges_buf buf(path, header_end, begin, end);
   std::istream stream(&buf);
   privet::io::pageview_reader reader(stream, privet::io::name_index(project_names),
                                      privet::io::name_index(country_codes));
   reader.for_each([&](const pv::view& v) {
-    s.rows.push_back(v);
+    s.bounder->add(v);
+    ++s.rows;
     s.public_counts.add(v.tuple.page_of());
   });
   s.skipped = reader.skipped_rows();
-  return s;
 }
 
 // Rank `rank`'s rows of the generated day: row i when i mod ranks = rank.
-share generate_share(const options& o, int rank, int ranks,
-                     const std::vector<std::string>& project_names,
-                     const std::vector<std::string>& country_codes) {
+void generate_share(const options& o, int rank, int ranks,
+                    const std::vector<std::string>& project_names,
+                    const std::vector<std::string>& country_codes, share& s) {
   ex::generator_options g;
   g.rows = o.rows;
   g.seed = o.seed;
@@ -439,12 +442,12 @@ share generate_share(const options& o, int rank, int ranks,
     out.emplace(o.write_tsv);
     out->write("page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n");
   }
-  share s;
   std::uint64_t i = 0;
   const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
   s.actors = gen.generate([&](const pv::view& v) {
     if (i++ % n == r) {
-      s.rows.push_back(v);
+      s.bounder->add(v);
+      ++s.rows;
       s.public_counts.add(v.tuple.page_of());
     }
     if (out) {
@@ -457,7 +460,6 @@ share generate_share(const options& o, int rank, int ranks,
     }
   });
   if (out) out->commit();
-  return s;
 }
 
 // Every rank's message (empty: none), so that every rank stops together
@@ -641,9 +643,11 @@ std::vector<pv::release_row> run(const dist::communicator& comm, const options& 
   const pv::histogram<Bounding> h(parameters_of_run(o), countries);
   std::vector<pv::release_row> released;
   if (o.single_process) {
-    released = h(s.rows, s.public_counts, streams);
+    // h(rows, ...) without the rows: the same bounded counts (view_bounder).
+    released = h.release(s.bounder->counts(), s.public_counts, streams);
   } else {
-    released = dist::gather_release(comm, dist::release(comm, h, s.rows, s.public_counts, streams));
+    released = dist::gather_release(
+        comm, dist::release_streamed(comm, h, *s.bounder, s.public_counts, streams));
   }
   if (comm.rank() == 0) {
     const auto rho = h.guarantee();
@@ -787,15 +791,30 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
   for (const auto& c : country_list) country_codes.emplace_back(c.code);
   for (const auto& p : project_list) project_names.emplace_back(p.name);
   share s;
+  {
+    // The bounding's salt from the shared secret, as every rank's and one
+    // process's (dist::local_bounder).
+    const auto countries = static_cast<std::uint32_t>(country_list.size());
+    if (o.policy == "actor") {
+      s.bounder.emplace(dist::local_bounder(
+          pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries), streams));
+    } else {
+      s.bounder.emplace(dist::local_bounder(
+          pv::histogram<pv::client_bounded>(parameters_of_run(o), countries), streams));
+    }
+  }
   std::string failure;
   try {
-    s = o.tsv.empty() ? generate_share(o, comm.rank(), comm.size(), project_names, country_codes)
-                      : read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes);
+    if (o.tsv.empty()) {
+      generate_share(o, comm.rank(), comm.size(), project_names, country_codes, s);
+    } else {
+      read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes, s);
+    }
   } catch (const std::exception& e) {
     failure = e.what();
   }
   if (!all_fine(comm, failure)) return 1;
-  const std::vector<std::uint64_t> mine{s.rows.size(), s.skipped};
+  const std::vector<std::uint64_t> mine{s.rows, s.skipped};
   const auto counts = comm.all_gather(mine);
   if (rank0) {
     std::uint64_t rows = 0, skipped = 0, least = std::numeric_limits<std::uint64_t>::max(),
