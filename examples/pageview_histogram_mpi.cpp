@@ -18,7 +18,14 @@
 //   the single-process example): every rank generates the whole day and
 //   keeps row i when i mod N = r.
 // Projects and countries are looked up in the generator's fixed lists, so
-// every rank gives them the same indices.
+// every rank gives them the same indices. No rank holds its rows (issue 33):
+// each row goes into the streaming bounder as it is read or generated
+// (dist::local_bounder, the single-process example's view_bounder), and
+// dist::release_streamed sends each actor's kept tuples to the actor's
+// owner, which bounds them again; memory per rank follows its kept (actor,
+// tuple) pairs. The histogram's parameters, the sigma --rho implies
+// included, are checked before the secret or the data, and the header line
+// is looked for within the reader's line limit.
 //
 // The noise secret (32 bytes, core/keyed_streams.hpp) is rank 0's: read from
 // --secret-file (64 hexadecimal characters, then at most a newline; read by
@@ -858,9 +865,10 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
       written = e.what();
     }
     if (written.empty()) {
-      std::printf(
-          "release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(), o.out.c_str(),
-          o.single_process ? "pageview::histogram in one process" : "dist::release over the ranks");
+      std::printf("release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(),
+                  o.out.c_str(),
+                  o.single_process ? "pageview::histogram in one process"
+                                   : "dist::release_streamed over the ranks");
     }
   }
   return all_fine(comm, written) ? 0 : 1;

@@ -130,7 +130,9 @@ template <class Bounding, class Mechanism>
 /// owner keeps exactly the tuples one process keeps from all the actor's
 /// rows: the release equals release()'s and the single-process one for the
 /// same secret. Memory per rank follows its kept (actor, tuple) pairs, not
-/// its rows. The owner's bound holds whatever `local` kept (a bounder with
+/// its rows; they are sent in rounds of about 2^21 pairs per rank (actors
+/// picked by hash), so the shuffle's buffers stay small beside the two
+/// bounding states. The owner's bound holds whatever `local` kept (a bounder with
 /// another salt costs the equality, never the guarantee). Collective.
 template <class Bounding, class Mechanism>
 std::vector<pageview::release_row> release_streamed(
@@ -138,16 +140,29 @@ std::vector<pageview::release_row> release_streamed(
     const pageview::view_bounder& local, const pageview::page_counts& public_counts,
     const keyed_streams& streams) {
   const int ranks = comm.size();
-  std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
-  local.state().visit([&](const std::uint64_t& actor, const auto& kept) {
-    auto& out = by_actor[static_cast<std::size_t>(detail::actor_owner(actor, ranks))];
-    for (const auto& k : kept) out.push_back(pageview::view{actor, k.key});
-  });
-  auto mine = comm.all_to_all(by_actor);
-  by_actor = {};
+  // In rounds of at most about 2^21 pairs sent per rank, so that no rank
+  // holds its kept pairs a second (and, in the shuffle's buffers, a third
+  // and fourth) time: round j sends the actors whose hash is j modulo the
+  // round count, which every rank computes from every rank's kept pairs.
+  constexpr std::uint64_t pairs_per_round = std::uint64_t{1} << 21;
+  std::uint64_t most = 0;
+  for (const auto& k : comm.all_gather(std::vector<std::uint64_t>{local.state().kept()})) {
+    most = std::max(most, k.at(0));
+  }
+  const std::uint64_t rounds =
+      std::max<std::uint64_t>(1, (most + pairs_per_round - 1) / pairs_per_round);
   auto owner = local_bounder(h, streams);
-  owner.add(std::span<const pageview::view>(mine));
-  mine = {};
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
+    local.state().visit([&](const std::uint64_t& actor, const auto& kept) {
+      if (privet::detail::mix64(actor ^ 0x726f756e64ull) % rounds != round) return;
+      auto& out = by_actor[static_cast<std::size_t>(detail::actor_owner(actor, ranks))];
+      for (const auto& k : kept) out.push_back(pageview::view{actor, k.key});
+    });
+    const auto mine = comm.all_to_all(by_actor);
+    by_actor = {};
+    owner.add(std::span<const pageview::view>(mine));
+  }
   return detail::release_bounded(comm, h, owner.counts(), public_counts, streams);
 }
 
