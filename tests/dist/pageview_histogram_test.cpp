@@ -80,14 +80,21 @@ TEST_CASE("the distributed release equals the single-process release") {
   }
   const auto streamed = privet::dist::gather_release(
       comm, privet::dist::release_streamed(comm, h, local, pub_mine, streams));
+  // The same in rounds of 1000 pairs per rank (several rounds: each rank
+  // keeps thousands of pairs).
+  CHECK(local.state().kept() > 2000);
+  const auto in_rounds = privet::dist::gather_release(
+      comm, privet::dist::release_streamed(comm, h, local, pub_mine, streams, 1000));
   if (comm.rank() == 0) {
     const auto single = h(rows, pub, streams);
     CHECK(single.size() > 10);
     CHECK(all == single);
     CHECK(streamed == single);
+    CHECK(in_rounds == single);
   } else {
     CHECK(all.empty());
     CHECK(streamed.empty());
+    CHECK(in_rounds.empty());
   }
 }
 

@@ -132,25 +132,26 @@ template <class Bounding, class Mechanism>
 /// same secret. Memory per rank follows its kept (actor, tuple) pairs, not
 /// its rows; they are sent in rounds of about 2^21 pairs per rank (actors
 /// picked by hash), so the shuffle's buffers stay small beside the two
-/// bounding states. The owner's bound holds whatever `local` kept (a bounder with
-/// another salt costs the equality, never the guarantee). Collective.
+/// bounding states (`pairs_per_round`: the round size; 0 counts as 1). The owner's bound holds
+/// whatever `local` kept (a bounder with another salt costs the equality, never the guarantee).
+/// Collective.
 template <class Bounding, class Mechanism>
 std::vector<pageview::release_row> release_streamed(
     const communicator& comm, const pageview::histogram<Bounding, Mechanism>& h,
     const pageview::view_bounder& local, const pageview::page_counts& public_counts,
-    const keyed_streams& streams) {
+    const keyed_streams& streams, std::uint64_t pairs_per_round = std::uint64_t{1} << 21) {
   const int ranks = comm.size();
-  // In rounds of at most about 2^21 pairs sent per rank, so that no rank
+  // In rounds of about pairs_per_round pairs sent per rank, so that no rank
   // holds its kept pairs a second (and, in the shuffle's buffers, a third
   // and fourth) time: round j sends the actors whose hash is j modulo the
-  // round count, which every rank computes from every rank's kept pairs.
-  constexpr std::uint64_t pairs_per_round = std::uint64_t{1} << 21;
-  std::uint64_t most = 0;
-  for (const auto& k : comm.all_gather(std::vector<std::uint64_t>{local.state().kept()})) {
-    most = std::max(most, k.at(0));
+  // round count, the most rounds any rank needs (all-gathered, so every
+  // rank enters the same number of collectives whatever it passed).
+  pairs_per_round = std::max<std::uint64_t>(1, pairs_per_round);
+  const std::uint64_t needed = local.state().kept() / pairs_per_round + 1;
+  std::uint64_t rounds = 1;
+  for (const auto& r : comm.all_gather(std::vector<std::uint64_t>{needed})) {
+    rounds = std::max(rounds, r.at(0));
   }
-  const std::uint64_t rounds =
-      std::max<std::uint64_t>(1, (most + pairs_per_round - 1) / pairs_per_round);
   auto owner = local_bounder(h, streams);
   for (std::uint64_t round = 0; round < rounds; ++round) {
     std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
