@@ -18,7 +18,14 @@
 //   the single-process example): every rank generates the whole day and
 //   keeps row i when i mod N = r.
 // Projects and countries are looked up in the generator's fixed lists, so
-// every rank gives them the same indices.
+// every rank gives them the same indices. No rank holds its rows (issue 33):
+// each row goes into the streaming bounder as it is read or generated
+// (dist::local_bounder, the single-process example's view_bounder), and
+// dist::release_streamed sends each actor's kept tuples to the actor's
+// owner, which bounds them again; memory per rank follows its kept (actor,
+// tuple) pairs. The histogram's parameters, the sigma --rho implies
+// included, are checked before the secret or the data, and the header line
+// is looked for within the reader's line limit.
 //
 // The noise secret (32 bytes, core/keyed_streams.hpp) is rank 0's: read from
 // --secret-file (64 hexadecimal characters, then at most a newline; read by
@@ -31,6 +38,17 @@
 // process only) computes it with pageview::histogram alone, without any
 // collective: the reference that examples/support/check_mpi_release.cmake
 // compares 1, 2 and 3 ranks with, byte for byte.
+//
+// Ranks agree or refuse (issue 33): mpiexec can start ranks with different
+// command lines ("-n 1 P ... : -n 1 P ... --rho 1000"), and a rank that
+// releases with its own parameters would make the printed guarantee false.
+// Before any rank reads data, draws the secret or branches on
+// --single-process, every rank's verdict on its own command line and then
+// every parameter of the run (--single-process, the --tsv file's identity,
+// --rows, --seed, --rho, --k, --t, --tau, --policy, the secret and output
+// files) are all-gathered, a collective every rank enters whatever its
+// options; any difference from rank 0 makes every rank exit 2, rank 0
+// naming the parameter, both values and the rank, and nothing is written.
 //
 // Rank 0 prints the data used, the parameters and the privacy guarantee
 // spent (the histogram's privacy map after its bounding's stability map),
@@ -54,6 +72,7 @@
 #include "support/pageview_generator.hpp"
 
 #include <fcntl.h>
+#include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +81,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -92,8 +112,10 @@ struct options {
   bool single_process = false;
 };
 
-// Silences this process's stdout and stderr while alive: ranks other than 0
-// parse the same command line as rank 0 and must not print it all again.
+// Silences this process's stdout and keeps its stderr while alive: ranks
+// other than 0 parse the same command line as rank 0 and must not print it
+// all again, but a refusal of their own is kept (captured()) for rank 0 to
+// print.
 class silence {
  public:
   explicit silence(bool on) {
@@ -102,23 +124,42 @@ class silence {
     std::fflush(stderr);
     const int null = ::open("/dev/null", O_WRONLY);
     if (null < 0) return;
+    kept_ = std::tmpfile();
     saved_out_ = ::dup(1);
     saved_err_ = ::dup(2);
     ::dup2(null, 1);
-    ::dup2(null, 2);
+    ::dup2(kept_ != nullptr ? ::fileno(kept_) : null, 2);
     ::close(null);
   }
   silence(const silence&) = delete;
   silence& operator=(const silence&) = delete;
   ~silence() {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    if (saved_out_ >= 0) ::dup2(saved_out_, 1), ::close(saved_out_);
-    if (saved_err_ >= 0) ::dup2(saved_err_, 2), ::close(saved_err_);
+    restore();
+    if (kept_ != nullptr) std::fclose(kept_);
+  }
+
+  /// Restores stdout and stderr; what was written to stderr meanwhile (its
+  /// first line, at most 4 KiB).
+  std::string captured() {
+    restore();
+    if (kept_ == nullptr) return {};
+    std::rewind(kept_);
+    std::array<char, 4096> text{};
+    const std::size_t n = std::fread(text.data(), 1, text.size(), kept_);
+    std::string line(text.data(), n);
+    if (const auto end = line.find('\n'); end != std::string::npos) line.resize(end);
+    return line;
   }
 
  private:
+  void restore() {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (saved_out_ >= 0) ::dup2(saved_out_, 1), ::close(saved_out_), saved_out_ = -1;
+    if (saved_err_ >= 0) ::dup2(saved_err_, 2), ::close(saved_err_), saved_err_ = -1;
+  }
   int saved_out_ = -1, saved_err_ = -1;
+  std::FILE* kept_ = nullptr;
 };
 
 // Fills o; an exit code when the program should stop (0 after --help, 2
@@ -328,24 +369,49 @@ std::uint64_t line_start_from(std::ifstream& in, std::uint64_t x, std::uint64_t 
   return size;
 }
 
+// This rank's share of the day, never held row by row (issue 33): each row
+// goes into the streaming bounder (dist::local_bounder), so memory follows
+// the rank's kept (actor, tuple) pairs like the single-process program.
 struct share {
-  std::vector<pv::view> rows;
+  std::optional<pv::view_bounder> bounder;  // set before the rows are read
+  std::uint64_t rows = 0;
   pv::page_counts public_counts;
   std::uint64_t skipped = 0;
   std::uint64_t actors = 0;  // generated day only (every rank counts them all)
 };
 
 // Rank `rank` of `ranks`'s lines of the TSV file (header comment).
-share read_share(const std::string& path, int rank, int ranks,
-                 const std::vector<std::string>& project_names,
-                 const std::vector<std::string>& country_codes) {
+void read_share(const std::string& path, int rank, int ranks,
+                const std::vector<std::string>& project_names,
+                const std::vector<std::string>& country_codes, share& s) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   const std::uint64_t size = std::filesystem::file_size(path);
-  std::string header;
-  // A header without its newline ends the file (and tellg() fails at eof).
-  const bool header_line = std::getline(in, header) && !in.eof();
-  const std::uint64_t header_end = header_line ? static_cast<std::uint64_t>(in.tellg()) : size;
+  // The header's end: one past its '\n', looked for in at most the reader's
+  // line limit and its line end (issue 33: a file without a newline cost
+  // its whole size in memory here); a header without its newline ends the
+  // file.
+  constexpr std::uint64_t max_line = privet::io::pageview_reader::default_max_line_bytes;
+  std::uint64_t header_end = size;
+  {
+    std::array<char, 4096> chunk{};
+    std::uint64_t pos = 0;
+    bool found = false;
+    while (!found && pos < size && pos <= max_line + 2) {
+      in.read(chunk.data(), chunk.size());
+      const auto got = static_cast<std::size_t>(in.gcount());
+      if (got == 0) break;
+      for (std::size_t i = 0; i < got && !found; ++i) {
+        if (chunk[i] == '\n') found = true, header_end = pos + i + 1;
+      }
+      pos += got;
+    }
+    if (!found && size > max_line + 2) {
+      throw std::runtime_error(
+          path + ": no header line end in its first " + std::to_string(max_line + 2) +
+          " bytes; allowed: a header line of at most " + std::to_string(max_line) + " bytes");
+    }
+  }
   const std::uint64_t body = size - header_end, n = static_cast<std::uint64_t>(ranks);
   // (body * r) / n without overflowing 64 bits.
   const auto cut = [&](std::uint64_t r) {
@@ -354,23 +420,22 @@ share read_share(const std::string& path, int rank, int ranks,
   const std::uint64_t begin = line_start_from(in, cut(static_cast<std::uint64_t>(rank)), size);
   const std::uint64_t end = line_start_from(in, cut(static_cast<std::uint64_t>(rank) + 1), size);
 
-  share s;
   ranges_buf buf(path, header_end, begin, end);
   std::istream stream(&buf);
   privet::io::pageview_reader reader(stream, privet::io::name_index(project_names),
                                      privet::io::name_index(country_codes));
   reader.for_each([&](const pv::view& v) {
-    s.rows.push_back(v);
+    s.bounder->add(v);
+    ++s.rows;
     s.public_counts.add(v.tuple.page_of());
   });
   s.skipped = reader.skipped_rows();
-  return s;
 }
 
 // Rank `rank`'s rows of the generated day: row i when i mod ranks = rank.
-share generate_share(const options& o, int rank, int ranks,
-                     const std::vector<std::string>& project_names,
-                     const std::vector<std::string>& country_codes) {
+void generate_share(const options& o, int rank, int ranks,
+                    const std::vector<std::string>& project_names,
+                    const std::vector<std::string>& country_codes, share& s) {
   ex::generator_options g;
   g.rows = o.rows;
   g.seed = o.seed;
@@ -384,12 +449,12 @@ share generate_share(const options& o, int rank, int ranks,
     out.emplace(o.write_tsv);
     out->write("page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n");
   }
-  share s;
   std::uint64_t i = 0;
   const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
   s.actors = gen.generate([&](const pv::view& v) {
     if (i++ % n == r) {
-      s.rows.push_back(v);
+      s.bounder->add(v);
+      ++s.rows;
       s.public_counts.add(v.tuple.page_of());
     }
     if (out) {
@@ -402,7 +467,6 @@ share generate_share(const options& o, int rank, int ranks,
     }
   });
   if (out) out->commit();
-  return s;
 }
 
 // Every rank's message (empty: none), so that every rank stops together
@@ -420,6 +484,145 @@ bool all_fine(const dist::communicator& comm, const std::string& mine) {
   return true;
 }
 
+// ---- ranks agree or refuse (issue 33) -----------------------------------------
+// Every rank parses its own command line (mpiexec's MPMD form, "-n 1 P ... :
+// -n 1 P ...", gives ranks different ones), so before any data is read or
+// any rank branches (--single-process included), every rank's verdict on
+// its command line, then every parameter that affects the run, are
+// all-gathered: a collective every rank enters whatever its options, so no
+// mix can leave a rank waiting. Every rank then finds the same first
+// difference from rank 0 and refuses with exit code 2; rank 0 prints it.
+
+/// One parameter of the run: what the ranks compare (`key`) and how the
+/// refusal shows it.
+struct parameter {
+  std::string name, key, shown;
+};
+
+/// What identifies the --tsv file on this rank without reading the day: its
+/// size and a BLAKE2b-256 digest of its size, first 64 KiB and last 64 KiB
+/// (the header, and where a copy cut short or grown differs). Two ranks
+/// reading different files split the day wrongly (a line read twice or by
+/// no rank); the whole content is not digested, which would read the day
+/// once more on every rank.
+std::string tsv_identity(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    return "no readable regular file";
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  constexpr std::uint64_t part = 64 * 1024;
+  std::vector<unsigned char> bytes(8);
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(size >> (8 * i));
+  const auto take = [&](std::uint64_t from, std::uint64_t n) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + n);
+    std::uint64_t got = 0;
+    while (got < n) {
+      const ssize_t r =
+          ::pread(fd, bytes.data() + at + got, n - got, static_cast<off_t>(from + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<std::uint64_t>(r);
+    }
+    bytes.resize(at + got);
+  };
+  const std::uint64_t head = std::min(size, part);
+  take(0, head);
+  take(std::max(head, size - std::min(size, part)),
+       size - std::max(head, size - std::min(size, part)));
+  ::close(fd);
+  if (sodium_init() < 0) return "no digest (libsodium did not start)";
+  std::array<unsigned char, 32> digest{};
+  crypto_generichash(digest.data(), digest.size(), bytes.data(), bytes.size(), nullptr, 0);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string text = std::to_string(size) + " bytes, BLAKE2b-256 of size, first and last 64 KiB ";
+  for (const unsigned char b : digest) text.append(1, hex[b >> 4]).append(1, hex[b & 15]);
+  return text;
+}
+
+/// The identity as a refusal shows it: the digest cut to 16 hexadecimal
+/// characters (the comparison uses all of it).
+std::string shown_identity(const std::string& identity) {
+  const auto space = identity.rfind(' ');
+  if (space == std::string::npos || identity.size() - space - 1 != 64) return identity;
+  return identity.substr(0, space + 17) + "...";
+}
+
+/// Every parameter that affects the run, this rank's values.
+std::vector<parameter> parameters_of(const options& o) {
+  const auto same = [](std::string name, std::string value) {
+    return parameter{std::move(name), value, value};
+  };
+  // The shortest text that reads back as the same double: 0.015, not
+  // 0.014999999999999999.
+  char rho[40];
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(rho, sizeof rho, "%.*g", digits, o.rho);
+    if (std::strtod(rho, nullptr) == o.rho) break;
+  }
+  const std::string identity = o.tsv.empty() ? "none (a generated day)" : tsv_identity(o.tsv);
+  return {
+      same("--single-process", o.single_process ? "given" : "not given"),
+      parameter{"--tsv", identity,
+                o.tsv.empty() ? identity : o.tsv + " (" + shown_identity(identity) + ")"},
+      same("--rows", std::to_string(o.rows)),
+      same("--seed", std::to_string(o.seed)),
+      same("--rho", rho),
+      same("--k", std::to_string(o.k)),
+      same("--t", std::to_string(o.t)),
+      same("--tau", std::to_string(o.tau)),
+      same("--policy", o.policy),
+      // The secret is rank 0's and the files are rank 0's to write, but a
+      // rank that names others was not started for this run.
+      same("--secret-file", o.secret_file.empty() ? "not given" : o.secret_file),
+      same("--write-secret", o.write_secret.empty() ? "not given" : o.write_secret),
+      same("--out", o.out),
+      same("--write-tsv", o.write_tsv.empty() ? "not given" : o.write_tsv),
+  };
+}
+
+/// The first parameter in which a rank differs from rank 0, as a refusal
+/// ("" when every rank agrees): the same text on every rank; collective.
+std::string disagreement(const dist::communicator& comm, const std::vector<parameter>& mine) {
+  std::vector<char> record;
+  for (const auto& p : mine) {
+    for (const std::string* field : {&p.name, &p.key, &p.shown}) {
+      record.insert(record.end(), field->begin(), field->end());
+      record.push_back('\0');
+    }
+  }
+  const auto all = comm.all_gather(record);
+  const auto decode = [](const std::vector<char>& bytes) {
+    std::vector<std::string> fields;
+    std::string field;
+    for (const char c : bytes) {
+      if (c == '\0') {
+        fields.push_back(std::move(field));
+        field.clear();
+      } else {
+        field.push_back(c);
+      }
+    }
+    return fields;
+  };
+  const auto reference = decode(all[0]);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const auto theirs = decode(all[r]);
+    for (std::size_t i = 0; i + 2 < reference.size(); i += 3) {
+      if (i + 2 < theirs.size() && theirs[i] == reference[i] && theirs[i + 1] == reference[i + 1]) {
+        continue;
+      }
+      const std::string shown = i + 2 < theirs.size() ? theirs[i + 2] : "nothing";
+      return reference[i] + ": " + shown + " on rank " + std::to_string(r) + ", " +
+             reference[i + 2] + " on rank 0; allowed: the same value on every rank";
+    }
+  }
+  return {};
+}
+
 std::string release_tsv(const std::vector<pv::release_row>& rows,
                         const std::vector<std::string>& project_names,
                         const std::vector<std::string>& country_codes) {
@@ -431,20 +634,27 @@ std::string release_tsv(const std::vector<pv::release_row>& rows,
   return text;
 }
 
-template <class Bounding>
-std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
-                                 const privet::keyed_streams& streams, std::uint32_t countries) {
+// The histogram's parameters from the command line.
+pv::parameters<> parameters_of_run(const options& o) {
   pv::parameters<> p;
   p.budget = privet::zcdp(o.rho);
   p.k = o.k;
   p.candidate_threshold = static_cast<std::int64_t>(o.t);
   p.release_threshold = static_cast<std::int64_t>(o.tau);
-  const pv::histogram<Bounding> h(p, countries);
+  return p;
+}
+
+template <class Bounding>
+std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
+                                 const privet::keyed_streams& streams, std::uint32_t countries) {
+  const pv::histogram<Bounding> h(parameters_of_run(o), countries);
   std::vector<pv::release_row> released;
   if (o.single_process) {
-    released = h(s.rows, s.public_counts, streams);
+    // h(rows, ...) without the rows: the same bounded counts (view_bounder).
+    released = h.release(s.bounder->counts(), s.public_counts, streams);
   } else {
-    released = dist::gather_release(comm, dist::release(comm, h, s.rows, s.public_counts, streams));
+    released = dist::gather_release(
+        comm, dist::release_streamed(comm, h, *s.bounder, s.public_counts, streams));
   }
   if (comm.rank() == 0) {
     const auto rho = h.guarantee();
@@ -468,14 +678,54 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
 
   options o;
   std::optional<int> stop;
+  std::string refusal;  // this rank's own refusal of its command line (not rank 0's)
   {
-    const silence quiet(!rank0);
+    silence quiet(!rank0);
     stop = parse(argc, argv, o, rank0);
+    refusal = quiet.captured();
   }
-  // Rank 0's verdict for every rank (the others did not check files).
-  std::vector<unsigned char> verdict{static_cast<unsigned char>(stop ? 1 + *stop : 0)};
-  comm.broadcast(verdict, 0);
-  if (verdict[0] != 0) return verdict[0] - 1;
+  // Every rank's verdict on its own command line, on every rank: rank 0
+  // checked the files, the others only their values, and with mpiexec's MPMD
+  // form the command lines may differ. Any refusal stops every rank.
+  {
+    std::vector<char> mine{static_cast<char>(stop ? 1 + *stop : 0)};
+    if (stop && !rank0) mine.insert(mine.end(), refusal.begin(), refusal.end());
+    const auto all = comm.all_gather(mine);
+    const auto code = [&](std::size_t r) {
+      return all[r].empty() ? 3 : static_cast<unsigned char>(all[r][0]);
+    };
+    bool same = true;
+    for (std::size_t r = 1; r < all.size(); ++r) same = same && code(r) == code(0);
+    if (same && code(0) != 0) return code(0) - 1;  // --help everywhere, or refused everywhere
+    if (!same) {
+      if (code(0) == 3) return 2;  // rank 0 printed its refusal
+      for (std::size_t r = 1; r < all.size(); ++r) {
+        if (code(r) == code(0)) continue;
+        if (rank0) {
+          std::string theirs(all[r].begin() + (all[r].empty() ? 0 : 1), all[r].end());
+          const std::string prefix = std::string(program) + ": ";
+          if (theirs.rfind(prefix, 0) == 0) theirs.erase(0, prefix.size());
+          if (code(r) == 3) {
+            std::fprintf(stderr, "%s: rank %zu refused its command line: %s\n", program, r,
+                         theirs.c_str());
+          } else {
+            std::fprintf(stderr,
+                         "%s: --help: given on rank %zu and not on rank %zu; allowed: the same "
+                         "command line on every rank\n",
+                         program, code(r) == 1 ? r : std::size_t{0},
+                         code(r) == 1 ? std::size_t{0} : r);
+          }
+        }
+        return 2;
+      }
+    }
+  }
+  // Every parameter of the run, agreed before any rank reads data, draws the
+  // secret or branches on --single-process.
+  if (const std::string why = disagreement(comm, parameters_of(o)); !why.empty()) {
+    if (rank0) std::fprintf(stderr, "%s: %s (see --help)\n", program, why.c_str());
+    return 2;
+  }
   if (o.single_process && comm.size() > 1) {
     if (rank0) {
       std::fprintf(stderr,
@@ -483,6 +733,21 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
                    "single-process reference) (see --help)\n",
                    program, comm.size());
     }
+    return 2;
+  }
+
+  // The histogram's parameters, the noise's sigma that --rho implies
+  // included, checked before the secret is drawn or any data opened (issue
+  // 33): every rank has the same parameters now, so every rank refuses alike.
+  try {
+    const auto countries = static_cast<std::uint32_t>(ex::countries().size());
+    if (o.policy == "actor") {
+      (void)pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries);
+    } else {
+      (void)pv::histogram<pv::client_bounded>(parameters_of_run(o), countries);
+    }
+  } catch (const privet::error& e) {
+    if (rank0) std::fprintf(stderr, "%s: the parameters: %s (see --help)\n", program, e.what());
     return 2;
   }
 
@@ -533,15 +798,30 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
   for (const auto& c : country_list) country_codes.emplace_back(c.code);
   for (const auto& p : project_list) project_names.emplace_back(p.name);
   share s;
+  {
+    // The bounding's salt from the shared secret, as every rank's and one
+    // process's (dist::local_bounder).
+    const auto countries = static_cast<std::uint32_t>(country_list.size());
+    if (o.policy == "actor") {
+      s.bounder.emplace(dist::local_bounder(
+          pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries), streams));
+    } else {
+      s.bounder.emplace(dist::local_bounder(
+          pv::histogram<pv::client_bounded>(parameters_of_run(o), countries), streams));
+    }
+  }
   std::string failure;
   try {
-    s = o.tsv.empty() ? generate_share(o, comm.rank(), comm.size(), project_names, country_codes)
-                      : read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes);
+    if (o.tsv.empty()) {
+      generate_share(o, comm.rank(), comm.size(), project_names, country_codes, s);
+    } else {
+      read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes, s);
+    }
   } catch (const std::exception& e) {
     failure = e.what();
   }
   if (!all_fine(comm, failure)) return 1;
-  const std::vector<std::uint64_t> mine{s.rows.size(), s.skipped};
+  const std::vector<std::uint64_t> mine{s.rows, s.skipped};
   const auto counts = comm.all_gather(mine);
   if (rank0) {
     std::uint64_t rows = 0, skipped = 0, least = std::numeric_limits<std::uint64_t>::max(),
@@ -585,9 +865,10 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
       written = e.what();
     }
     if (written.empty()) {
-      std::printf(
-          "release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(), o.out.c_str(),
-          o.single_process ? "pageview::histogram in one process" : "dist::release over the ranks");
+      std::printf("release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(),
+                  o.out.c_str(),
+                  o.single_process ? "pageview::histogram in one process"
+                                   : "dist::release_streamed over the ranks");
     }
   }
   return all_fine(comm, written) ? 0 : 1;

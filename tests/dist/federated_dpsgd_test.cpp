@@ -284,7 +284,7 @@ TEST_CASE(
   version[0] = 1;
   CHECK(refused(version, 7, 2, 4) ==
         "privet: malformed federated gradient message: format version 1 (this build reads "
-        "version 2)");
+        "version 3)");
   auto kind = bytes;
   kind[1] = 3;
   CHECK(refused(kind, 7, 2, 4) ==
@@ -413,13 +413,29 @@ TEST_CASE("a round that fails on one rank fails on every rank, and the federatio
 
 TEST_CASE("set-up, ready and report records name what is malformed") {
   namespace wire = privet::dist::detail;
-  const wire::federation_setup setup{{.learning_rate = 0.5, .rounds = 2}, 4, {1.0}};
+  const wire::federation_setup setup{{.learning_rate = 0.5, .rounds = 2}, 4, {1.0}, true, 8, {}};
   auto s = wire::encode_setup(setup);
   CHECK(wire::decode_setup(s).parameter_count == 4);
   s[26] = 2;  // the rule: after version, kind, two doubles and the rounds
   CHECK_THROWS_WITH_AS((void)wire::decode_setup(s),
                        "privet: malformed federated set-up record: aggregation rule 2",
                        privet::serialization_error);
+  // Version 3: the noise flag after the one weight (header 2, two doubles,
+  // rounds, rule, parameter count, weight count 4, one weight 8: byte 47),
+  // then the real type's width and the shape.
+  s = wire::encode_setup(setup);
+  REQUIRE(s.size() == 47 + 1 + 1 + 4);
+  s[47] = 2;
+  CHECK_THROWS_WITH_AS(
+      (void)wire::decode_setup(s),
+      "privet: malformed federated set-up record: secure noise flag 2 (0 or 1 expected)",
+      privet::serialization_error);
+  const wire::federation_setup shaped{
+      {.learning_rate = 0.5, .rounds = 2}, 4, {1.0}, false, 4, {3, 1}};
+  const auto back = wire::decode_setup(wire::encode_setup(shaped));
+  CHECK_FALSE(back.secure_noise);
+  CHECK(back.real_bytes == 4);
+  CHECK(back.shape == std::vector<std::uint64_t>{3, 1});
   auto ready = wire::encode_ready(true);
   ready[2] = 2;
   CHECK_THROWS_WITH_AS(
@@ -517,6 +533,43 @@ TEST_CASE("ranks that disagree on any set-up value name it; communicator misuse 
     CHECK_THROWS_WITH_AS(mpi_federation<dense_lr>(comm, last ? wider : initial, members(),
                                                   {.learning_rate = 0.5, .rounds = 2}),
                          message("parameter_count", "5", "4").c_str(), privet::invalid_parameter);
+    // Issue 33: the same parameter count (4) and initial values (zeros),
+    // another model: 4 features without an intercept, not 3 with one.
+    const dense_lr other_shape(4, false);
+    REQUIRE(other_shape.parameter_count() == initial.parameter_count());
+    CHECK_THROWS_WITH_AS(mpi_federation<dense_lr>(comm, last ? other_shape : initial, members(),
+                                                  {.learning_rate = 0.5, .rounds = 2}),
+                         message("model shape", "4, 0", "3, 1").c_str(), privet::invalid_parameter);
+    // Issue 33: simulation noise on the last rank, secure noise elsewhere
+    // (a guarantee of secure noise is not one of the other).
+    const federation_options fo{.learning_rate = 0.5, .rounds = 2};
+    const auto noise_mix = [&] {
+      if (last) {
+        using simulated = mpi_federation<dense_lr, privet::simulation_only_noise>;
+        std::vector<simulated::member> m;
+        for (auto& x : members()) m.push_back({std::move(x.options), std::move(x.data)});
+        simulated f(comm, initial, std::move(m), fo);
+      } else {
+        mpi_federation<dense_lr> f(comm, initial, members(), fo);
+      }
+    };
+    CHECK_THROWS_WITH_AS(noise_mix(),
+                         message("Noise", "simulation_only_noise", "secure_noise").c_str(),
+                         privet::invalid_parameter);
+    // Issue 33: float parameters on the last rank, double elsewhere.
+    using float_lr = privet::ml::logistic_regression<float, dense_batch<float>>;
+    const auto width_mix = [&] {
+      if (last) {
+        const auto d = blobs(30, 3, 7, 2);
+        std::vector<mpi_federation<float_lr>::member> m;
+        m.push_back({options_of(0), dense_batch<float>{xt::cast<float>(d.x), d.y}});
+        mpi_federation<float_lr> f(comm, float_lr(3, true), std::move(m), fo);
+      } else {
+        mpi_federation<dense_lr> f(comm, initial, members(), fo);
+      }
+    };
+    CHECK_THROWS_WITH_AS(width_mix(), message("sizeof(real_type)", "4", "8").c_str(),
+                         privet::invalid_parameter);
   }
   // Communicator misuse: every rank passes the same wrong argument, so no
   // rank is left waiting.

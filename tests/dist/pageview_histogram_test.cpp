@@ -9,7 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace pv = privet::pageview;
@@ -69,12 +71,77 @@ TEST_CASE("the distributed release equals the single-process release") {
   const auto streams = privet::dist::share_secret(comm, privet::keyed_streams{});
   const auto part = privet::dist::release(comm, h, mine, pub_mine, streams);
   const auto all = privet::dist::gather_release(comm, part);
+  // Issue 33: the same rows bounded by each rank as they come, in chunks,
+  // then again by each actor's owner.
+  auto local = privet::dist::local_bounder(h, streams);
+  for (std::size_t i = 0; i < mine.size(); i += 1000) {
+    local.add(
+        std::span<const pv::view>(mine).subspan(i, std::min<std::size_t>(1000, mine.size() - i)));
+  }
+  const auto streamed = privet::dist::gather_release(
+      comm, privet::dist::release_streamed(comm, h, local, pub_mine, streams));
+  // The same in rounds of 1000 pairs per rank (several rounds: each rank
+  // keeps thousands of pairs).
+  CHECK(local.state().kept() > 2000);
+  const auto in_rounds = privet::dist::gather_release(
+      comm, privet::dist::release_streamed(comm, h, local, pub_mine, streams, 1000));
   if (comm.rank() == 0) {
     const auto single = h(rows, pub, streams);
     CHECK(single.size() > 10);
     CHECK(all == single);
+    CHECK(streamed == single);
+    CHECK(in_rounds == single);
   } else {
     CHECK(all.empty());
+    CHECK(streamed.empty());
+    CHECK(in_rounds.empty());
+  }
+}
+
+TEST_CASE("the streamed release bounds each actor over all ranks, not per rank") {
+  // One actor's 6 distinct tuples (one page each, all above the thresholds
+  // by public count) split over the ranks, k = 2: a release counting more
+  // than 2 of its tuples would show a per-rank bound (2 per rank). The
+  // bounded counts are checked directly: no noise, no threshold.
+  const auto& comm = *world;
+  pv::parameters<> p;
+  p.k = 2;
+  const pv::histogram<> h(p, 12);
+  const auto streams = privet::dist::share_secret(comm, privet::keyed_streams{});
+  auto local = privet::dist::local_bounder(h, streams);
+  for (std::uint64_t page = 0; page < 6; ++page) {
+    if (page % static_cast<std::uint64_t>(comm.size()) == static_cast<std::uint64_t>(comm.rank())) {
+      local.add(pv::view{7, {page, 0, 0}});
+    }
+  }
+  // Every rank's kept pairs, summed: at most k per rank before the owner.
+  const auto kept = comm.all_gather(std::vector<std::uint64_t>{local.state().kept()});
+  std::uint64_t total = 0;
+  for (const auto& k : kept) total += k[0];
+  CHECK(total == std::min<std::uint64_t>(6, 2 * static_cast<std::uint64_t>(comm.size())));
+  // The owner's bound: the single-process bounded counts, 2 tuples.
+  auto gen = pv::histogram<>::bounding_stream(streams);
+  std::vector<pv::view> all_rows;
+  for (std::uint64_t page = 0; page < 6; ++page) all_rows.push_back(pv::view{7, {page, 0, 0}});
+  const auto single = h.bounded_counts(all_rows, gen);
+  CHECK(single.size() == 2);
+  // The streamed release with thresholds of 1 and a huge rho shows which
+  // cells survived: exactly the single process's 2 tuples.
+  pv::parameters<> loose;
+  loose.k = 2;
+  loose.budget = privet::zcdp(1e6);
+  loose.candidate_threshold = 1;
+  loose.release_threshold = 1;
+  const pv::histogram<> hl(loose, 12);
+  pv::page_counts pub;
+  if (comm.rank() == 0) {
+    for (std::uint64_t page = 0; page < 6; ++page) pub.add(pv::page_key{page, 0});
+  }
+  const auto released = privet::dist::gather_release(
+      comm, privet::dist::release_streamed(comm, hl, local, pub, streams));
+  if (comm.rank() == 0) {
+    REQUIRE(released.size() == 2);
+    for (const auto& [t, c] : released) CHECK(single[t] == 1);
   }
 }
 

@@ -32,8 +32,15 @@
 // worker option, a worker's failure in a round) is carried to every rank in
 // the same collective, so no rank is left waiting: the rank that failed
 // rethrows its own exception, the others throw protocol_error naming it.
-// Ranks that disagree on the federation options, the parameter count or
-// the initial model all throw invalid_parameter. After a failed round the
+// Ranks that disagree on the federation options (learning rate, weight
+// decay, rounds: the schedule each worker's budget is calibrated for, the
+// aggregation rule), the noise policy (secure or simulation), the model's
+// real type, parameter count or shape (model_shape), or the initial model
+// all throw invalid_parameter naming the first such value and rank, before
+// any worker is built or any data touched. Each worker's own privacy
+// parameters (clip norm, batch or sampling rate, privacy unit, budget,
+// accountant) are its organisation's choice and may differ between workers
+// and ranks: its guarantee is computed from them alone. After a failed round the
 // replicas may differ, and every later round throws protocol_error.
 #pragma once
 
@@ -91,6 +98,49 @@ namespace privet::dist {
   }
 }
 
+namespace detail {
+
+/// What `m`'s parameters mean beyond their count, as numbers the ranks
+/// compare: an MLP's layer widths and hidden activation, an LSTM's input,
+/// hidden and class dimensions and pooling, a logistic regression's
+/// dimension and intercept; nothing for another model (its parameter count
+/// and bitwise initial values are still compared).
+template <class Model>
+[[nodiscard]] std::vector<std::uint64_t> model_shape(const Model& m) {
+  if constexpr (requires {
+                  m.layers();
+                  m.hidden_activation();
+                }) {
+    std::vector<std::uint64_t> s(m.layers().begin(), m.layers().end());
+    s.push_back(static_cast<std::uint64_t>(m.hidden_activation()));
+    return s;
+  } else if constexpr (requires {
+                         m.input_dim();
+                         m.hidden();
+                         m.classes();
+                         m.pooling();
+                       }) {
+    return {m.input_dim(), m.hidden(), m.classes(), static_cast<std::uint64_t>(m.pooling())};
+  } else if constexpr (requires {
+                         m.dimension();
+                         m.has_intercept();
+                       }) {
+    return {m.dimension(), m.has_intercept() ? 1u : 0u};
+  } else {
+    return {};
+  }
+}
+
+/// The shape as text for a refusal: "3, 1", or "none".
+inline std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  if (shape.empty()) return "none";
+  std::string out;
+  for (const std::uint64_t x : shape) out += (out.empty() ? "" : ", ") + std::to_string(x);
+  return out;
+}
+
+}  // namespace detail
+
 /// Federated DP-SGD over the ranks of a communicator; see the file comment.
 template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
 class mpi_federation {
@@ -115,7 +165,12 @@ class mpi_federation {
       : comm_(comm), options_(options) {
     const auto ranks = static_cast<std::size_t>(comm_.size());
     // 1. Options, parameter count and weights, checked against every rank's.
-    detail::federation_setup mine{options, initial.parameter_count(), {}};
+    detail::federation_setup mine{options,
+                                  initial.parameter_count(),
+                                  {},
+                                  std::is_same_v<Noise, secure_noise>,
+                                  static_cast<std::uint8_t>(sizeof(typename Model::real_type)),
+                                  detail::model_shape(initial)};
     std::vector<std::uint8_t> record;
     std::exception_ptr local;
     try {
@@ -300,8 +355,20 @@ class mpi_federation {
     }
     if (o.rounds != e.rounds) differ("rounds", o.rounds, e.rounds);
     if (o.rule != e.rule) differ("rule", static_cast<int>(o.rule), static_cast<int>(e.rule));
+    if (s.secure_noise != ref.secure_noise) {
+      const auto noise = [](bool secure) {
+        return std::string(secure ? "secure_noise" : "simulation_only_noise");
+      };
+      differ("Noise", noise(s.secure_noise), noise(ref.secure_noise));
+    }
+    if (s.real_bytes != ref.real_bytes) {
+      differ("sizeof(real_type)", unsigned{s.real_bytes}, unsigned{ref.real_bytes});
+    }
     if (s.parameter_count != ref.parameter_count) {
       differ("parameter_count", s.parameter_count, ref.parameter_count);
+    }
+    if (s.shape != ref.shape) {
+      differ("model shape", detail::shape_text(s.shape), detail::shape_text(ref.shape));
     }
   }
 

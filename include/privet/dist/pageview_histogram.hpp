@@ -12,6 +12,9 @@
 //   3. each rank releases its own candidate pages, each page's noise from
 //      its keyed stream, so no noise depends on the partition.
 //
+// release_streamed() does step 1 from rows each rank bounded as it read
+// them (local_bounder()), so that no rank holds its rows.
+//
 // Inputs may be split over the ranks in any way (each row and each public
 // count on exactly one rank). The secret must be the same on every rank:
 // share_secret() broadcasts rank 0's.
@@ -25,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace privet::dist {
@@ -60,23 +64,15 @@ inline keyed_streams share_secret(const communicator& comm, const keyed_streams&
   return shared;
 }
 
-/// This rank's part of the release (the rows of the pages it owns, sorted);
-/// gather_release() collects them.
-template <class Bounding, class Mechanism>
-std::vector<pageview::release_row> release(const communicator& comm,
-                                           const pageview::histogram<Bounding, Mechanism>& h,
-                                           const std::vector<pageview::view>& rows,
-                                           const pageview::page_counts& public_counts,
-                                           const keyed_streams& streams) {
-  const int ranks = comm.size();
-  // 1. rows by actor, then bounding.
-  std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
-  for (const auto& v : rows) by_actor[detail::actor_owner(v.actor, ranks)].push_back(v);
-  const auto mine = comm.all_to_all(by_actor);
-  by_actor = {};
-  auto gen = pageview::histogram<Bounding, Mechanism>::bounding_stream(streams);
-  const pageview::tuple_counts bounded = h.bounded_counts(mine, gen);
+namespace detail {
 
+// Steps 2 and 3 of the file comment, from this rank's bounded counts.
+template <class Bounding, class Mechanism>
+std::vector<pageview::release_row> release_bounded(
+    const communicator& comm, const pageview::histogram<Bounding, Mechanism>& h,
+    const pageview::tuple_counts& bounded, const pageview::page_counts& public_counts,
+    const keyed_streams& streams) {
+  const int ranks = comm.size();
   // 2. counts and public counts by page.
   std::vector<std::vector<detail::tuple_cell>> cells(static_cast<std::size_t>(ranks));
   for (const auto& [t, c] : bounded.sorted_by_key()) {
@@ -93,6 +89,82 @@ std::vector<pageview::release_row> release(const communicator& comm,
 
   // 3. this rank's pages.
   return h.release(counts, public_mine, streams);
+}
+
+}  // namespace detail
+
+/// This rank's part of the release (the rows of the pages it owns, sorted);
+/// gather_release() collects them.
+template <class Bounding, class Mechanism>
+std::vector<pageview::release_row> release(const communicator& comm,
+                                           const pageview::histogram<Bounding, Mechanism>& h,
+                                           const std::vector<pageview::view>& rows,
+                                           const pageview::page_counts& public_counts,
+                                           const keyed_streams& streams) {
+  const int ranks = comm.size();
+  // 1. rows by actor, then bounding.
+  std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
+  for (const auto& v : rows) by_actor[detail::actor_owner(v.actor, ranks)].push_back(v);
+  const auto mine = comm.all_to_all(by_actor);
+  by_actor = {};
+  auto gen = pageview::histogram<Bounding, Mechanism>::bounding_stream(streams);
+  return detail::release_bounded(comm, h, h.bounded_counts(mine, gen), public_counts, streams);
+}
+
+/// A bounder for this rank's rows, salted as every rank's and as one
+/// process's (histogram::bounding_stream): feed it the rows as they are
+/// read, then call release_streamed().
+template <class Bounding, class Mechanism>
+[[nodiscard]] pageview::view_bounder local_bounder(
+    const pageview::histogram<Bounding, Mechanism>& h, const keyed_streams& streams) {
+  auto gen = pageview::histogram<Bounding, Mechanism>::bounding_stream(streams);
+  return h.bounder(gen);
+}
+
+/// The release of rows that never sit in memory (issue 33): each rank bounds
+/// its own rows as it reads them (`local`, from local_bounder()), keeping at
+/// most k distinct tuples per actor; each actor's kept tuples then go to the
+/// actor's owner, which bounds them again with the same salt. A unit's kept
+/// tuples are the bottom-k of keyed priorities of its distinct tuples, and
+/// the bottom-k of a union is the bottom-k of its parts' bottom-k, so the
+/// owner keeps exactly the tuples one process keeps from all the actor's
+/// rows: the release equals release()'s and the single-process one for the
+/// same secret. Memory per rank follows its kept (actor, tuple) pairs, not
+/// its rows; they are sent in rounds of about 2^21 pairs per rank (actors
+/// picked by hash), so the shuffle's buffers stay small beside the two
+/// bounding states (`pairs_per_round`: the round size; 0 counts as 1). The owner's bound holds
+/// whatever `local` kept (a bounder with another salt costs the equality, never the guarantee).
+/// Collective.
+template <class Bounding, class Mechanism>
+std::vector<pageview::release_row> release_streamed(
+    const communicator& comm, const pageview::histogram<Bounding, Mechanism>& h,
+    const pageview::view_bounder& local, const pageview::page_counts& public_counts,
+    const keyed_streams& streams, std::uint64_t pairs_per_round = std::uint64_t{1} << 21) {
+  const int ranks = comm.size();
+  // In rounds of about pairs_per_round pairs sent per rank, so that no rank
+  // holds its kept pairs a second (and, in the shuffle's buffers, a third
+  // and fourth) time: round j sends the actors whose hash is j modulo the
+  // round count, the most rounds any rank needs (all-gathered, so every
+  // rank enters the same number of collectives whatever it passed).
+  pairs_per_round = std::max<std::uint64_t>(1, pairs_per_round);
+  const std::uint64_t needed = local.state().kept() / pairs_per_round + 1;
+  std::uint64_t rounds = 1;
+  for (const auto& r : comm.all_gather(std::vector<std::uint64_t>{needed})) {
+    rounds = std::max(rounds, r.at(0));
+  }
+  auto owner = local_bounder(h, streams);
+  for (std::uint64_t round = 0; round < rounds; ++round) {
+    std::vector<std::vector<pageview::view>> by_actor(static_cast<std::size_t>(ranks));
+    local.state().visit([&](const std::uint64_t& actor, const auto& kept) {
+      if (privet::detail::mix64(actor ^ 0x726f756e64ull) % rounds != round) return;
+      auto& out = by_actor[static_cast<std::size_t>(detail::actor_owner(actor, ranks))];
+      for (const auto& k : kept) out.push_back(pageview::view{actor, k.key});
+    });
+    const auto mine = comm.all_to_all(by_actor);
+    by_actor = {};
+    owner.add(std::span<const pageview::view>(mine));
+  }
+  return detail::release_bounded(comm, h, owner.counts(), public_counts, streams);
 }
 
 /// Every rank's part at `root`, sorted (the single-process order); empty on
