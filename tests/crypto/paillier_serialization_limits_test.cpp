@@ -14,6 +14,8 @@
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/paillier_serialization.hpp>
 
+#include <support/errors.hpp>
+
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
 #include <nlohmann/json.hpp>
@@ -32,23 +34,9 @@ namespace {
 
 using S = paillier::hex_scale<4>;
 
-std::string malformed(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const privet::serialization_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using privet::test::malformed;
 
-std::string invalid(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const privet::invalid_parameter& e) {
-    return e.what();
-  }
-  return "";
-}
+using privet::test::invalid;
 
 template <class Int>
 std::string b64(const Int& x) {
@@ -326,7 +314,7 @@ TEST_CASE_TEMPLATE("a private key in the lambda/mu layout is solved directly or 
     const auto read =
         paillier::from_json<paillier::private_key<Int>>(jwk(lam), gen, paillier::allow_insecure);
     // The same primes, in either order.
-    CHECK(((read.p() == sk.p() && read.q() == sk.q()) ||
-           (read.p() == sk.q() && read.q() == sk.p())));
+    CHECK(
+        ((read.p() == sk.p() && read.q() == sk.q()) || (read.p() == sk.q() && read.q() == sk.p())));
   }
 }

@@ -46,15 +46,7 @@ std::span<const std::uint8_t> view(const bytes& b) {
   return b;
 }
 
-// The message of the serialization_error f throws ("" when it throws none).
-std::string malformed(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const privet::serialization_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using privet::test::malformed;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

@@ -10,6 +10,8 @@
 #include <privet/crypto/dgk.hpp>
 #include <privet/crypto/secure_comparison.hpp>
 
+#include <support/errors.hpp>
+
 #include <doctest/doctest.h>
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -25,14 +27,7 @@ using Int = mp::cpp_int;
 
 namespace {
 
-std::string malformed(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const privet::serialization_error& e) {
-    return e.what();
-  }
-  return "";
-}
+using privet::test::malformed;
 
 // A DGK public key's encoding with the given header and n, g, h.
 std::vector<std::uint8_t> dgk_key_bytes(std::uint32_t bits, std::uint32_t t, std::uint32_t u,
