@@ -167,6 +167,8 @@ struct in_stronger_clone_class<binary_randomized_response> : std::true_type {};
 template <>
 struct in_stronger_clone_class<randomized_response> : std::true_type {};
 
+/// in_stronger_clone_class<R>::value for R without cv or reference
+/// qualifiers.
 template <class R>
 inline constexpr bool in_stronger_clone_class_v =
     in_stronger_clone_class<std::remove_cvref_t<R>>::value;
