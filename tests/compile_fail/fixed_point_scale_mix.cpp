@@ -2,7 +2,7 @@
 // A product of two values of scale C has scale C^2; adding it to a value of
 // scale C must not compile. With PRIVET_COMPILE_FAIL_FIXED the value of
 // scale C is upscaled to C^2 first.
-#include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/encrypted_number.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -13,7 +13,7 @@ using scale = paillier::hex_scale<4>;
 using fp = paillier::fixed_point<cpp_int, scale>;
 
 int main() {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   const auto keys = paillier::generate_keypair<cpp_int>(paillier::insecure_key_size{256}, gen);
   const auto x = paillier::encrypt(keys.public_key, fp::encode(1.5), fp::encode(2.0), gen);
   const auto squared = x * fp::encode(1.5);  // scale 16^8

@@ -2,7 +2,7 @@
 // Adding ciphertexts of two keys whose key types differ must not compile
 // (with the default key type the mix is caught at run time instead). With
 // PRIVET_COMPILE_FAIL_FIXED both ciphertexts are under Alice's key.
-#include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/crypto/paillier.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
@@ -14,7 +14,7 @@ struct alice_key {};
 struct bob_key {};
 
 int main() {
-  privet::seeded_generator gen(1);
+  privet::testing::seeded_release_generator gen(1);
   const auto alice =
       paillier::generate_keypair<cpp_int, alice_key>(paillier::insecure_key_size{256}, gen);
   const auto a = alice.public_key.encrypt(cpp_int(1), gen);
