@@ -55,7 +55,9 @@ struct scale {
   static_assert(static_cast<std::uint64_t>(Digits) * std::bit_width(Base) <= max_scale_bits,
                 "privet: a fixed-point scale Base^Digits must stay below 2^1000 (so that "
                 "decoded values are normal doubles); use fewer digits.");
+  /// The base, >= 2.
   static constexpr std::uint32_t base = Base;
+  /// The exponent: C = base^digits.
   static constexpr std::uint32_t digits = Digits;
   /// Bits an integer needs to hold C (an upper bound).
   static constexpr std::uint32_t bits = Digits * std::bit_width(Base);
@@ -186,8 +188,8 @@ class fixed_point {
                 "scale; use a wider integer type or a smaller scale.");
 
  public:
-  using int_type = Int;
-  using scale_type = S;
+  using int_type = Int;  ///< The mantissa's integer type.
+  using scale_type = S;  ///< The scale C as a type.
 
   /// Zero.
   fixed_point() = default;
@@ -268,9 +270,11 @@ class fixed_point {
   /// |x|.
   [[nodiscard]] fixed_point abs() const { return from_mantissa(detail::abs_int(m_)); }
 
+  /// -x, exact.
   friend fixed_point operator-(const fixed_point& a) { return from_mantissa(Int(-a.m_)); }
   /// The exact sum; overflow_error if a fixed-width Int might not hold it
-  /// (an unchecked one would wrap).
+  /// (an unchecked one would wrap). Scales must match (a different S2 does
+  /// not compile: upscale first).
   template <fixed_point_scale S2>
   friend fixed_point operator+(const fixed_point& a, const fixed_point<Int, S2>& b) {
     static_assert(std::same_as<S, S2>,
@@ -279,6 +283,8 @@ class fixed_point {
     check_sum(a.m_, b.mantissa(), "a + b");
     return from_mantissa(Int(a.m_ + b.mantissa()));
   }
+  /// The exact difference; overflow_error as for +. Scales must match (a
+  /// different S2 does not compile).
   template <fixed_point_scale S2>
   friend fixed_point operator-(const fixed_point& a, const fixed_point<Int, S2>& b) {
     static_assert(std::same_as<S, S2>,
@@ -297,7 +303,9 @@ class fixed_point {
     if (!detail::holds_bits<Int>(need + 1)) throw_too_wide("a * b", need);
     return fixed_point<Int, product_scale_t<S, S2>>::from_mantissa(Int(a.m_ * b.mantissa()));
   }
+  /// Equal mantissas (the scale is the same by type).
   friend bool operator==(const fixed_point& a, const fixed_point& b) { return a.m_ == b.m_; }
+  /// The order of the values (that of the mantissas).
   friend std::strong_ordering operator<=>(const fixed_point& a, const fixed_point& b) {
     return a.m_ < b.m_
                ? std::strong_ordering::less

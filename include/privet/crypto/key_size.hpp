@@ -30,6 +30,7 @@ inline constexpr std::size_t max_peer_key_bits = 4096;
 /// keys of up to 8192 bits. Readers check it before any arithmetic on the
 /// key.
 struct peer_key_limit {
+  /// The limit in bits of the modulus; max_peer_key_bits unless raised.
   std::size_t bits = max_peer_key_bits;
 };
 
@@ -49,6 +50,8 @@ constexpr std::size_t security_bits(std::size_t modulus_bits) noexcept {
 struct allow_insecure_t {
   explicit allow_insecure_t() = default;
 };
+/// The value of allow_insecure_t to pass where a key below min_key_bits is
+/// meant.
 inline constexpr allow_insecure_t allow_insecure{};
 
 }  // namespace privet::crypto

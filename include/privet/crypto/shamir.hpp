@@ -45,17 +45,24 @@ template <std::uint64_t P>
 requires prime_modulus<P>
 class element {
  public:
+  /// The field's prime P.
   static constexpr std::uint64_t modulus = P;
 
+  /// Zero.
   constexpr element() noexcept = default;
+  /// The element v; throws invalid_parameter ("value") when v >= P.
   constexpr explicit element(std::uint64_t v) : v_(v) {
     if (v >= P) throw_invalid("value", v, "< the field modulus " + std::to_string(P));
   }
   /// v mod P.
   static constexpr element reduce(std::uint64_t v) noexcept { return from_reduced(v % P); }
 
+  /// The representative in [0, P).
   [[nodiscard]] constexpr std::uint64_t value() const noexcept { return v_; }
 
+  /// Field addition, subtraction, negation and multiplication mod P (for
+  /// P = 2^61 - 1 the product is reduced without a division).
+  ///@{
   friend constexpr element operator+(element a, element b) noexcept {
     return from_reduced(detail::field_add_mod(a.v_, b.v_, P));
   }
@@ -70,12 +77,18 @@ class element {
       return from_reduced(detail::field_mul_mod(a.v_, b.v_, P));
     }
   }
+  ///@}
   /// a / b; throws invalid_parameter when b = 0.
   friend constexpr element operator/(element a, element b) { return a * b.inverse(); }
+  /// In-place forms of +, - and *.
+  ///@{
   constexpr element& operator+=(element b) noexcept { return *this = *this + b; }
   constexpr element& operator-=(element b) noexcept { return *this = *this - b; }
   constexpr element& operator*=(element b) noexcept { return *this = *this * b; }
+  ///@}
 
+  /// This element to the power e (square and multiply, O(log e)
+  /// multiplications); 0^0 = 1.
   [[nodiscard]] constexpr element pow(std::uint64_t e) const noexcept {
     element r = from_reduced(1 % P);
     element b = *this;
@@ -91,6 +104,7 @@ class element {
     return pow(P - 2);
   }
 
+  /// Equal representatives.
   friend constexpr bool operator==(element a, element b) noexcept = default;
 
  private:
@@ -131,8 +145,11 @@ using share_values = std::vector<F, privet::detail::wiping_allocator<F>>;
 /// element of the secret (zeroed when released, see share_values).
 template <prime_field F>
 struct share {
+  /// The party's point: nonzero and < F::modulus.
   std::uint64_t x = 0;
+  /// y[j] is the value at x of element j's polynomial.
   share_values<F> y;
+  /// Same point and same values.
   friend bool operator==(const share&, const share&) = default;
 };
 
@@ -155,7 +172,11 @@ void validate_points(std::span<const std::uint64_t> points, std::string_view nam
 
 /// Splits `secret` into one share per point of `points` (distinct, nonzero,
 /// < P) so that any `threshold` shares reconstruct it and fewer reveal
-/// nothing. Coefficients are uniform draws from `gen`.
+/// nothing. Coefficients are uniform draws from `gen`, which must be a
+/// secure generator. Throws invalid_parameter when `secret` or `points` is
+/// empty, a point is 0, >= P or repeated, or threshold is outside [1,
+/// points.size()]. O(points.size() * secret.size() * threshold) field
+/// operations.
 template <prime_field F, random_bit_source G>
 std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold,
                             std::span<const std::uint64_t> points, G& gen) {
@@ -194,7 +215,8 @@ std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold,
 }
 
 /// Splits `secret` among parties 1, 2, ..., `parties` (the share of party i
-/// is at x = i).
+/// is at x = i). Throws invalid_parameter unless parties is in [1, P - 1],
+/// and as the overload above.
 template <prime_field F, random_bit_source G>
 std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold, std::size_t parties,
                             G& gen) {
@@ -208,7 +230,9 @@ std::vector<share<F>> split(std::span<const F> secret, std::size_t threshold, st
 }
 
 /// The value at `at` of the unique polynomial of degree < xs.size() through
-/// the points (xs[i], ys[i]) (Lagrange's formula; xs distinct).
+/// the points (xs[i], ys[i]) (Lagrange's formula; xs distinct). Throws
+/// invalid_parameter when xs is empty, ys.size() != xs.size() or a point
+/// repeats. O(n^2) field operations and n inversions, n = xs.size().
 template <prime_field F>
 F interpolate(std::span<const F> xs, std::span<const F> ys, F at) {
   validate_non_empty(xs, "xs");
@@ -237,6 +261,10 @@ F interpolate(std::span<const F> xs, std::span<const F> ys, F at) {
 template <prime_field F>
 class reconstructor {
  public:
+  /// Precomputes the Lagrange weights for `points` (distinct, nonzero,
+  /// < F::modulus) and `threshold` in [1, points.size()]; throws
+  /// invalid_parameter otherwise. O(t^2 + (points.size() - t) t) field
+  /// operations, t = threshold, and t inversions.
   reconstructor(std::span<const std::uint64_t> points, std::size_t threshold)
       : points_(points.begin(), points.end()), threshold_(threshold) {
     detail::validate_points<F>(points, "points");
@@ -271,11 +299,15 @@ class reconstructor {
     }
   }
 
+  /// The parties' points, in the order secret() expects their values.
   [[nodiscard]] std::span<const std::uint64_t> points() const noexcept { return points_; }
+  /// The number of shares that determine the polynomial.
   [[nodiscard]] std::size_t threshold() const noexcept { return threshold_; }
 
   /// The secret from ys[i], the value at points()[i]; throws protocol_error
-  /// when a value past the first `threshold` disagrees with them.
+  /// when a value past the first `threshold` disagrees with them, and
+  /// invalid_parameter when ys.size() != points().size(). O(points().size()
+  /// * threshold()) field operations.
   [[nodiscard]] F secret(std::span<const F> ys) const {
     if (ys.size() != points_.size()) {
       throw_invalid("ys", ys.size(),
@@ -307,7 +339,10 @@ class reconstructor {
 
 /// The secret from `shares` (at least `threshold`, distinct points, equal
 /// lengths). Shares beyond the first `threshold` are checked for
-/// consistency (protocol_error when one is off the polynomial).
+/// consistency (protocol_error when one is off the polynomial). Throws
+/// invalid_parameter when threshold < 1, there are fewer shares than that,
+/// the shares' lengths differ or are 0, or their points are not distinct,
+/// nonzero and < P.
 template <prime_field F>
 std::vector<F> reconstruct(std::span<const share<F>> shares, std::size_t threshold) {
   if (threshold < 1) throw_invalid("threshold", threshold, ">= 1");
