@@ -243,6 +243,7 @@ using crypto::allow_insecure_t;
 /// A key size that may be below `min_key_bits`: the spelled-out opt-in for
 /// generate_keypair. Such keys are breakable.
 struct insecure_key_size {
+  /// Bits of n: even, in [min_insecure_key_bits, max_key_bits].
   std::size_t bits;
 };
 
@@ -258,8 +259,8 @@ class randomizer_pool;
 /// One term of a sparse plaintext vector.
 template <class S>
 struct sparse_entry {
-  std::size_t index;
-  S value;
+  std::size_t index;  ///< The position in the dense vector.
+  S value;            ///< The value there.
 };
 
 namespace detail {
@@ -734,13 +735,14 @@ struct access;
 template <integer Int, key_tag Tag>
 class ciphertext {
  public:
-  using integer_type = Int;
-  using tag_type = Tag;
+  using integer_type = Int;  ///< The integer type of n and of the value.
+  using tag_type = Tag;      ///< The key type (runtime_key unless named).
 
   /// Wraps a received value under `key`; throws invalid_parameter unless it
   /// lies in [1, n^2) and is coprime to n.
   ciphertext(const paillier::public_key<Int, Tag>& key, const Int& value);
 
+  /// The element of Z*_{n^2} (what goes on the wire).
   [[nodiscard]] const Int& value() const noexcept { return value_; }
   /// The public key this ciphertext was made under (in the textbook mode,
   /// without a pool: those belong to key objects, not to ciphertexts).
@@ -750,7 +752,8 @@ class ciphertext {
     return ctx_ == other.ctx_ || ctx_->n == other.ctx_->n;
   }
 
-  /// Enc(a) + Enc(b) = Enc(a + b mod n).
+  /// Enc(a) + Enc(b) = Enc(a + b mod n): one product modulo n^2. Throws
+  /// invalid_parameter when b is under another key.
   friend ciphertext operator+(const ciphertext& a, const ciphertext& b) {
     a.check_same(b, "rhs");
     return ciphertext(a.ctx_, a.ctx_->mod_n2.mul(a.value_, b.value_));
@@ -759,6 +762,8 @@ class ciphertext {
   friend ciphertext operator-(const ciphertext& a) {
     return ciphertext(a.ctx_, detail::inverse_public(a.value_, a.ctx_->n_squared));
   }
+  /// Enc(a - b mod n); throws invalid_parameter when b is under another
+  /// key.
   friend ciphertext operator-(const ciphertext& a, const ciphertext& b) {
     a.check_same(b, "rhs");
     return a + (-b);
@@ -770,16 +775,22 @@ class ciphertext {
   friend ciphertext operator*(const ciphertext& a, const S& k) {
     return a.times(detail::scalar_to_int<Int>(k));
   }
+  /// k Enc(a), as a * k.
   template <scalar<Int> S>
   friend ciphertext operator*(const S& k, const ciphertext& a) {
     return a.times(detail::scalar_to_int<Int>(k));
   }
+  /// In-place forms of +, - and * (same conditions and exceptions).
+  ///@{
   ciphertext& operator+=(const ciphertext& b) { return *this = *this + b; }
   ciphertext& operator-=(const ciphertext& b) { return *this = *this - b; }
   template <scalar<Int> S>
   ciphertext& operator*=(const S& k) {
     return *this = *this * k;
   }
+  ///@}
+  /// A ciphertext of another key type: a compile-time error.
+  ///@{
   template <key_tag Other>
   requires(!std::same_as<Other, Tag>) ciphertext& operator+=(const ciphertext<Int, Other>&) {
     static_assert(detail::same_key_type<Tag, Other>,
@@ -794,6 +805,7 @@ class ciphertext {
                   "paillier::public_key<Int, Tag>) cannot be combined");
     return *this;
   }
+  ///@}
 
   /// Same value under the same key.
   friend bool operator==(const ciphertext& a, const ciphertext& b) {
@@ -835,6 +847,7 @@ requires(!std::same_as<A, B>) void operator+(const ciphertext<Int, A>&, const ci
                 "privet: ciphertexts under two different key types (the Tag of "
                 "paillier::public_key<Int, Tag>) cannot be combined");
 }
+/// Ciphertexts of two different key types: a compile-time error.
 template <integer Int, key_tag A, key_tag B>
 requires(!std::same_as<A, B>) void operator-(const ciphertext<Int, A>&, const ciphertext<Int, B>&) {
   static_assert(detail::same_key_type<A, B>,
@@ -848,8 +861,8 @@ requires(!std::same_as<A, B>) void operator-(const ciphertext<Int, A>&, const ci
 template <integer Int, key_tag Tag>
 class public_key {
  public:
-  using integer_type = Int;
-  using tag_type = Tag;
+  using integer_type = Int;  ///< The integer type of n.
+  using tag_type = Tag;      ///< The key type (runtime_key unless named).
 
   /// The key with modulus n; throws invalid_parameter unless n is odd, of
   /// min_key_bits to max_key_bits bits, without a prime factor below
@@ -865,7 +878,9 @@ class public_key {
   /// As above, down to min_insecure_key_bits.
   public_key(const Int& n, allow_insecure_t) : public_key(n, true) {}
 
+  /// The modulus n = p q.
   [[nodiscard]] const Int& n() const noexcept { return ctx_->n; }
+  /// n^2, the modulus of ciphertexts.
   [[nodiscard]] const Int& n_squared() const noexcept { return ctx_->n_squared; }
   /// Bits of n.
   [[nodiscard]] std::size_t bits() const noexcept { return ctx_->bits; }
@@ -915,7 +930,10 @@ class public_key {
   }
 
   /// Enc(m) for m in [0, n): randomiser from the pool if it has one, else
-  /// fresh by mode() with randomness from `gen`.
+  /// fresh by mode() with randomness from `gen` (a secure generator).
+  /// Throws overflow_error for m outside [0, n). One exponentiation modulo
+  /// n^2 with an exponent of n's length (textbook), or the DJN table's
+  /// products (djn), or none with a pooled randomiser.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -927,12 +945,14 @@ class public_key {
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m) const {
     return encrypt(m, secure_generator());
   }
-  /// Enc(x) for a signed x in [-(n-1)/2, (n-1)/2].
+  /// Enc(x) for a signed x in [-(n-1)/2, (n-1)/2] (a negative x as n - |x|);
+  /// overflow_error outside it.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*ctx_, x), gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x) const {
     return encrypt_signed(x, secure_generator());
   }
@@ -943,6 +963,7 @@ class public_key {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*ctx_, x, "x", band), gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, plaintext_band band) const {
     return encrypt_signed(x, secure_generator(), band);
   }
@@ -954,6 +975,8 @@ class public_key {
     return ciphertext<Int, Tag>(ctx_,
                                 detail::combine(*ctx_, m, ctx_->mod_n2.pow_public(r, ctx_->n)));
   }
+  /// encrypt_with for a signed x in [-(n-1)/2, (n-1)/2] (overflow_error
+  /// outside it).
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed_with(const Int& x, const Int& r) const {
     return encrypt_with(detail::encode_signed(*ctx_, x), r);
   }
@@ -971,7 +994,8 @@ class public_key {
     return detail::draw_r(*ctx_, gen);
   }
   /// c times a fresh encryption of 0 (a randomiser as encrypt takes it): the
-  /// same plaintext, unlinkable.
+  /// same plaintext, unlinkable. Throws invalid_parameter when c is under
+  /// another key.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> rerandomize(const ciphertext<Int, Tag>& c, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -979,9 +1003,11 @@ class public_key {
     const detail::secret<Int> rn(randomizer(gen));
     return ciphertext<Int, Tag>(ctx_, ctx_->mod_n2.mul(c.value(), rn.get()));
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int, Tag> rerandomize(const ciphertext<Int, Tag>& c) const {
     return rerandomize(c, secure_generator());
   }
+  /// A ciphertext of another key type: a compile-time error.
   template <key_tag Other, random_bit_source G>
   requires(!std::same_as<Other, Tag>) void rerandomize(const ciphertext<Int, Other>&, G&) const {
     static_assert(detail::same_key_type<Tag, Other>,
@@ -1054,13 +1080,18 @@ class randomizer_pool {
  public:
   /// An empty pool for `key`, making randomisers by key.mode().
   explicit randomizer_pool(const paillier::public_key<Int, Tag>& key) : key_(key.without_pool()) {}
+  /// Not copyable: a randomiser copied would serve two encryptions.
+  ///@{
   randomizer_pool(const randomizer_pool&) = delete;
   randomizer_pool& operator=(const randomizer_pool&) = delete;
+  ///@}
   /// Wipes the randomisers left (each is an encryption of 0 whose r, or
   /// whose value with a ciphertext, opens that ciphertext).
   ~randomizer_pool() { privet::detail::wipe_secrets(items_); }
 
+  /// The key the randomisers are for (without a pool).
   [[nodiscard]] const paillier::public_key<Int, Tag>& key() const noexcept { return key_; }
+  /// How the randomisers are made: key().mode().
   [[nodiscard]] encryption_mode mode() const noexcept { return key_.mode(); }
 
   /// Adds `count` fresh randomisers, computed on options.threads threads,
@@ -1157,8 +1188,8 @@ Int public_key<Int, Tag>::randomizer(G& gen) const {
 template <integer Int, key_tag Tag>
 class private_key {
  public:
-  using integer_type = Int;
-  using tag_type = Tag;
+  using integer_type = Int;  ///< The integer type of the primes and n.
+  using tag_type = Tag;      ///< The key type (runtime_key unless named).
 
   /// The key of n = p q. Throws invalid_parameter unless p and q are distinct
   /// probable primes (64 Miller–Rabin rounds with bases from `gen`: error <=
@@ -1177,13 +1208,21 @@ class private_key {
     return from_primes(p, q, gen, true);
   }
 
+  /// The matching public key (textbook mode, no pool).
   [[nodiscard]] const paillier::public_key<Int, Tag>& public_key() const noexcept { return pub_; }
+  /// The secret numbers, by reference (a caller who copies one owns the
+  /// copy's wiping): the primes p and q, lambda = lcm(p - 1, q - 1) and
+  /// mu = lambda^-1 mod n.
+  ///@{
   [[nodiscard]] const Int& p() const noexcept { return ctx_->p; }
   [[nodiscard]] const Int& q() const noexcept { return ctx_->q; }
   [[nodiscard]] const Int& lambda() const noexcept { return ctx_->lambda; }
   [[nodiscard]] const Int& mu() const noexcept { return ctx_->mu; }
+  ///@}
 
-  /// The plaintext in [0, n), by the CRT (Paillier's section 7).
+  /// The plaintext in [0, n), by the CRT (Paillier's section 7): two
+  /// constant-time exponentiations modulo p^2 and q^2 with exponents of
+  /// half n's length. Throws invalid_parameter when c is under another key.
   [[nodiscard]] Int decrypt(const ciphertext<Int, Tag>& c) const {
     pub_.check_own(c);
     const auto& k = *ctx_;
@@ -1201,7 +1240,9 @@ class private_key {
     const detail::secret<Int> mq(k.mod_q.mul(lq.get(), k.h_q));
     return k.crt_n(mp.get(), mq.get());
   }
-  /// The plaintext in [0, n), textbook: L(c^lambda mod n^2) mu mod n.
+  /// The plaintext in [0, n), textbook: L(c^lambda mod n^2) mu mod n (about
+  /// four times the CRT's cost). Throws
+  /// invalid_parameter when c is under another key.
   [[nodiscard]] Int decrypt_textbook(const ciphertext<Int, Tag>& c) const {
     pub_.check_own(c);
     const auto& pk = *pub_.ctx_;
@@ -1209,7 +1250,9 @@ class private_key {
     const detail::secret<Int> l(Int((u.get() - 1) / pk.n));
     return pk.mod_n.mul(l.get(), ctx_->mu);
   }
-  /// The signed plaintext in [-(n-1)/2, (n-1)/2].
+  /// The signed plaintext in [-(n-1)/2, (n-1)/2] (residues above (n-1)/2
+  /// read as negative). Throws invalid_parameter when c is under another
+  /// key.
   [[nodiscard]] Int decrypt_signed(const ciphertext<Int, Tag>& c) const {
     return detail::decode_signed(*pub_.ctx_, decrypt(c));
   }
@@ -1220,12 +1263,14 @@ class private_key {
     detail::check_band(band);
     return detail::decode_signed(*pub_.ctx_, decrypt(c), band);
   }
+  /// A ciphertext of another key type: a compile-time error.
   template <key_tag Other>
   requires(!std::same_as<Other, Tag>) void decrypt(const ciphertext<Int, Other>&) const {
     static_assert(detail::same_key_type<Tag, Other>,
                   "privet: a private key cannot decrypt a ciphertext of another key type (the "
                   "Tag of paillier::public_key<Int, Tag>)");
   }
+  /// A ciphertext of another key type: a compile-time error.
   template <key_tag Other>
   requires(!std::same_as<Other, Tag>) void decrypt_signed(const ciphertext<Int, Other>&) const {
     static_assert(detail::same_key_type<Tag, Other>,
@@ -1233,7 +1278,9 @@ class private_key {
                   "Tag of paillier::public_key<Int, Tag>)");
   }
 
-  /// Enc(m) by the key owner: r^n mod n^2 through the CRT.
+  /// Enc(m) by the key owner, m in [0, n) (else overflow_error): r^n mod
+  /// n^2 through the CRT (see the file comment), about 0.6 of a public
+  /// encryption's cost. Always textbook randomisers, never a pool.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -1241,14 +1288,18 @@ class private_key {
     const detail::secret<Int> r(detail::draw_r(*pub_.ctx_, gen));
     return make(m, r.get());
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int, Tag> encrypt(const Int& m) const {
     return encrypt(m, secure_generator());
   }
+  /// Owner-side Enc(x) for a signed x in [-(n-1)/2, (n-1)/2]
+  /// (overflow_error outside it).
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt(detail::encode_signed(*pub_.ctx_, x), gen);
   }
+  /// Owner-side Enc(x) for a signed x in `band` (overflow_error outside it).
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int, Tag> encrypt_signed(const Int& x, G& gen,
                                                     plaintext_band band) const {
@@ -1343,8 +1394,8 @@ class private_key {
 /// A freshly generated key pair.
 template <integer Int, key_tag Tag = runtime_key>
 struct keypair {
-  paillier::public_key<Int, Tag> public_key;
-  paillier::private_key<Int, Tag> private_key;
+  paillier::public_key<Int, Tag> public_key;    ///< The key to publish.
+  paillier::private_key<Int, Tag> private_key;  ///< The key to keep.
 };
 
 namespace detail {
@@ -1478,6 +1529,11 @@ void public_key<Int, Tag>::check_own(const ciphertext<Int, Tag>& c) const {
 /// A new key pair with n of exactly `bits` bits (even, >= min_key_bits),
 /// primes and randomness from `gen` (use a CSPRNG: privet::csprng), of key
 /// type `Tag` (runtime_key: told apart from other keys at run time only).
+/// Throws invalid_parameter for an odd `bits` or one outside [min_key_bits,
+/// max_key_bits] (or beyond what a fixed-width Int holds as n^2). The
+/// primes differ by at least 2^(bits/2 - 100) (FIPS 186-5 A.1.3) and
+/// gcd(n, (p-1)(q-1)) = 1. The time is that of the search for the two
+/// primes (random, so it varies from call to call).
 template <integer Int = boost::multiprecision::cpp_int, key_tag Tag = runtime_key,
           random_bit_source G>
 keypair<Int, Tag> generate_keypair(std::size_t bits, G& gen) {
