@@ -138,10 +138,10 @@ struct number_access {
 template <integer Int, fixed_point_scale S, key_tag Tag>
 class encrypted_number {
  public:
-  using int_type = Int;
-  using scale_type = S;
-  using tag_type = Tag;
-  using value_type = fixed_point<Int, S>;
+  using int_type = Int;                    ///< The integer type of the key.
+  using scale_type = S;                    ///< The fixed-point scale C as a type.
+  using tag_type = Tag;                    ///< The key type.
+  using value_type = fixed_point<Int, S>;  ///< What decrypt returns.
 
   /// Wraps `c`, which must encrypt to_plaintext(x) for some x with |x| <=
   /// `bound` (the caller vouches; `decrypt` checks it). overflow_error if
@@ -151,16 +151,22 @@ class encrypted_number {
     detail::check_bound(bound_, limit());
   }
 
+  /// The Paillier ciphertext of to_plaintext(x).
   [[nodiscard]] const paillier::ciphertext<Int, Tag>& ciphertext() const noexcept { return c_; }
   /// The public bound on |x|.
   [[nodiscard]] value_type bound() const { return value_type::from_mantissa(bound_); }
   /// The bound as a mantissa (|round(C x)| <= bound_mantissa()).
   [[nodiscard]] const Int& bound_mantissa() const noexcept { return bound_; }
+  /// The public key of the ciphertext (as paillier::ciphertext::key).
   [[nodiscard]] paillier::public_key<Int, Tag> key() const { return c_.key(); }
 
+  /// Enc(-x), same bound: the inverse modulo n^2.
   friend encrypted_number operator-(const encrypted_number& a) {
     return encrypted_number(-a.c_, a.bound_);
   }
+  /// Enc(a + b), bound B_a + B_b. Another scale or key type does not
+  /// compile; throws invalid_parameter when b is under another key, and
+  /// overflow_error when B_a + B_b > (n - 1) / 2.
   template <fixed_point_scale S2, key_tag T2>
   friend encrypted_number operator+(const encrypted_number& a,
                                     const encrypted_number<Int, S2, T2>& b) {
@@ -169,6 +175,7 @@ class encrypted_number {
     Int bound = detail::add_bounds(a.bound_, b.bound_mantissa(), a.limit(), "addition");
     return encrypted_number(a.c_ + b.ciphertext(), std::move(bound));
   }
+  /// Enc(a - b), bound B_a + B_b; the same conditions as +.
   template <fixed_point_scale S2, key_tag T2>
   friend encrypted_number operator-(const encrypted_number& a,
                                     const encrypted_number<Int, S2, T2>& b) {
@@ -178,31 +185,38 @@ class encrypted_number {
     return encrypted_number(a.c_ - b.ciphertext(), std::move(bound));
   }
   /// Enc(x + k) for a plaintext k: c (1 + m_k n) mod n^2, deterministic (the
-  /// randomness of c carries over).
+  /// randomness of c carries over). Bound B + |m_k|; overflow_error when it
+  /// passes (n - 1) / 2. k must have scale S (else it does not compile).
   template <fixed_point_scale S2>
   friend encrypted_number operator+(const encrypted_number& a, const fixed_point<Int, S2>& k) {
     check_mix<S2, Tag>();
     return a.add_plain(k.mantissa(), "addition of a plaintext");
   }
+  /// Enc(k + x), as a + k.
   template <fixed_point_scale S2>
   friend encrypted_number operator+(const fixed_point<Int, S2>& k, const encrypted_number& a) {
     return a + k;
   }
+  /// Enc(x - k), as a + (-k).
   template <fixed_point_scale S2>
   friend encrypted_number operator-(const encrypted_number& a, const fixed_point<Int, S2>& k) {
     check_mix<S2, Tag>();
     return a.add_plain(Int(-k.mantissa()), "subtraction of a plaintext");
   }
-  /// Enc(k x) for an integer k (the scale is unchanged).
+  /// Enc(k x) for an integer k (the scale is unchanged), bound |k| B;
+  /// overflow_error when that passes (n - 1) / 2 or |k| >= n.
   template <scalar<Int> K>
   friend encrypted_number operator*(const encrypted_number& a, const K& k) {
     return a.times(Int(k));
   }
+  /// Enc(k x), as a * k.
   template <scalar<Int> K>
   friend encrypted_number operator*(const K& k, const encrypted_number& a) {
     return a.times(Int(k));
   }
-  /// Enc(k x) for a fixed-point plaintext k, of scale product_scale_t<S, S2>.
+  /// Enc(k x) for a fixed-point plaintext k, of scale product_scale_t<S, S2>
+  /// (S2 of S's base, else it does not compile), bound |m_k| B;
+  /// overflow_error as for an integer k.
   template <fixed_point_scale S2>
   friend encrypted_number<Int, product_scale_t<S, S2>, Tag> operator*(
       const encrypted_number& a, const fixed_point<Int, S2>& k) {
@@ -210,17 +224,22 @@ class encrypted_number {
     return detail::number_access::make<Int, product_scale_t<S, S2>, Tag>(std::move(scaled.c_),
                                                                          std::move(scaled.bound_));
   }
+  /// Enc(k x), as a * k.
   template <fixed_point_scale S2>
   friend encrypted_number<Int, product_scale_t<S, S2>, Tag> operator*(const fixed_point<Int, S2>& k,
                                                                       const encrypted_number& a) {
     return a * k;
   }
+  /// In-place forms of +, - and integer * (same conditions and exceptions;
+  /// on a throw *this is unchanged).
+  ///@{
   encrypted_number& operator+=(const encrypted_number& b) { return *this = *this + b; }
   encrypted_number& operator-=(const encrypted_number& b) { return *this = *this - b; }
   template <scalar<Int> K>
   encrypted_number& operator*=(const K& k) {
     return *this = *this * k;
   }
+  ///@}
 
  private:
   friend struct detail::number_access;
@@ -336,7 +355,8 @@ auto weighted_number(ciphertext<Int, Tag> c, Int bound) {
 
 /// Enc(x) under `key` (its encryption mode and pool, if any; r from `gen`),
 /// carrying the public `bound` >= |x| (overflow_error if |x| > bound or
-/// bound > (n - 1) / 2).
+/// bound > (n - 1) / 2; invalid_parameter if bound < 0). The bound must not
+/// depend on the data: it travels in the clear.
 template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound, G& gen) {
@@ -345,6 +365,7 @@ encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fix
   return detail::number_access::make<Int, S, Tag>(key.encrypt(to_plaintext(key, x), gen),
                                                   std::move(b));
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, key_tag Tag, fixed_point_scale S>
 encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound) {
@@ -369,12 +390,15 @@ encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fix
   return detail::number_access::make<Int, S, Tag>(key.encrypt(to_plaintext(key, x, band), gen),
                                                   std::move(b));
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, key_tag Tag, fixed_point_scale S>
 encrypted_number<Int, S, Tag> encrypt(const public_key<Int, Tag>& key, const fixed_point<Int, S>& x,
                                       const fixed_point<Int, S>& bound, plaintext_band band) {
   return encrypt(key, x, bound, secure_generator(), band);
 }
-/// As above with the caller's r (in [1, n), coprime to n).
+/// Enc(x) in the privet band with the caller's r (in [1, n), coprime to n;
+/// else invalid_parameter), whatever the key's mode and pool; the bound
+/// checked as by encrypt.
 template <integer Int, key_tag Tag, fixed_point_scale S>
 encrypted_number<Int, S, Tag> encrypt_with(const public_key<Int, Tag>& key,
                                            const fixed_point<Int, S>& x,
@@ -383,7 +407,8 @@ encrypted_number<Int, S, Tag> encrypt_with(const public_key<Int, Tag>& key,
   return detail::number_access::make<Int, S, Tag>(key.encrypt_with(to_plaintext(key, x), r),
                                                   std::move(b));
 }
-/// Enc(x) by the key owner (r^n through the CRT).
+/// Enc(x) by the key owner (r^n through the CRT, no pool), the bound
+/// checked as by the public-key encrypt.
 template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> encrypt(const private_key<Int, Tag>& key,
                                       const fixed_point<Int, S>& x,
@@ -429,7 +454,8 @@ fixed_point<Int, S> decrypt(const private_key<Int, Tag>& key,
 }
 
 /// The same value with fresh randomness from `key` (its mode and pool):
-/// times an encryption of 0.
+/// times an encryption of 0. The bound is kept. Throws invalid_parameter
+/// when x is under another key.
 template <integer Int, key_tag Tag, fixed_point_scale S, random_bit_source G>
 encrypted_number<Int, S, Tag> rerandomize(const public_key<Int, Tag>& key,
                                           const encrypted_number<Int, S, Tag>& x, G& gen) {
@@ -438,7 +464,9 @@ encrypted_number<Int, S, Tag> rerandomize(const public_key<Int, Tag>& key,
                                                   x.bound_mantissa());
 }
 
-/// The same value at the finer scale To (times Base^k), bound scaled alike.
+/// The same value at the finer scale To (times Base^k), bound scaled alike;
+/// overflow_error when the scaled bound passes (n - 1) / 2. A coarser scale
+/// or another base does not compile.
 template <fixed_point_scale To, integer Int, fixed_point_scale From, key_tag Tag>
 encrypted_number<Int, To, Tag> upscale(const encrypted_number<Int, From, Tag>& x) {
   static_assert(To::base == From::base && To::digits >= From::digits,
@@ -468,7 +496,9 @@ encrypted_number<Int, S, Tag> sum(std::span<const encrypted_number<Int, S, Tag>>
 /// Enc(sum_i k_i x_i) for plaintext weights: integers (scalar<Int>; the scale
 /// stays S) or fixed-point values of scale S2 (the result has scale
 /// product_scale_t<S, S2>), on options.threads threads. Bound: sum_i |k_i|
-/// B_i, checked term by term before any ciphertext is touched.
+/// B_i, checked term by term before any ciphertext is touched
+/// (overflow_error when it passes (n - 1) / 2). Throws invalid_parameter
+/// when `xs` is empty, the lengths differ or the keys mix.
 template <integer Int, fixed_point_scale S, key_tag Tag, weight<Int> K>
 auto dot(std::span<const encrypted_number<Int, S, Tag>> xs, std::span<const K> ks,
          batch_options options = {}) {
