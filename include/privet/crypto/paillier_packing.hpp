@@ -139,13 +139,17 @@ class packing {
   [[nodiscard]] fixed_point<Int, S> value_bound() const {
     return fixed_point<Int, S>::from_mantissa(bound_);
   }
+  /// The key the packed vectors are encrypted under (its mode and pool).
   [[nodiscard]] const public_key<Int, Tag>& key() const noexcept { return layout_->key; }
 
-  /// Enc of the values packed k per plaintext (the last plaintext padded
-  /// with zeros), r from `gen`. overflow_error if some |x| > value_bound.
+  /// Enc of the values packed slots() per plaintext (the last plaintext
+  /// padded with zeros), r from `gen`; offset o = B and content bound u = 2B.
+  /// overflow_error if some |x| > value_bound. One encryption per
+  /// ceil(values.size() / slots()) plaintexts.
   template <random_bit_source G>
   [[nodiscard]] packed_vector<Int, S, Tag> pack(std::span<const fixed_point<Int, S>> values,
                                                 G& gen) const;
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] packed_vector<Int, S, Tag> pack(std::span<const fixed_point<Int, S>> values) const {
     return pack(values, secure_generator());
   }
@@ -160,22 +164,30 @@ class packing {
 template <integer Int, fixed_point_scale S, key_tag Tag>
 class packed_vector {
  public:
-  using scale_type = S;
+  using scale_type = S;  ///< The values' fixed-point scale.
 
   /// Number of values.
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  /// The packed ciphertexts, ceil(size() / slots()) of them.
   [[nodiscard]] std::span<const ciphertext<Int, Tag>> ciphertexts() const noexcept { return cts_; }
   /// Slot width and values per plaintext of the layout.
+  ///@{
   [[nodiscard]] std::size_t slot_bits() const noexcept { return layout_->slot_bits; }
   [[nodiscard]] std::size_t slots() const noexcept { return layout_->slots; }
+  ///@}
   /// The public offset o (value = slot content - o) and the bound u on a
   /// slot's content, as mantissas.
+  ///@{
   [[nodiscard]] const Int& offset() const noexcept { return offset_; }
   [[nodiscard]] const Int& content_bound() const noexcept { return top_; }
+  ///@}
+  /// The key of the packing that made this vector.
   [[nodiscard]] const public_key<Int, Tag>& key() const noexcept { return layout_->key; }
 
-  /// Slot-wise sum; invalid_parameter unless both come from one layout and
-  /// have the same size, overflow_error before a slot could carry.
+  /// Slot-wise sum: offsets and content bounds add. invalid_parameter unless
+  /// both are under the same key, with the same layout and size;
+  /// overflow_error before a slot could carry (u_a + u_b > 2^w - 1). Another
+  /// scale or key type does not compile.
   template <fixed_point_scale S2, key_tag T2>
   friend packed_vector operator+(const packed_vector& a, const packed_vector<Int, S2, T2>& b) {
     check_mix<S2, T2>();
@@ -191,27 +203,34 @@ class packed_vector {
     out.top_ = top;
     return out;
   }
+  /// a + (-1) b (see the file comment for negative scalars); the same
+  /// conditions as +.
   template <fixed_point_scale S2, key_tag T2>
   friend packed_vector operator-(const packed_vector& a, const packed_vector<Int, S2, T2>& b) {
     check_mix<S2, T2>();
     a.check_compatible(b, "rhs");
     return a + b * -1;
   }
-  /// Every value times the integer k.
+  /// Every value times the integer k, content bound |k| u; overflow_error
+  /// when that passes 2^w - 1. k = 0 gives the deterministic encryption of
+  /// 0 in every slot.
   template <scalar<Int> K>
   friend packed_vector operator*(const packed_vector& a, const K& k) {
     return a.times(Int(k));
   }
+  /// Every value times k, as a * k.
   template <scalar<Int> K>
   friend packed_vector operator*(const K& k, const packed_vector& a) {
     return a.times(Int(k));
   }
-  /// Every value times the fixed-point k: scale product_scale_t<S, S2>.
+  /// Every value times the fixed-point k: scale product_scale_t<S, S2>, slots
+  /// as for the integer mantissa of k.
   template <fixed_point_scale S2>
   friend packed_vector<Int, product_scale_t<S, S2>, Tag> operator*(const packed_vector& a,
                                                                    const fixed_point<Int, S2>& k) {
     return detail::packed_access::relabel<product_scale_t<S, S2>>(a.times(k.mantissa()));
   }
+  /// *this = *this + b.
   packed_vector& operator+=(const packed_vector& b) { return *this = *this + b; }
 
  private:
@@ -392,10 +411,15 @@ class ciphertext_packing {
     slots_ = usable / slot_bits_;
   }
 
+  /// The key of the ciphertexts to pack.
   [[nodiscard]] const public_key<Int, Tag>& key() const noexcept { return key_; }
+  /// B: the packed integers satisfy |x| <= B.
   [[nodiscard]] const Int& bound() const noexcept { return bound_; }
+  /// The most packed vectors a sum may add.
   [[nodiscard]] std::size_t max_terms() const noexcept { return max_terms_; }
+  /// Slot width w = bits(2 B max_terms).
   [[nodiscard]] std::size_t slot_bits() const noexcept { return slot_bits_; }
+  /// Values per packed ciphertext: floor((bits(n) - 1) / w).
   [[nodiscard]] std::size_t slots() const noexcept { return slots_; }
   /// Ciphertexts that `count` values pack into.
   [[nodiscard]] std::size_t packed_count(std::size_t count) const noexcept {
