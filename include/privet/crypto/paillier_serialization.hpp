@@ -175,6 +175,7 @@ inline unsigned reader_prime_rounds(std::size_t prime_bits) {
 struct already_randomised_t {
   explicit already_randomised_t() = default;
 };
+/// The value of already_randomised_t that the writers take.
 inline constexpr already_randomised_t already_randomised{};
 
 /// A scale with a python-paillier JSON form: 16^D (exponent -D).
@@ -1012,6 +1013,7 @@ concept serializable = detail::wire_format<T>::specialized;
 
 // --- binary ----------------------------------------------------------------------
 
+/// The binary form of a public key: n (kind 1; see the file comment).
 template <integer Int, key_tag Tag>
 std::vector<std::uint8_t> serialize(const public_key<Int, Tag>& key) {
   auto w = detail::open_writer(detail::wire_kind::public_key);
@@ -1058,6 +1060,7 @@ std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, const public_
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::ciphertext_bytes(key, detail::fresh_value(c, key, gen));
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, key_tag Tag>
 std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c,
                                     const public_key<Int, Tag>& key) {
@@ -1069,6 +1072,8 @@ std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, G& gen) {
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return serialize(c, c.key(), gen);
 }
+/// Re-randomised by c's own key, with randomness from this thread's secure
+/// generator.
 template <integer Int, key_tag Tag>
 std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c) {
   return serialize(c, c.key(), secure_generator());
@@ -1079,8 +1084,10 @@ std::vector<std::uint8_t> serialize(const ciphertext<Int, Tag>& c, already_rando
   return detail::ciphertext_bytes(c.key(), c.value());
 }
 
-/// The encrypted number, its ciphertext re-randomised first as a
-/// ciphertext's (same overloads).
+/// The encrypted number (kind 4: key fingerprint, scale, bound and
+/// ciphertext), its ciphertext re-randomised first as a ciphertext's (same
+/// overloads): by `key` (invalid_parameter if x is under another key) with
+/// randomness from `gen`.
 template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
                                     const public_key<Int, Tag>& key, G& gen) {
@@ -1088,20 +1095,25 @@ std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
   return detail::number_bytes<S>(key, x.bound_mantissa(),
                                  detail::fresh_value(x.ciphertext(), key, gen));
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, fixed_point_scale S, key_tag Tag>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x,
                                     const public_key<Int, Tag>& key) {
   return serialize(x, key, secure_generator());
 }
+/// Re-randomised by x's own key (textbook mode, no pool).
 template <integer Int, fixed_point_scale S, key_tag Tag, random_bit_source G>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x, G& gen) {
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return serialize(x, x.key(), gen);
 }
+/// Re-randomised by x's own key, with randomness from this thread's secure
+/// generator.
 template <integer Int, fixed_point_scale S, key_tag Tag>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x) {
   return serialize(x, x.key(), secure_generator());
 }
+/// Exactly x's ciphertext, not re-randomised: only for a fresh encryption.
 template <integer Int, fixed_point_scale S, key_tag Tag>
 std::vector<std::uint8_t> serialize(const encrypted_number<Int, S, Tag>& x, already_randomised_t) {
   return detail::number_bytes<S>(x.key(), x.bound_mantissa(), x.ciphertext().value());
@@ -1197,6 +1209,7 @@ std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& k
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return detail::value_json(detail::fresh_value(c, key, gen), 0);
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, key_tag Tag>
 std::string to_json(const ciphertext<Int, Tag>& c, const public_key<Int, Tag>& key) {
   return to_json(c, key, secure_generator());
@@ -1207,6 +1220,8 @@ std::string to_json(const ciphertext<Int, Tag>& c, G& gen) {
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return to_json(c, c.key(), gen);
 }
+/// Re-randomised by c's own key, with randomness from this thread's secure
+/// generator.
 template <integer Int, key_tag Tag>
 std::string to_json(const ciphertext<Int, Tag>& c) {
   return to_json(c, c.key(), secure_generator());
@@ -1219,8 +1234,9 @@ std::string to_json(const ciphertext<Int, Tag>& c, already_randomised_t) {
 
 /// {"e": -D, "v": "<decimal ciphertext>"}: python-paillier's command-line
 /// layout of an EncryptedNumber (value = mantissa * 16^e), the ciphertext
-/// re-randomised first as a ciphertext's (same overloads). The bound is not
-/// written (python-paillier has none).
+/// re-randomised first as a ciphertext's (same overloads): by `key`
+/// (invalid_parameter if x is under another key) with randomness from
+/// `gen`. The bound is not written (python-paillier has none).
 template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int, Tag>& key,
                     G& gen) {
@@ -1228,19 +1244,24 @@ std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int
   return detail::value_json(detail::fresh_value(x.ciphertext(), key, gen),
                             -static_cast<std::int64_t>(S::digits));
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, hex_scale_type S, key_tag Tag>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, const public_key<Int, Tag>& key) {
   return to_json(x, key, secure_generator());
 }
+/// Re-randomised by x's own key (textbook mode, no pool).
 template <integer Int, hex_scale_type S, key_tag Tag, random_bit_source G>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, G& gen) {
   PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
   return to_json(x, x.key(), gen);
 }
+/// Re-randomised by x's own key, with randomness from this thread's secure
+/// generator.
 template <integer Int, hex_scale_type S, key_tag Tag>
 std::string to_json(const encrypted_number<Int, S, Tag>& x) {
   return to_json(x, x.key(), secure_generator());
 }
+/// Exactly x's ciphertext, not re-randomised: only for a fresh encryption.
 template <integer Int, hex_scale_type S, key_tag Tag>
 std::string to_json(const encrypted_number<Int, S, Tag>& x, already_randomised_t) {
   return detail::value_json(x.ciphertext().value(), -static_cast<std::int64_t>(S::digits));
@@ -1257,6 +1278,7 @@ std::string to_json(const public_key<Int, Tag>& key,
   return detail::list_json(
       key, xs, [&](std::size_t i) { return key.rerandomize(xs[i].ciphertext(), gen).value(); });
 }
+/// As above, with randomness from this thread's secure generator.
 template <integer Int, hex_scale_type S, key_tag Tag>
 std::string to_json(const public_key<Int, Tag>& key,
                     std::span<const encrypted_number<Int, S, Tag>> xs) {
