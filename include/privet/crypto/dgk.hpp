@@ -507,26 +507,30 @@ struct access;
 template <integer Int>
 class ciphertext {
  public:
-  using integer_type = Int;
+  using integer_type = Int;  ///< The integer type of n and of the value.
 
   /// Wraps a received value under `key`; throws invalid_parameter unless it
   /// lies in [1, n) and is coprime to n.
   ciphertext(const dgk::public_key<Int>& key, const Int& value);
 
+  /// The element of Z*_n (what goes on the wire).
   [[nodiscard]] const Int& value() const noexcept { return value_; }
+  /// The public key this ciphertext was made under.
   [[nodiscard]] dgk::public_key<Int> key() const;
   /// Whether `other` was made under the same key (same n, g, h and u).
   [[nodiscard]] bool same_key(const ciphertext& other) const noexcept {
     return detail::same_key(*ctx_, *other.ctx_);
   }
 
-  /// E(a) + E(b) = E(a + b mod u).
+  /// E(a) + E(b) = E(a + b mod u): one product modulo n. Throws
+  /// invalid_parameter when b is under another key.
   friend ciphertext operator+(const ciphertext& a, const ciphertext& b) {
     a.check_same(b);
     return ciphertext(a.ctx_, a.ctx_->mod_n.mul(a.value_, b.value_));
   }
   /// E(-a mod u) = E(a)^(u - 1).
   friend ciphertext operator-(const ciphertext& a) { return a.times(a.ctx_->u - 1); }
+  /// E(a - b mod u); throws invalid_parameter when b is under another key.
   friend ciphertext operator-(const ciphertext& a, const ciphertext& b) {
     a.check_same(b);
     return a + (-b);
@@ -537,6 +541,7 @@ class ciphertext {
   friend ciphertext operator*(const ciphertext& a, const S& k) {
     return a.times(detail::scalar_mod_u(*a.ctx_, k));
   }
+  /// E(k a mod u), as a * k.
   template <scalar<Int> S>
   friend ciphertext operator*(const S& k, const ciphertext& a) {
     return a.times(detail::scalar_mod_u(*a.ctx_, k));
@@ -546,9 +551,13 @@ class ciphertext {
     detail::check_plaintext(*ctx_, m);
     return ciphertext(ctx_, ctx_->mod_n.mul(value_, ctx_->g_table().pow(Int(m))));
   }
+  /// In-place forms of + and - (same conditions and exceptions).
+  ///@{
   ciphertext& operator+=(const ciphertext& b) { return *this = *this + b; }
   ciphertext& operator-=(const ciphertext& b) { return *this = *this - b; }
+  ///@}
 
+  /// Same value under the same key.
   friend bool operator==(const ciphertext& a, const ciphertext& b) {
     return a.same_key(b) && a.value_ == b.value_;
   }
@@ -584,7 +593,7 @@ class ciphertext {
 template <integer Int>
 class public_key {
  public:
-  using integer_type = Int;
+  using integer_type = Int;  ///< The integer type of n, g and h.
 
   /// The key (n, g, h, u) with t-bit subgroup primes. Throws invalid_parameter
   /// unless n is odd of min_key_bits to max_key_bits bits, u a prime in
@@ -598,8 +607,11 @@ class public_key {
              allow_insecure_t)
       : public_key(n, g, h, u, subgroup_bits, true) {}
 
+  /// The modulus n = p q.
   [[nodiscard]] const Int& n() const noexcept { return ctx_->n; }
+  /// g, of order u v_p v_q in Z*_n: the plaintext base.
   [[nodiscard]] const Int& g() const noexcept { return ctx_->g; }
+  /// h, of order v_p v_q in Z*_n: the randomiser base.
   [[nodiscard]] const Int& h() const noexcept { return ctx_->h; }
   /// u: plaintexts live in Z_u.
   [[nodiscard]] std::uint32_t plaintext_modulus() const noexcept { return ctx_->u; }
@@ -625,6 +637,7 @@ class public_key {
     const detail::secret<Int> r(random_bits<Int>(gen, ctx_->r_bits));  // wiped
     return ciphertext<Int>(ctx_, ctx_->encrypt(m, r.get()));
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int> encrypt(std::uint64_t m) const {
     return encrypt(m, secure_generator());
   }
@@ -635,7 +648,8 @@ class public_key {
     detail::check_randomizer(*ctx_, r);
     return ciphertext<Int>(ctx_, ctx_->encrypt(m, r));
   }
-  /// c times a fresh h^r: the same plaintext, unlinkable to c.
+  /// c times a fresh h^r: the same plaintext, unlinkable to c. Throws
+  /// invalid_parameter when c is under another key.
   template <random_bit_source G>
   [[nodiscard]] ciphertext<Int> rerandomize(const ciphertext<Int>& c, G& gen) const {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -644,6 +658,7 @@ class public_key {
     const detail::secret<Int> hr(ctx_->h_table().pow(r.get()));
     return ciphertext<Int>(ctx_, ctx_->mod_n.mul(c.value(), hr.get()));
   }
+  /// As above, with randomness from this thread's secure generator.
   [[nodiscard]] ciphertext<Int> rerandomize(const ciphertext<Int>& c) const {
     return rerandomize(c, secure_generator());
   }
@@ -707,7 +722,7 @@ class public_key {
 template <integer Int>
 class private_key {
  public:
-  using integer_type = Int;
+  using integer_type = Int;  ///< The integer type of the key's numbers.
 
   /// The key of the given parts, all checked: p and q distinct probable
   /// primes of equal length (64 Miller-Rabin rounds with bases from `gen`,
@@ -731,11 +746,17 @@ class private_key {
     return from_parts(p, q, v_p, v_q, u, g, h, gen, true);
   }
 
+  /// The matching public key.
   [[nodiscard]] const dgk::public_key<Int>& public_key() const noexcept { return pub_; }
+  /// The secret numbers, by reference (a caller who copies one owns the
+  /// copy's wiping): the primes p and q of n, and the t-bit primes v_p | p - 1
+  /// and v_q | q - 1 of the hidden subgroup.
+  ///@{
   [[nodiscard]] const Int& p() const noexcept { return ctx_->p; }
   [[nodiscard]] const Int& q() const noexcept { return ctx_->q; }
   [[nodiscard]] const Int& v_p() const noexcept { return ctx_->v_p; }
   [[nodiscard]] const Int& v_q() const noexcept { return ctx_->v_q; }
+  ///@}
 
   /// Whether c encrypts 0 (mod u): c^(v_p) mod p = 1, one constant-time
   /// exponentiation with a t-bit exponent modulo p. Throws invalid_parameter
@@ -786,8 +807,8 @@ class private_key {
 /// A freshly generated key pair.
 template <integer Int>
 struct keypair {
-  dgk::public_key<Int> public_key;
-  dgk::private_key<Int> private_key;
+  dgk::public_key<Int> public_key;    ///< The key to publish.
+  dgk::private_key<Int> private_key;  ///< The key to keep.
 };
 
 namespace detail {
@@ -925,6 +946,8 @@ dgk::public_key<Int> ciphertext<Int>::key() const {
   return detail::access::key<Int>(ctx_);
 }
 
+/// The checks and construction behind the public from_parts overloads;
+/// `insecure` admits the sizes below the secure bounds. @private
 template <integer Int>
 template <random_bit_source G>
 private_key<Int> private_key<Int>::from_parts(const Int& p, const Int& q, const Int& v_p,
@@ -1121,6 +1144,8 @@ public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes,
                                        const peer_key_limit& limit) {
   return detail::read_public_key<Int>(bytes, false, limit);
 }
+/// As above with n of up to `limit.bits` bits, accepting keys below the
+/// secure sizes.
 template <integer Int>
 public_key<Int> deserialize_public_key(std::span<const std::uint8_t> bytes, allow_insecure_t,
                                        const peer_key_limit& limit) {
