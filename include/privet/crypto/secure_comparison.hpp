@@ -99,13 +99,15 @@ enum class output_party : std::uint8_t {
 /// What both parties of one core comparison agree on.
 struct parameters {
   std::size_t bits = 0;  ///< l: both inputs lie in [0, 2^l); the DGK key needs u >= l + 2
-  output_party output = output_party::client;
-  std::uint64_t session = 0;  ///< distinguishes runs; every message carries it
+  output_party output = output_party::client;  ///< who learns [x > y]
+  std::uint64_t session = 0;                   ///< distinguishes runs; every message carries it
 };
 
 /// Bounds of the statistical security parameter kappa of the share wrapper.
+///@{
 inline constexpr std::size_t min_statistical_security = 40;
 inline constexpr std::size_t max_statistical_security = 1024;
+///@}
 /// Largest element width of an encoded message: a 16384-bit modulus.
 inline constexpr std::uint32_t max_element_bytes = dgk::max_key_bits / 8;
 /// Smallest width of a list of DGK ciphertexts (encrypted bits, blinded
@@ -123,9 +125,9 @@ template <dgk::integer Int>
 struct share_parameters {
   Int modulus = 0;       ///< N: the shares live in Z_N; N >= 2^(bits + kappa + 2)
   std::size_t bits = 0;  ///< l: v = r - s mod N, read signed, satisfies |v| <= 2^l - 1
-  std::size_t statistical_security = 80;  ///< kappa: d hides v within 2^-kappa
-  output_party output = output_party::client;
-  std::uint64_t session = 0;
+  std::size_t statistical_security = 80;       ///< kappa: d hides v within 2^-kappa
+  output_party output = output_party::client;  ///< who learns [v > 0]
+  std::uint64_t session = 0;                   ///< distinguishes runs; every message carries it
 };
 
 /// Where a party stands: the call it takes next.
@@ -139,30 +141,33 @@ enum class stage : std::uint8_t {
   done = 6,
 };
 
+/// The type byte of an encoded message (see peek_type).
 enum class message_type : std::uint8_t {
-  masked_share = 1,
-  encrypted_bits = 2,
-  blinded_tests = 3,
-  output_share = 4,
+  masked_share = 1,    ///< a masked_share
+  encrypted_bits = 2,  ///< an encrypted_bits
+  blinded_tests = 3,   ///< a blinded_tests
+  output_share = 4,    ///< an output_share
 };
 
 /// Share wrapper, client -> server: a = r + 2^l - 1 + rho mod N.
 template <dgk::integer Int>
 struct masked_share {
-  static constexpr message_type type = message_type::masked_share;
-  std::uint64_t session = 0;
-  std::uint32_t width = 0;  ///< bytes of N
-  Int value = 0;
+  static constexpr message_type type = message_type::masked_share;  ///< The type byte.
+  std::uint64_t session = 0;  ///< The session of the parameters.
+  std::uint32_t width = 0;    ///< bytes of N
+  Int value = 0;              ///< a, in [0, N)
+  /// Field-wise equality.
   friend bool operator==(const masked_share&, const masked_share&) = default;
 };
 
 /// Round 1, server -> client: E(y_0), ..., E(y_{l-1}), least significant first.
 template <dgk::integer Int>
 struct encrypted_bits {
-  static constexpr message_type type = message_type::encrypted_bits;
-  std::uint64_t session = 0;
-  std::uint32_t width = 0;  ///< bytes of the DGK modulus n
-  std::vector<Int> bits;
+  static constexpr message_type type = message_type::encrypted_bits;  ///< The type byte.
+  std::uint64_t session = 0;  ///< The session of the parameters.
+  std::uint32_t width = 0;    ///< bytes of the DGK modulus n
+  std::vector<Int> bits;      ///< l DGK ciphertext values, bit i at index i
+  /// Field-wise equality.
   friend bool operator==(const encrypted_bits&, const encrypted_bits&) = default;
 };
 
@@ -170,19 +175,23 @@ struct encrypted_bits {
 /// the client's output share when the server is to learn the result.
 template <dgk::integer Int>
 struct blinded_tests {
-  static constexpr message_type type = message_type::blinded_tests;
-  std::uint64_t session = 0;
-  std::uint32_t width = 0;  ///< bytes of the DGK modulus n
-  std::vector<Int> tests;
+  static constexpr message_type type = message_type::blinded_tests;  ///< The type byte.
+  std::uint64_t session = 0;  ///< The session of the parameters.
+  std::uint32_t width = 0;    ///< bytes of the DGK modulus n
+  std::vector<Int> tests;     ///< l + 1 DGK ciphertext values, shuffled
+  /// The client's XOR share of the result, present exactly when
+  /// output_party::server.
   std::optional<bool> client_share;
+  /// Field-wise equality.
   friend bool operator==(const blinded_tests&, const blinded_tests&) = default;
 };
 
 /// Round 3, server -> client (when the client learns the result).
 struct output_share {
-  static constexpr message_type type = message_type::output_share;
-  std::uint64_t session = 0;
-  bool share = false;
+  static constexpr message_type type = message_type::output_share;  ///< The type byte.
+  std::uint64_t session = 0;  ///< The session of the parameters.
+  bool share = false;         ///< The server's XOR share of the result.
+  /// Field-wise equality.
   friend bool operator==(const output_share&, const output_share&) = default;
 };
 
@@ -442,6 +451,12 @@ inline bool read_bit(wire_reader& r, const char* what) {
 
 }  // namespace detail
 
+/// The binary encoding of a message: version, type, session (8 bytes LE),
+/// then its fields (see the encoding comment above). serialization_error
+/// when a width is outside [1, max_element_bytes] (for a list of
+/// ciphertexts, below min_ciphertext_bytes), an element does not fit its
+/// width, or a list exceeds max_message_elements.
+///@{
 template <dgk::integer Int>
 std::vector<std::uint8_t> serialize(const masked_share<Int>& m) {
   detail::wire_writer w;
@@ -475,6 +490,7 @@ inline std::vector<std::uint8_t> serialize(const output_share& m) {
   w.u8(m.share ? 1 : 0);
   return w.take();
 }
+///@}
 
 /// The type of an encoded message (serialization_error if it is none).
 inline message_type peek_type(std::span<const std::uint8_t> bytes) {
@@ -550,16 +566,22 @@ class server {
     detail::check_bits(params.bits, key_.public_key());
     detail::check_output(params.output);
   }
+  /// Movable, not copyable: one party object runs one comparison.
+  ///@{
   server(const server&) = delete;
   server& operator=(const server&) = delete;
   server(server&&) noexcept = default;
   server& operator=(server&&) noexcept = default;
+  ///@}
 
+  /// The call this party takes next.
   [[nodiscard]] stage next() const noexcept { return next_; }
+  /// The parameters it was made with.
   [[nodiscard]] const parameters& params() const noexcept { return params_; }
 
   /// Round 1: the DGK encryptions of y's bits, y in [0, 2^l) (else
-  /// invalid_parameter), randomness from `gen`.
+  /// invalid_parameter), randomness from `gen`; protocol_error when called
+  /// out of order. l encryptions.
   template <random_bit_source G>
   encrypted_bits<Int> encrypt_input(const Int& y, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -577,12 +599,15 @@ class server {
     next_ = stage::finish;
     return out;
   }
+  /// As above, with randomness from this thread's secure generator.
   encrypted_bits<Int> encrypt_input(const Int& y) { return encrypt_input(y, secure_generator()); }
+  /// As above for a built-in integer y (invalid_parameter when negative).
   template <integer_number I, random_bit_source G>
   encrypted_bits<Int> encrypt_input(I y, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return encrypt_input(detail::to_input<Int>("y", y), gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   template <integer_number I>
   encrypted_bits<Int> encrypt_input(I y) {
     return encrypt_input(detail::to_input<Int>("y", y), secure_generator());
@@ -685,16 +710,26 @@ class client {
     detail::check_bits(params.bits, key_);
     detail::check_output(params.output);
   }
+  /// Movable, not copyable: one party object runs one comparison.
+  ///@{
   client(const client&) = delete;
   client& operator=(const client&) = delete;
   client(client&&) noexcept = default;
   client& operator=(client&&) noexcept = default;
+  ///@}
 
+  /// The call this party takes next.
   [[nodiscard]] stage next() const noexcept { return next_; }
+  /// The parameters it was made with.
   [[nodiscard]] const parameters& params() const noexcept { return params_; }
 
   /// Round 2: the blinded tests for x in [0, 2^l) (else invalid_parameter)
   /// against the server's encrypted bits, randomness from `gen`.
+  /// protocol_error, the party unchanged, when `m` is out of order, of
+  /// another session, of the wrong width or count, or holds a value outside
+  /// Z*_n. Cost: 2l + 1 exponentiations modulo n with exponents below u
+  /// (l negations, l + 1 blindings), up to 2l + 1 fixed-base powers of g and
+  /// l + 1 re-randomisations.
   template <random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, const Int& x, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -708,14 +743,17 @@ class client {
         detail::read_ciphertexts(key_, m.width, m.bits, params_.bits, "encrypted bits", "client");
     return tests_for(ys, x, gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, const Int& x) {
     return evaluate(m, x, secure_generator());
   }
+  /// As above for a built-in integer x (invalid_parameter when negative).
   template <integer_number I, random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, I x, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     return evaluate(m, detail::to_input<Int>("x", x), gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   template <integer_number I>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, I x) {
     return evaluate(m, detail::to_input<Int>("x", x), secure_generator());
@@ -875,7 +913,9 @@ class share_client {
       : params_((detail::check_share_parameters(params, key), std::move(params))),
         core_(std::move(key), detail::core_parameters(params_)) {}
 
+  /// The call this party takes next.
   [[nodiscard]] stage next() const noexcept { return masked_ ? core_.next() : stage::mask_share; }
+  /// The parameters it was made with.
   [[nodiscard]] const share_parameters<Int>& params() const noexcept { return params_; }
 
   /// Round 0: a = r + 2^l - 1 + rho mod N for the share r in [0, N) (else
@@ -904,9 +944,11 @@ class share_client {
     masked_ = true;
     return out;
   }
+  /// As above, with randomness from this thread's secure generator.
   masked_share<Int> mask(const Int& r) { return mask(r, secure_generator()); }
 
-  /// Round 2: the blinded tests of rho mod 2^l against the server's bits.
+  /// Round 2: the blinded tests of rho mod 2^l against the server's bits
+  /// (protocol_error as client::evaluate, and before mask()).
   template <random_bit_source G>
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -915,6 +957,7 @@ class share_client {
     }
     return core_.evaluate(m, beta_.get(), gen);
   }
+  /// As above, with randomness from this thread's secure generator.
   blinded_tests<Int> evaluate(const encrypted_bits<Int>& m) {
     return evaluate(m, secure_generator());
   }
@@ -949,9 +992,11 @@ class share_server {
       : params_((detail::check_share_parameters(params, key.public_key()), std::move(params))),
         core_(std::move(key), detail::core_parameters(params_)) {}
 
+  /// The call this party takes next.
   [[nodiscard]] stage next() const noexcept {
     return received_ ? core_.next() : stage::receive_share;
   }
+  /// The parameters it was made with.
   [[nodiscard]] const share_parameters<Int>& params() const noexcept { return params_; }
 
   /// Round 1: unmasks d = a - s mod N for the share s in [0, N) (else
@@ -998,6 +1043,7 @@ class share_server {
     received_ = true;
     return out;
   }
+  /// As above, with randomness from this thread's secure generator.
   encrypted_bits<Int> receive(const masked_share<Int>& m, const Int& s) {
     return receive(m, s, secure_generator());
   }
