@@ -94,17 +94,23 @@ class ring {
     return r;
   }
 
+  /// Whether R = 2^k (else R is a prime).
   [[nodiscard]] bool is_power_of_two() const noexcept { return r_.power_of_two; }
   /// R - 1, the largest input value.
   [[nodiscard]] std::uint64_t max_value() const noexcept { return r_.max; }
+  /// a + b mod R, for a and b in [0, R).
   [[nodiscard]] std::uint64_t add(std::uint64_t a, std::uint64_t b) const noexcept {
     return r_.add(a, b);
   }
+  /// a - b mod R, for a and b in [0, R).
   [[nodiscard]] std::uint64_t sub(std::uint64_t a, std::uint64_t b) const noexcept {
     return r_.sub(a, b);
   }
+  /// The representation the mask generator works on (an implementation
+  /// detail, exposed for the protocol's own code).
   [[nodiscard]] const detail::secagg_ring& raw() const noexcept { return r_; }
 
+  /// The same R.
   friend bool operator==(const ring& a, const ring& b) noexcept {
     return a.r_.max == b.r_.max && a.r_.power_of_two == b.r_.power_of_two;
   }
@@ -116,11 +122,11 @@ class ring {
 
 /// What every party of one run agrees on beforehand.
 struct parameters {
-  std::uint32_t clients = 0;    ///< n; clients are numbered 1..n
-  std::uint32_t threshold = 0;  ///< t in [2, n]: shares needed to rebuild a secret
-  std::size_t length = 0;       ///< m, the length of every input vector
-  ring modulus = ring::power_of_two(32);
-  std::uint64_t session = 0;  ///< distinguishes runs; every message carries it
+  std::uint32_t clients = 0;              ///< n; clients are numbered 1..n
+  std::uint32_t threshold = 0;            ///< t in [2, n]: shares needed to rebuild a secret
+  std::size_t length = 0;                 ///< m, the length of every input vector
+  ring modulus = ring::power_of_two(32);  ///< Z_R of the inputs and the sum (2^32 unless set)
+  std::uint64_t session = 0;              ///< distinguishes runs; every message carries it
 };
 
 /// Throws invalid_parameter naming the offending field.
@@ -132,12 +138,19 @@ inline void validate(const parameters& p) {
   if (p.length < 1 || p.length > UINT32_MAX) throw_invalid("length", p.length, "[1, 2^32 - 1]");
 }
 
+/// An X25519 public key (32 bytes).
 using public_key = std::array<std::uint8_t, 32>;
+/// A BLAKE2b-256 digest: the commitment to a self-mask seed.
 using digest = std::array<std::uint8_t, 32>;
+/// A sealed pair of shares: XChaCha20-Poly1305 nonce, the two 5-element
+/// shares (80 bytes) and the tag, bound to the session, sender and
+/// recipient.
 using ciphertext = detail::secagg_ciphertext;
 
 /// A 32-byte secret packed into F_{2^61-1}, 7 bytes per element.
 inline constexpr std::size_t share_elements = 5;
+/// One party's Shamir share of a 32-byte secret: its values at the party's
+/// point of the share_elements polynomials.
 using key_share = std::array<shamir::gf61, share_elements>;
 static_assert(share_elements * shamir::bytes_per_element<shamir::gf61> >= 32);
 
@@ -151,38 +164,43 @@ enum class stage : std::uint8_t {
   aborted = 5,
 };
 
+/// The type byte of an encoded message (see peek_type).
 enum class message_type : std::uint8_t {
-  key_advertisement = 1,
-  key_roster = 2,
-  share_bundle = 3,
-  share_inbox = 4,
-  masked_input = 5,
-  survivor_list = 6,
-  unmasking_response = 7,
+  key_advertisement = 1,   ///< a key_advertisement
+  key_roster = 2,          ///< a key_roster
+  share_bundle = 3,        ///< a share_bundle
+  share_inbox = 4,         ///< a share_inbox
+  masked_input = 5,        ///< a masked_input
+  survivor_list = 6,       ///< a survivor_list
+  unmasking_response = 7,  ///< an unmasking_response
 };
 
 /// Round 0, client -> server.
 struct key_advertisement {
-  static constexpr message_type type = message_type::key_advertisement;
-  std::uint64_t session = 0;
-  std::uint32_t sender = 0;
-  public_key channel_key{};  ///< c_u^PK: encrypts the shares sent to this client
-  public_key mask_key{};     ///< s_u^PK: agrees the pairwise masks
+  static constexpr message_type type = message_type::key_advertisement;  ///< The type byte.
+  std::uint64_t session = 0;  ///< The session of the parameters.
+  std::uint32_t sender = 0;   ///< u, the advertising client's id
+  public_key channel_key{};   ///< c_u^PK: encrypts the shares sent to this client
+  public_key mask_key{};      ///< s_u^PK: agrees the pairwise masks
+  /// Field-wise equality.
   friend bool operator==(const key_advertisement&, const key_advertisement&) = default;
 };
 
+/// One client of U1 in a key_roster: its id and the two keys it advertised.
 struct roster_entry {
-  std::uint32_t id = 0;
-  public_key channel_key{};
-  public_key mask_key{};
+  std::uint32_t id = 0;      ///< The client's id, in [1, n].
+  public_key channel_key{};  ///< Its c_u^PK.
+  public_key mask_key{};     ///< Its s_u^PK.
+  /// Field-wise equality.
   friend bool operator==(const roster_entry&, const roster_entry&) = default;
 };
 
 /// End of round 0, server -> every client of U1: U1 and its keys, by id.
 struct key_roster {
-  static constexpr message_type type = message_type::key_roster;
-  std::uint64_t session = 0;
-  std::vector<roster_entry> clients;
+  static constexpr message_type type = message_type::key_roster;  ///< The type byte.
+  std::uint64_t session = 0;          ///< The session of the parameters.
+  std::vector<roster_entry> clients;  ///< U1, ascending by id, at least t of them
+  /// Field-wise equality.
   friend bool operator==(const key_roster&, const key_roster&) = default;
 };
 
@@ -190,62 +208,70 @@ struct key_roster {
 /// encrypted for one other client; `peer` is the recipient in a bundle and
 /// the sender in an inbox.
 struct sealed_share {
-  std::uint32_t peer = 0;
-  ciphertext data{};
+  std::uint32_t peer = 0;  ///< The recipient (in a bundle) or the sender (in an inbox).
+  ciphertext data{};       ///< The two shares, sealed under the pair's channel key.
+  /// Field-wise equality.
   friend bool operator==(const sealed_share&, const sealed_share&) = default;
 };
 
 /// Round 1, client -> server: one sealed share per other client of U1, by id.
 struct share_bundle {
-  static constexpr message_type type = message_type::share_bundle;
-  std::uint64_t session = 0;
-  std::uint32_t sender = 0;
-  digest seed_commitment{};
-  std::vector<sealed_share> shares;
+  static constexpr message_type type = message_type::share_bundle;  ///< The type byte.
+  std::uint64_t session = 0;         ///< The session of the parameters.
+  std::uint32_t sender = 0;          ///< u, the sharing client's id
+  digest seed_commitment{};          ///< The commitment to b_u the server checks at the end
+  std::vector<sealed_share> shares;  ///< One per other client of U1, ascending by recipient
+  /// Field-wise equality.
   friend bool operator==(const share_bundle&, const share_bundle&) = default;
 };
 
 /// End of round 1, server -> each client of U2: the shares other clients of
 /// U2 sealed for it, by sender id.
 struct share_inbox {
-  static constexpr message_type type = message_type::share_inbox;
-  std::uint64_t session = 0;
-  std::uint32_t recipient = 0;
-  std::vector<sealed_share> shares;
+  static constexpr message_type type = message_type::share_inbox;  ///< The type byte.
+  std::uint64_t session = 0;         ///< The session of the parameters.
+  std::uint32_t recipient = 0;       ///< The client this inbox is for
+  std::vector<sealed_share> shares;  ///< One per other client of U2, ascending by sender
+  /// Field-wise equality.
   friend bool operator==(const share_inbox&, const share_inbox&) = default;
 };
 
 /// Round 2, client -> server: y_u in Z_R^m.
 struct masked_input {
-  static constexpr message_type type = message_type::masked_input;
-  std::uint64_t session = 0;
-  std::uint32_t sender = 0;
-  std::vector<std::uint64_t> values;
+  static constexpr message_type type = message_type::masked_input;  ///< The type byte.
+  std::uint64_t session = 0;          ///< The session of the parameters.
+  std::uint32_t sender = 0;           ///< u, the masking client's id
+  std::vector<std::uint64_t> values;  ///< y_u: m values in [0, R)
+  /// Field-wise equality.
   friend bool operator==(const masked_input&, const masked_input&) = default;
 };
 
 /// End of round 2, server -> every client of U3: U3, ascending.
 struct survivor_list {
-  static constexpr message_type type = message_type::survivor_list;
-  std::uint64_t session = 0;
-  std::vector<std::uint32_t> clients;
+  static constexpr message_type type = message_type::survivor_list;  ///< The type byte.
+  std::uint64_t session = 0;           ///< The session of the parameters.
+  std::vector<std::uint32_t> clients;  ///< U3, ascending, at least t ids
+  /// Field-wise equality.
   friend bool operator==(const survivor_list&, const survivor_list&) = default;
 };
 
+/// A share of one client's secret, revealed in round 3.
 struct owned_share {
   std::uint32_t owner = 0;  ///< the client whose secret this is a share of
-  key_share y{};
+  key_share y{};            ///< the share's values at the sender's point
+  /// Field-wise equality.
   friend bool operator==(const owned_share&, const owned_share&) = default;
 };
 
 /// Round 3, client -> server: shares of the seeds of U3 and of the mask
 /// secret keys of U2 \ U3, each list ascending by owner.
 struct unmasking_response {
-  static constexpr message_type type = message_type::unmasking_response;
-  std::uint64_t session = 0;
-  std::uint32_t sender = 0;
-  std::vector<owned_share> seed_shares;
-  std::vector<owned_share> key_shares;
+  static constexpr message_type type = message_type::unmasking_response;  ///< The type byte.
+  std::uint64_t session = 0;             ///< The session of the parameters.
+  std::uint32_t sender = 0;              ///< the responding client's id
+  std::vector<owned_share> seed_shares;  ///< shares of b_v for every v in U3
+  std::vector<owned_share> key_shares;   ///< shares of s_v^SK for every v in U2 \ U3
+  /// Field-wise equality.
   friend bool operator==(const unmasking_response&, const unmasking_response&) = default;
 };
 
@@ -449,6 +475,9 @@ void wipe(std::vector<T>& v) noexcept {
 // then its fields; integers little-endian, counts as 4 bytes, a masked
 // vector as its element width in bytes (1..8) followed by the elements.
 
+/// The binary encoding of a message (see the encoding comment above);
+/// serialization_error when a list has more than 2^32 - 1 entries.
+///@{
 inline std::vector<std::uint8_t> serialize(const key_advertisement& m) {
   detail::wire_writer w;
   detail::write_header(w, m.type, m.session);
@@ -517,6 +546,7 @@ inline std::vector<std::uint8_t> serialize(const unmasking_response& m) {
   detail::write_owned(w, m.key_shares);
   return w.take();
 }
+///@}
 
 /// The type of an encoded message (serialization_error if it is none).
 inline message_type peek_type(std::span<const std::uint8_t> bytes) {
@@ -591,6 +621,8 @@ M deserialize(std::span<const std::uint8_t> bytes) {
 /// inside the messages the protocol sends, and are wiped when it finishes.
 class client {
  public:
+  /// Client `id` of a run with `params`. Throws invalid_parameter when the
+  /// parameters fail validate() or id is outside [1, params.clients].
   client(const parameters& params, std::uint32_t id) : params_(params), id_(id) {
     validate(params);
     if (id < 1 || id > params.clients) {
@@ -598,16 +630,23 @@ class client {
     }
     privet::detail::ensure_sodium();
   }
+  /// Movable, not copyable: a copy would hold the client's secrets twice.
+  ///@{
   client(const client&) = delete;
   client& operator=(const client&) = delete;
   client(client&&) noexcept = default;
   client& operator=(client&&) noexcept = default;
+  ///@}
+  /// Wipes the client's secrets.
   ~client() { wipe(); }
 
+  /// u, this client's id.
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+  /// The round whose message it takes next.
   [[nodiscard]] stage next() const noexcept { return next_; }
 
-  /// Round 0: fresh key pairs (secret keys drawn from `gen`).
+  /// Round 0: fresh key pairs (secret keys drawn from `gen`);
+  /// protocol_error when called out of order.
   template <random_bit_source G>
   key_advertisement advertise_keys(G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -617,10 +656,16 @@ class client {
     next_ = stage::share_keys;
     return {params_.session, id_, channel_public_, mask_public_};
   }
+  /// As above, with randomness from this thread's secure generator.
   key_advertisement advertise_keys() { return advertise_keys(secure_generator()); }
 
   /// Round 1: checks the roster, shares the mask secret key and a fresh
   /// self-mask seed among it, and seals each client's shares for it.
+  /// protocol_error, the client unchanged, when the roster is out of order,
+  /// of another session, lists fewer than t clients, has ids not ascending
+  /// or outside [1, n], leaves out this client or its keys, repeats a key or
+  /// carries a low-order key. O(|U1| t) field operations and |U1| key
+  /// agreements.
   template <random_bit_source G>
   share_bundle share_keys(const key_roster& roster, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -707,12 +752,19 @@ class client {
     next_ = stage::masked_input_collection;
     return out;
   }
+  /// As above, with randomness from this thread's secure generator.
   share_bundle share_keys(const key_roster& roster) {
     return share_keys(roster, secure_generator());
   }
 
   /// Round 2: opens the shares sealed for this client (which fixes U2) and
-  /// masks `input` (length m, values < R).
+  /// masks `input` (length m, values < R; else invalid_parameter).
+  /// protocol_error, the client unchanged, when the inbox is out of order,
+  /// of another session or addressed to another client, comes from fewer
+  /// than t clients (this one included), lists its senders out of ascending
+  /// order, or holds a share that is not from another client of U1, does
+  /// not authenticate or does not decode. Cost:
+  /// |U2| keystreams of m words.
   masked_input mask_input(const share_inbox& inbox, std::span<const std::uint64_t> input) {
     if (input.size() != params_.length) {
       throw_invalid("input.size()", input.size(),
@@ -799,6 +851,9 @@ class client {
 
   /// Round 3: for each client of U2, its seed share if it is in U3 and its
   /// key share otherwise. The client is done afterwards and wipes its secrets.
+  /// protocol_error, the client unchanged, when the list is out of order, of
+  /// another session, names fewer than t clients, is not ascending, names a
+  /// client outside U2 or leaves this client out.
   unmasking_response unmask(const survivor_list& survivors) {
     require(stage::unmasking, "a survivor list");
     check_session(survivors.session, "survivor list");
@@ -884,15 +939,21 @@ class client {
 /// the caller stops waiting) and returns what to send to the clients.
 class server {
  public:
+  /// The server of a run with `params`; throws invalid_parameter when they
+  /// fail validate(). O(n) memory for the clients' slots.
   explicit server(const parameters& params) : params_(params) {
     validate(params);
     privet::detail::ensure_sodium();
     slots_.resize(static_cast<std::size_t>(params.clients) + 1);
   }
+  /// Copyable and movable (a copy holds the revealed shares too, and wipes
+  /// them in its turn).
+  ///@{
   server(const server&) = default;
   server& operator=(const server&) = default;
   server(server&&) noexcept = default;
   server& operator=(server&&) noexcept = default;
+  ///@}
   /// Wipes the shares the clients revealed in round 3.
   ~server() {
     for (auto& s : slots_) {
@@ -901,8 +962,13 @@ class server {
     }
   }
 
+  /// The round whose messages it takes next.
   [[nodiscard]] stage next() const noexcept { return next_; }
 
+  /// Round 0: records client m.sender's keys. protocol_error, the server
+  /// unchanged, when out of round, of another session, from an id outside
+  /// [1, n], replayed, or with a key equal to the other or already
+  /// advertised.
   void receive(const key_advertisement& m) {
     require(stage::advertise_keys, m.type);
     check_sender(m.session, m.sender, m.type);
@@ -933,6 +999,10 @@ class server {
     return out;
   }
 
+  /// Round 1: records client m.sender's sealed shares and seed commitment.
+  /// protocol_error, the server unchanged, when out of round, of another
+  /// session, from a client outside U1, replayed, or without exactly one
+  /// share per other client of U1 in ascending order.
   void receive(const share_bundle& m) {
     require(stage::share_keys, m.type);
     check_sender(m.session, m.sender, m.type);
@@ -985,6 +1055,10 @@ class server {
     return out;
   }
 
+  /// Round 2: adds client m.sender's masked input to the running sum.
+  /// protocol_error, the server unchanged, when out of round, of another
+  /// session, from a client outside U2, replayed, of the wrong length or
+  /// with a value outside Z_R.
   void receive(const masked_input& m) {
     require(stage::masked_input_collection, m.type);
     check_sender(m.session, m.sender, m.type);
@@ -1020,6 +1094,10 @@ class server {
     return {params_.session, u3_};
   }
 
+  /// Round 3: records client m.sender's revealed shares. protocol_error,
+  /// the server unchanged, when out of round, of another session, from a
+  /// client outside U3, replayed, or without seed shares of exactly U3 and
+  /// key shares of exactly U2 \ U3 (each ascending).
   void receive(const unmasking_response& m) {
     require(stage::unmasking, m.type);
     check_sender(m.session, m.sender, m.type);
