@@ -125,7 +125,7 @@ struct parameters {
   std::uint32_t clients = 0;              ///< n; clients are numbered 1..n
   std::uint32_t threshold = 0;            ///< t in [2, n]: shares needed to rebuild a secret
   std::size_t length = 0;                 ///< m, the length of every input vector
-  ring modulus = ring::power_of_two(32);  ///< Z_R of the inputs and the sum (2^32 unless set)
+  ring modulus = ring::power_of_two(32);  ///< Z_R of the inputs and the sum (R = 2^32 unless set)
   std::uint64_t session = 0;              ///< distinguishes runs; every message carries it
 };
 
