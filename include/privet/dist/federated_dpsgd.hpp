@@ -141,7 +141,20 @@ inline std::string shape_text(const std::vector<std::uint64_t>& shape) {
 
 }  // namespace detail
 
-/// Federated DP-SGD over the ranks of a communicator; see the file comment.
+/// Federated DP-SGD over the ranks of a communicator: Sotto Voce's
+/// federation (Shoemate, Jett, Cowan, Colbath, Honaker & Muthukumar 2022,
+/// "Sotto Voce: Federated Speech Recognition with Differential Privacy
+/// Guarantees") of DP-SGD workers (Abadi et al. 2016, Algorithm 1), each
+/// rank hosting some of the workers and a replica of the model per worker.
+/// A round costs each rank its workers' private steps plus an all-gather of
+/// W gradient messages (W workers in all), O(W P) for P parameters; the
+/// update is bitwise equal on every rank and to the in-process
+/// federated::federation's. Every member that communicates is collective
+/// (see the file comment for the error discipline).
+///
+/// @tparam Model a differentiable model whose real_type is trivially
+///   copyable.
+/// @tparam Noise secure_noise, or simulation_only_noise by name.
 template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
 class mpi_federation {
   static_assert(std::is_trivially_copyable_v<typename Model::real_type>,
@@ -149,8 +162,8 @@ class mpi_federation {
                 "model's real_type must be trivially copyable.");
 
  public:
-  using worker_type = federated::worker<Model, Noise>;
-  using batch_type = typename Model::batch_type;
+  using worker_type = federated::worker<Model, Noise>;  ///< One organisation's worker.
+  using batch_type = typename Model::batch_type;        ///< The model's batch (its data).
   /// One organisation hosted by this rank: its options and data.
   using member = typename federated::federation<Model, Noise>::member;
 
@@ -231,7 +244,9 @@ class mpi_federation {
     aggregator_.emplace(initial.parameter_count(), std::move(weights));
   }
 
+  /// The communicator the federation runs over.
   [[nodiscard]] const communicator& comm() const noexcept { return comm_; }
+  /// The federation's options (equal on every rank).
   [[nodiscard]] const federated::federation_options& options() const noexcept { return options_; }
   /// This rank's workers, in id order.
   [[nodiscard]] const std::vector<worker_type>& workers() const noexcept { return workers_; }
@@ -241,6 +256,7 @@ class mpi_federation {
   }
   /// Workers over all ranks.
   [[nodiscard]] std::size_t total_workers() const noexcept { return first_.back(); }
+  /// The number of rounds completed (the next round's number).
   [[nodiscard]] std::uint64_t rounds_done() const noexcept { return aggregator_->round(); }
   /// The shared model (this rank's first replica; every replica is equal).
   [[nodiscard]] const Model& model() const noexcept { return workers_.front().replica(); }

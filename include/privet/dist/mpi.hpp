@@ -166,6 +166,9 @@ class record_type {
 /// Initialises MPI if nobody has, and finalises it if it did.
 class environment {
  public:
+  /// Calls MPI_Init(argc, argv) unless MPI is already initialised (then
+  /// this guard will not finalise it). Throws privet::error if MPI_Init
+  /// reports a failure.
   environment(int& argc, char**& argv) {
     int done = 0;
     MPI_Initialized(&done);
@@ -186,18 +189,31 @@ class environment {
   bool owner_ = false;
 };
 
+/// An MPI communicator whose collectives move vectors of trivially copyable
+/// records (each a contiguous datatype of sizeof(T) bytes, so counts are in
+/// records, at most 2^31 - 1 per message) and throw privet exceptions,
+/// on every rank alike, instead of aborting the job or leaving ranks
+/// waiting. Every collective must be called by every rank of the
+/// communicator in the same order, as in MPI. Does not own the MPI_Comm.
+/// No floating-point reduction is offered (see the file comment).
 class communicator {
  public:
   /// MPI_COMM_WORLD by default; errors on it are returned (and thrown by
-  /// privet) instead of aborting every rank.
+  /// privet) instead of aborting every rank: the constructor sets the
+  /// communicator's error handler to MPI_ERRORS_RETURN, which other users
+  /// of the same MPI_Comm see too. Throws privet::error if an MPI call
+  /// fails.
   explicit communicator(MPI_Comm comm = MPI_COMM_WORLD) : comm_(comm) {
     detail::check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "Comm_set_errhandler");
     detail::check(MPI_Comm_rank(comm_, &rank_), "Comm_rank");
     detail::check(MPI_Comm_size(comm_, &size_), "Comm_size");
   }
 
+  /// This process's rank, in [0, size()).
   [[nodiscard]] int rank() const noexcept { return rank_; }
+  /// The number of ranks in the communicator.
   [[nodiscard]] int size() const noexcept { return size_; }
+  /// The underlying MPI communicator (not owned).
   [[nodiscard]] MPI_Comm get() const noexcept { return comm_; }
 
   /// outgoing[r] goes to rank r; returns everything sent to this rank,
@@ -345,6 +361,8 @@ class communicator {
                   "Bcast");
   }
 
+  /// Waits until every rank has called barrier(). Throws privet::error if
+  /// MPI reports a failure.
   void barrier() const { detail::check(MPI_Barrier(comm_), "Barrier"); }
 
  private:

@@ -70,6 +70,7 @@ struct email_header {
   /// The mbox envelope line without its line end ("From sender date"), or
   /// empty when the message has none.
   std::string_view envelope;
+  /// The header fields in the order they appear (at least one).
   std::vector<email_header_field> fields;
   /// Where the body starts: just after the empty line that ends the header,
   /// or the text's size for a message without body.
@@ -223,10 +224,15 @@ struct email_message {
   /// Where the body starts in raw (raw.size() for a message without body).
   std::size_t body_offset = 0;
 
+  /// Whether the message was longer than the prefix kept.
   [[nodiscard]] bool truncated() const noexcept { return truncated_bytes != 0; }
+  /// raw's header: the envelope line, the fields and the empty line that
+  /// ends them (a view into raw).
   [[nodiscard]] std::string_view header_text() const noexcept {
     return std::string_view(raw).substr(0, body_offset);
   }
+  /// The kept part of the body, uninterpreted (a view into raw; empty for a
+  /// message without body).
   [[nodiscard]] std::string_view body() const noexcept {
     return std::string_view(raw).substr(body_offset);
   }

@@ -104,8 +104,12 @@ class name_index {
     if (auto it = ids_.find(name); it != ids_.end()) return it->second;
     return std::nullopt;
   }
+  /// Whether the list is fixed (built from a list of names) rather than
+  /// grown by find_or_add().
   [[nodiscard]] bool fixed() const noexcept { return fixed_; }
+  /// The names, indexed by their ids.
   [[nodiscard]] const std::vector<std::string>& names() const noexcept { return names_; }
+  /// The number of names (ids are [0, size())).
   [[nodiscard]] std::size_t size() const noexcept { return names_.size(); }
 
  private:
@@ -129,8 +133,20 @@ enum class malformed_rows {
   strict  ///< throw serialization_error naming the line: for checking a file
 };
 
+/// A streaming reader of page-view rows (Wikimedia's columns page_id,
+/// project, country, actor_signature, in the header's order, tab- or
+/// comma-separated; see the file comment): each well-formed row becomes a
+/// pageview::view (actor hash, page, project and country ids), the input of
+/// the pageview histogram. Rows are read one at a time through a 64 KiB
+/// buffer, so memory is O(max_line_bytes) plus the name lists, whatever the
+/// file's size; each row costs O(its length) plus one BLAKE2b hash of its
+/// actor unless cached. Malformed data rows are skipped and counted by
+/// default (a row must not make a DP release throw), or throw with
+/// malformed_rows::strict. The reader holds a reference to the stream,
+/// which must outlive it.
 class pageview_reader {
  public:
+  /// The default longest line: 64 KiB.
   static constexpr std::size_t default_max_line_bytes = 1 << 16;
 
   /// Reads the header line. Throws invalid_parameter naming max_line_bytes
@@ -208,7 +224,9 @@ class pageview_reader {
     return n;
   }
 
+  /// The project names, indexed by the ids the rows carry.
   [[nodiscard]] const name_index& projects() const noexcept { return projects_; }
+  /// The country names, indexed by the ids the rows carry.
   [[nodiscard]] const name_index& countries() const noexcept { return countries_; }
   /// Well-formed rows returned so far.
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
@@ -218,6 +236,7 @@ class pageview_reader {
   /// Why the last skipped row was skipped, as strict mode's message (empty
   /// if none was). Holds raw data: do not release it.
   [[nodiscard]] const std::string& last_skip_reason() const noexcept { return last_skip_; }
+  /// The number of the last line read, 1-based (the header is line 1).
   [[nodiscard]] std::uint64_t line() const noexcept { return line_no_; }
   /// Bytes of the stream consumed so far (the header and the rows returned
   /// or skipped; read-ahead not included): progress through a file.

@@ -49,9 +49,11 @@ namespace privet::io {
 /// 8-bit file's unsigned bytes are stored minus 128, so every width has the
 /// range [-2^(bits-1), 2^(bits-1) - 1].
 struct wav_data {
-  std::uint32_t sample_rate = 0;
-  std::uint16_t channels = 1;
-  std::uint16_t bits_per_sample = 16;
+  std::uint32_t sample_rate = 0;       ///< Sample frames per second (Hz), >= 1 in a file.
+  std::uint16_t channels = 1;          ///< Interleaved channels, >= 1 in a file.
+  std::uint16_t bits_per_sample = 16;  ///< The file's sample width: 8, 16, 24 or 32.
+  /// The samples, frame by frame (channels of a frame adjacent), each in
+  /// [-2^(bits_per_sample - 1), 2^(bits_per_sample - 1) - 1].
   std::vector<std::int32_t> samples;
 
   /// Number of sample frames (one sample per channel each).
@@ -86,7 +88,9 @@ struct wav_limits {
   /// Largest `data` chunk accepted (bytes). 256 MiB is about 50 minutes of
   /// 16-bit stereo at 44.1 kHz.
   std::uint64_t max_data_bytes = std::uint64_t{256} << 20;
+  /// Most channels accepted.
   std::uint16_t max_channels = 32;
+  /// Highest sample rate accepted (Hz).
   std::uint32_t max_sample_rate = 1'000'000;
 };
 

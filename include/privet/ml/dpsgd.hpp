@@ -129,9 +129,10 @@ namespace privet::ml {
 /// How each step's batch is drawn from the n examples.
 enum class batch_sampling {
   poisson,     ///< each unit (example or user) independently with probability q
-  fixed_size,  ///< b distinct examples, uniformly, without replacement
+  fixed_size,  ///< b distinct units (examples or users), uniformly, without replacement
 };
 
+/// "Poisson" or "fixed-size", for messages and reports.
 inline const char* to_string(batch_sampling s) noexcept {
   return s == batch_sampling::poisson ? "Poisson" : "fixed-size";
 }
@@ -153,6 +154,8 @@ struct dpsgd_options {
   /// (fixed size); 1 <= b <= N for N units (the n examples, or the U users
   /// of `units`). The noisy sum is divided by b. 0 when sampling_rate is set.
   std::size_t batch_size = 0;
+  /// How batches are drawn; it also fixes the neighbouring relation
+  /// (add/remove for Poisson, replace-one for fixed size) and the accounting.
   batch_sampling sampling = batch_sampling::poisson;
   /// Poisson only, instead of batch_size: the rate q in (0, 1] itself, for
   /// populations with q N < 1. The noisy sum is divided by q N. NaN: unset.
@@ -180,15 +183,16 @@ struct dpsgd_step_report {
 /// sampled and must not.
 struct privatized_gradient {
   std::vector<double> gradient;  ///< P entries: (sum_u clip(g_u) + noise) / b
-  dpsgd_step_report report;
+  dpsgd_step_report report;      ///< Which units were sampled: stays with the data holder.
 };
 
 /// The privacy spent so far, by every accountant the odometer runs.
 struct dpsgd_privacy_report {
-  std::uint64_t steps;
-  batch_sampling sampling;
+  std::uint64_t steps;      ///< Steps recorded (each a noisy release).
+  batch_sampling sampling;  ///< How batches were drawn.
   double sampling_rate;     ///< q (Poisson) or b / N (fixed size)
   double noise_multiplier;  ///< the multiplier accounted per step (see the header)
+  /// Each accountant's (eps, delta) for the steps, and the tightest.
   odometer_report accountants;
   /// The privacy unit: 0 for one example, else the number of users U whose
   /// examples each form one record.
@@ -258,19 +262,32 @@ inline double dpsgd_expected_batch_size(std::size_t batch_size, double sampling_
   return sampling_rate * static_cast<double>(population);
 }
 
+/// The same for options `o` on n examples.
 inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) noexcept {
   return dpsgd_expected_batch_size(o.batch_size, o.sampling_rate, o.units, n);
 }
 
-/// The DP-SGD optimiser for models of type Model. Noise is secure_noise
-/// (release grade) unless simulation_only_noise is named.
+/// The DP-SGD optimiser (Abadi et al. 2016, "Deep Learning with
+/// Differential Privacy", Algorithm 1) for models of type Model: each step
+/// samples a batch (Poisson or fixed size) of examples or users, clips each
+/// record's gradient to L2 norm C, sums exactly, adds Gaussian noise and
+/// takes an SGD step, recording the step with a privacy_odometer (RDP, PLD
+/// and PRV; Mironov, Talwar & Zhang 2019 for Poisson, Wang, Balle &
+/// Kasiviswanathan 2019 for fixed size). User-level units follow McMahan et
+/// al. 2018. A step costs the model's per-record gradients for the batch,
+/// O(N) coins for Poisson sampling over N units and O(P) noise samples. Noise
+/// is secure_noise (release grade) unless simulation_only_noise is named.
+/// See the file comment for sampling, rounding and what is public.
+///
+/// @tparam Model a differentiable_model (its batch_type is the data).
+/// @tparam Noise secure_noise or simulation_only_noise.
 template <differentiable_model Model, noise_policy Noise = secure_noise>
 class dpsgd {
  public:
-  using model_type = Model;
-  using real_type = typename Model::real_type;
-  using batch_type = typename Model::batch_type;
-  using mechanism_type = gaussian_mechanism<double, Noise>;
+  using model_type = Model;                                  ///< The model trained.
+  using real_type = typename Model::real_type;               ///< The model's parameter type.
+  using batch_type = typename Model::batch_type;             ///< The data's type.
+  using mechanism_type = gaussian_mechanism<double, Noise>;  ///< The noise on the clipped sum.
 
   /// Private SGD on `dataset_size` examples and models of `parameter_count`
   /// parameters, with noise standard deviation noise_multiplier x C on the
@@ -477,9 +494,13 @@ class dpsgd {
     return fixed_size_subsampled_gaussian_event{rate_, event_multiplier_};
   }
 
+  /// The odometer every noisy step is recorded with.
   [[nodiscard]] const privacy_odometer& odometer() const noexcept { return odometer_; }
+  /// The steps taken so far (completed privatize() calls, with or without noise).
   [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+  /// The steps calibrated() allows, or nothing when there is no limit.
   [[nodiscard]] std::optional<std::uint64_t> budget_steps() const noexcept { return budget_steps_; }
+  /// The options it was built with.
   [[nodiscard]] const dpsgd_options& options() const noexcept { return options_; }
   /// q: b / N, or the sampling_rate given.
   [[nodiscard]] double sampling_rate() const noexcept { return rate_; }

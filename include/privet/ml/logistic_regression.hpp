@@ -64,16 +64,17 @@ concept logistic_input = std::same_as<B, sparse_binary_batch> || std::same_as<B,
 struct batch_fit_options {
   double learning_rate = std::numeric_limits<double>::quiet_NaN();  ///< eta > 0
   double l2 = 0;                                                    ///< lambda >= 0
-  std::size_t max_iterations = 1000;
+  std::size_t max_iterations = 1000;                                ///< The most updates, >= 1.
   /// Stop once an update moves no parameter by more than
   /// tolerance * max(1, largest |parameter|).
   double tolerance = 1e-10;
 };
 
+/// What fit_batch did.
 struct batch_fit_report {
-  std::size_t iterations;
-  bool converged;
-  double log_likelihood;  ///< sum_i log P(y_i | x_i, w) at the end, without the penalty
+  std::size_t iterations;  ///< Updates run.
+  bool converged;          ///< Whether the stopping rule held (else max_iterations ran out).
+  double log_likelihood;   ///< sum_i log P(y_i | x_i, w) at the end, without the penalty
 };
 
 /// Online training: passes over the examples in order, one update per block
@@ -87,29 +88,49 @@ struct online_fit_options {
   std::size_t epochs = 1;                                           ///< passes >= 1
 };
 
+/// Binary logistic regression, P(y | x, w) = 1 / (1 + e^{-y (w^T x + b)}):
+/// the model of the private spam filter (Pathak, Sharifi & Raj 2011,
+/// "Privacy Preserving Spam Filtering", Section 3), trained by gradient
+/// ascent in batch (fit_batch) or online (fit_online) mode with an optional
+/// L2 penalty, and a differentiable_model for DP-SGD (per-example loss
+/// -log P(y_i | x_i), clipped_gradient_sum() without the B x P matrix).
+/// Labels are 1 (positive) and -1 or 0 (negative). A pass over a batch
+/// costs O(nnz) on sparse rows and O(B D) on dense ones.
+///
+/// @tparam Real the parameter type.
+/// @tparam Batch sparse_binary_batch or dense_batch<Real>: the batch_type
+///   the optimisers use (both are accepted by every member).
 template <real_number Real = double, class Batch = sparse_binary_batch>
 requires logistic_input<Batch, Real>
 class logistic_regression {
  public:
-  using real_type = Real;
-  using batch_type = Batch;
+  using real_type = Real;    ///< The parameter type.
+  using batch_type = Batch;  ///< The batch type DP-SGD trains on.
 
   /// All-zero weights over `dimension` >= 1 features, plus an intercept when
-  /// asked.
+  /// asked. Throws invalid_parameter naming `dimension` when it is 0.
   explicit logistic_regression(std::size_t dimension, bool intercept = false)
       : dimension_(validate_at_least<std::size_t>(dimension, 1, "dimension")),
         intercept_(intercept),
         params_(dimension + (intercept ? 1 : 0), Real(0)) {}
 
+  /// D, the number of features.
   [[nodiscard]] std::size_t dimension() const noexcept { return dimension_; }
+  /// Whether the model has an intercept b.
   [[nodiscard]] bool has_intercept() const noexcept { return intercept_; }
+  /// D, plus 1 with an intercept.
   [[nodiscard]] std::size_t parameter_count() const noexcept { return params_.size(); }
-  /// The weights, then the intercept if there is one.
+  /// The weights, then the intercept if there is one (writable: the
+  /// optimisers update them in place).
+  ///@{
   [[nodiscard]] std::span<const Real> parameters() const noexcept { return params_; }
   [[nodiscard]] std::span<Real> parameters() noexcept { return params_; }
+  ///@}
+  /// The D weights w.
   [[nodiscard]] std::span<const Real> weights() const noexcept {
     return std::span<const Real>(params_).first(dimension_);
   }
+  /// The intercept b (0 without one).
   [[nodiscard]] Real intercept() const noexcept { return intercept_ ? params_.back() : Real(0); }
 
   /// w^T x_i + b for every example.

@@ -83,31 +83,40 @@ enum class sequence_pooling {
 
 /// Shape and initialisation of an `lstm_classifier`. `classes` has no default.
 struct lstm_options {
-  std::size_t input_dim = 13;  ///< D: features per frame (13 MFCCs)
-  std::size_t hidden = 200;    ///< H: LSTM units
-  std::size_t classes = 0;     ///< K >= 2: softmax outputs
-  sequence_pooling pooling = sequence_pooling::mean;
-  double forget_bias = 1.0;  ///< initial bias of the forget gate
+  std::size_t input_dim = 13;                         ///< D: features per frame (13 MFCCs)
+  std::size_t hidden = 200;                           ///< H: LSTM units
+  std::size_t classes = 0;                            ///< K >= 2: softmax outputs
+  sequence_pooling pooling = sequence_pooling::mean;  ///< r for sequence labels (file comment)
+  double forget_bias = 1.0;                           ///< initial bias of the forget gate
 };
 
 /// Where one parameter block lies in the flat parameter vector: a row-major
 /// rows x cols matrix (cols = 1 for a bias) starting at `offset`.
 struct parameter_block {
-  std::string_view name;
-  std::size_t offset;
-  std::size_t rows;
-  std::size_t cols;
+  std::string_view name;  ///< "W", "U", "b", "V" or "c".
+  std::size_t offset;     ///< Index of its first entry in parameters().
+  std::size_t rows;       ///< Rows of the matrix.
+  std::size_t cols;       ///< Columns (1 for a bias).
+  /// rows * cols, the number of parameters in the block.
   [[nodiscard]] std::size_t size() const noexcept { return rows * cols; }
 };
 
-/// One LSTM layer and a softmax head; see the file comment. The flat
-/// parameter vector holds, in order: W (4H x D), U (4H x H), b (4H), V (K x H),
-/// c (K), the gate blocks of W, U and b in the order i, f, g, o.
+/// One LSTM layer (Hochreiter & Schmidhuber 1997, with the forget gate of
+/// Gers, Schmidhuber & Cummins 2000) and a softmax head, classifying whole
+/// sequences (sequence_batch) or each frame (frame_sequence_batch), with
+/// per-example gradients for DP-SGD (Abadi et al. 2016) from one batched
+/// backpropagation through time; see the file comment. A forward pass over
+/// T frames costs O(T H (D + H + K)) per sequence; per_example_gradients()
+/// writes the B x P matrix. The flat parameter vector holds, in order: W
+/// (4H x D), U (4H x H), b (4H), V (K x H), c (K), the gate blocks of W, U
+/// and b in the order i, f, g, o.
+///
+/// @tparam Real the parameter and feature type.
 template <real_number Real>
 class lstm_classifier {
  public:
-  using real_type = Real;
-  using batch_type = sequence_batch<Real>;
+  using real_type = Real;                   ///< The parameter and feature type.
+  using batch_type = sequence_batch<Real>;  ///< What DP-SGD trains on by default.
 
   /// Sequences per TBB task (and per padded block).
   static constexpr std::size_t examples_per_task = 16;
@@ -136,16 +145,25 @@ class lstm_classifier {
   explicit lstm_classifier(const lstm_options& options)
       : lstm_classifier(options, secure_generator()) {}
 
+  /// D, the features per frame.
   [[nodiscard]] std::size_t input_dim() const noexcept { return d_; }
+  /// H, the LSTM units.
   [[nodiscard]] std::size_t hidden() const noexcept { return h_; }
+  /// K, the classes.
   [[nodiscard]] std::size_t classes() const noexcept { return k_; }
+  /// How the sequence head reads the hidden states.
   [[nodiscard]] sequence_pooling pooling() const noexcept { return options_.pooling; }
 
+  /// P = 4H (D + H + 1) + K (H + 1).
   [[nodiscard]] std::size_t parameter_count() const noexcept { return params_.size(); }
+  /// The flat parameters in the order of parameter_blocks() (writable: the
+  /// optimisers update them in place).
+  ///@{
   [[nodiscard]] std::span<const Real> parameters() const noexcept {
     return {params_.data(), params_.size()};
   }
   [[nodiscard]] std::span<Real> parameters() noexcept { return {params_.data(), params_.size()}; }
+  ///@}
 
   /// The blocks W, U, b, V, c of the flat parameter vector, in that order.
   [[nodiscard]] std::array<parameter_block, 5> parameter_blocks() const noexcept {

@@ -110,6 +110,14 @@ struct mfcc_options {
 /// header comment). Weights are stored per filter for its nonzero bins only.
 class mel_filterbank {
  public:
+  /// `filters` triangular filters with edges equally spaced in mel between
+  /// low_hz and high_hz, on the bins of an `fft_size`-point DFT at
+  /// `sample_rate` Hz.
+  /// @throws invalid_parameter naming `sample_rate` unless it is finite and
+  ///   > 0, `filters` unless it is in [1, 4096] or when a filter contains no
+  ///   DFT bin (too many filters for the resolution), `fft_size` unless it is
+  ///   even and in [2, 2^24], `high_hz` unless it is in [0, sample_rate / 2],
+  ///   or `low_hz` unless it is in [0, high_hz).
   mel_filterbank(std::size_t filters, std::size_t fft_size, double sample_rate, double low_hz,
                  double high_hz)
       : fft_size_(fft_size), sample_rate_(sample_rate) {
@@ -156,18 +164,26 @@ class mel_filterbank {
     }
   }
 
+  /// M, the number of filters.
   [[nodiscard]] std::size_t size() const noexcept { return weights_.size(); }
+  /// N, the DFT size.
   [[nodiscard]] std::size_t fft_size() const noexcept { return fft_size_; }
   /// Number of spectrum bins the filterbank reads: N / 2 + 1.
   [[nodiscard]] std::size_t bins() const noexcept { return fft_size_ / 2 + 1; }
+  /// The frequency of bin k, k fs / N (k is not range-checked).
   [[nodiscard]] double bin_frequency(std::size_t k) const {
     return static_cast<double>(k) * sample_rate_ / static_cast<double>(fft_size_);
   }
   /// Edge frequency f_i, i = 0..M+1 (f_0 = low_hz, f_{M+1} = high_hz).
+  /// Throws std::out_of_range for i > M + 1.
   [[nodiscard]] double edge_hz(std::size_t i) const { return edges_.at(i); }
+  /// Filter m's lower edge f_m, centre f_{m+1} and upper edge f_{m+2}, for
+  /// m < size() (an index past the last edge throws std::out_of_range).
+  ///@{
   [[nodiscard]] double lower_hz(std::size_t m) const { return edges_.at(m); }
   [[nodiscard]] double centre_hz(std::size_t m) const { return edges_.at(m + 1); }
   [[nodiscard]] double upper_hz(std::size_t m) const { return edges_.at(m + 2); }
+  ///@}
   /// The first bin with a nonzero weight in filter m.
   [[nodiscard]] std::size_t first_bin(std::size_t m) const { return first_.at(m); }
   /// Weights of bins first_bin(m), first_bin(m) + 1, ... (all > 0 except
@@ -180,6 +196,8 @@ class mel_filterbank {
   }
 
   /// E_m = sum_k w_m(k) power[k] for every filter; power has bins() entries.
+  /// Throws invalid_parameter naming `power.size()` unless it is bins(), or
+  /// `energies.size()` unless it is size().
   template <real_number Real>
   void apply(std::span<const Real> power, std::span<Real> energies) const {
     if (power.size() != bins()) throw_invalid("power.size()", power.size(), std::to_string(bins()));
@@ -224,13 +242,32 @@ std::vector<Real> dct_ii_matrix(std::size_t rows, std::size_t size) {
   return d;
 }
 
-/// An MFCC extractor for one set of options. Construction validates the
-/// options and precomputes the window, filterbank, DCT and FFT plan; the
-/// call operator is const and allocates its scratch per call, so one
-/// extractor may serve several threads.
+/// An MFCC extractor for one set of options (Davis & Mermelstein 1980, with
+/// the HTK mel scale; the steps are the file comment's). Construction
+/// validates the options and precomputes the window, filterbank, DCT and FFT
+/// plan; the call operator is const and allocates its scratch per call, so
+/// one extractor may serve several threads. A signal of n samples costs
+/// O(n / shift (N log N + bins + M K)) for frames of N-point DFTs.
+///
+/// @warning With an explicit fft_size whose half has a prime factor above
+///   5 (e.g. 14 or 22), KISS FFT's generic butterfly writes a scratch buffer
+///   inside the shared FFT plan, so concurrent calls on one extractor race;
+///   the default power-of-two size does not use it.
+///
+/// @tparam Real the sample and coefficient type.
 template <real_number Real = float>
 class mfcc {
  public:
+  /// An extractor for `options`.
+  /// @throws invalid_parameter naming the first refused option:
+  ///   `sample_rate`, `frame_length_ms`, `frame_shift_ms` or `log_floor`
+  ///   unless finite and > 0; `pre_emphasis` outside [0, 1); `filters`
+  ///   outside [1, 4096]; `coefficients` outside [1, filters]; `low_hz`
+  ///   negative; `high_hz` outside [0, sample_rate / 2]; `fft_size` odd,
+  ///   above 2^24 or below the frame length (0 picks a power of two);
+  ///   `frame_length_ms` for a window outside 2 to 2^24 samples;
+  ///   `frame_shift_ms` for a shift below one sample; and the filterbank's
+  ///   refusals (mel_filterbank), `filters` when a filter holds no bin.
   explicit mfcc(const mfcc_options& options = {})
       : options_(validated(options)),
         length_(static_cast<std::size_t>(
@@ -249,8 +286,12 @@ class mfcc {
     }
   }
 
+  /// The options it was built with (high_hz and fft_size as given, 0
+  /// included).
   [[nodiscard]] const mfcc_options& options() const noexcept { return options_; }
+  /// The mel filterbank of step 5.
   [[nodiscard]] const mel_filterbank& filterbank() const noexcept { return bank_; }
+  /// The L Hamming window weights of step 3.
   [[nodiscard]] std::span<const Real> window() const noexcept { return window_; }
   /// K x M orthonormal DCT-II, row-major.
   [[nodiscard]] std::span<const Real> dct() const noexcept { return dct_; }
@@ -258,6 +299,7 @@ class mfcc {
   [[nodiscard]] std::size_t frame_length() const noexcept { return length_; }
   /// N, the DFT size.
   [[nodiscard]] std::size_t fft_size() const noexcept { return fft_size_; }
+  /// K, the coefficients per frame.
   [[nodiscard]] std::size_t coefficients() const noexcept { return options_.coefficients; }
   /// The first sample of frame t: round(t * fs * frame_shift_ms / 1000).
   [[nodiscard]] std::size_t frame_start(std::size_t t) const {
@@ -273,13 +315,16 @@ class mfcc {
   }
 
   /// The MFCC sequence of `samples` (scaled like [-1, 1) audio for the
-  /// default log floor): frame_count(samples.size()) x coefficients.
+  /// default log floor): frame_count(samples.size()) x coefficients (no
+  /// rows for a signal shorter than one frame). Throws invalid_parameter
+  /// naming `samples[i]` for the first non-finite sample.
   [[nodiscard]] xt::xtensor<Real, 2> operator()(std::span<const Real> samples) const {
     return compute(samples, true);
   }
 
   /// The log mel energies l_m (step 6, before the DCT): frame_count x
-  /// filters. Mean normalisation does not apply to them.
+  /// filters. Mean normalisation does not apply to them. Throws as
+  /// operator() does.
   [[nodiscard]] xt::xtensor<Real, 2> log_mel(std::span<const Real> samples) const {
     return compute(samples, false);
   }

@@ -56,20 +56,33 @@ struct mlp_options {
   /// {inputs, hidden_1, ..., hidden_m, classes}: at least two entries, each
   /// >= 1, classes >= 2 (m = 0 is multinomial logistic regression).
   std::vector<std::size_t> layers;
+  /// The hidden layers' nonlinearity (it also picks the initialisation).
   activation hidden_activation = activation::tanh;
 };
 
+/// A multi-layer perceptron classifier: fully connected layers with tanh or
+/// ReLU hidden units and a softmax cross-entropy head, whose per-example
+/// gradients (for DP-SGD) come from one batched backpropagation pass
+/// (Rumelhart, Hinton & Williams 1986) with each example's weight gradient
+/// the outer product of its own delta and input (Goodfellow 2015,
+/// "Efficient per-example gradient computations"). A forward pass costs
+/// O(B P) for B examples and P parameters; per_example_gradients() writes
+/// the B x P matrix, while clipped_gradient_sum() and mean_gradient() avoid
+/// it. Weights are Glorot-uniform (tanh) or He-uniform (ReLU), biases zero.
+///
+/// @tparam Real the parameter and feature type.
 template <real_number Real>
 class mlp {
  public:
-  using real_type = Real;
-  using batch_type = dense_batch<Real>;
+  using real_type = Real;                ///< The parameter and feature type.
+  using batch_type = dense_batch<Real>;  ///< Rows of features with one class label each.
 
   /// Largest layer width accepted (keeps every BLAS dimension within int).
   static constexpr std::size_t max_width = std::size_t{1} << 24;
 
-  /// Throws invalid_parameter for fewer than two layers, a width of 0 or
-  /// above max_width, or fewer than two classes.
+  /// A network of `options`' shape, its weights drawn from `gen`. Throws
+  /// invalid_parameter for fewer than two layers, a width of 0 or above
+  /// max_width, or fewer than two classes.
   template <random_bit_source G>
   mlp(const mlp_options& options, G& gen) : options_(checked(options)) {
     std::size_t offset = 0;
@@ -94,14 +107,23 @@ class mlp {
   /// Initialised from the thread's CSPRNG (`secure_generator()`).
   explicit mlp(const mlp_options& options) : mlp(options, secure_generator()) {}
 
+  /// The layer widths {inputs, hidden_1, ..., classes}.
   [[nodiscard]] const std::vector<std::size_t>& layers() const noexcept { return options_.layers; }
+  /// The hidden layers' nonlinearity.
   [[nodiscard]] activation hidden_activation() const noexcept { return options_.hidden_activation; }
+  /// The number of input features.
   [[nodiscard]] std::size_t inputs() const noexcept { return options_.layers.front(); }
+  /// The number of classes (outputs).
   [[nodiscard]] std::size_t classes() const noexcept { return options_.layers.back(); }
 
+  /// P: sum over layers of out_l (in_l + 1).
   [[nodiscard]] std::size_t parameter_count() const noexcept { return params_.size(); }
+  /// The flat parameters: per layer, W_l (out_l x in_l, row-major) then b_l
+  /// (writable: the optimisers update them in place).
+  ///@{
   [[nodiscard]] std::span<const Real> parameters() const noexcept { return params_; }
   [[nodiscard]] std::span<Real> parameters() noexcept { return params_; }
+  ///@}
 
   /// B x classes logits of a batch's rows.
   [[nodiscard]] xt::xtensor<Real, 2> logits(const batch_type& batch) const {

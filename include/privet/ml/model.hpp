@@ -92,16 +92,21 @@ inline void check_label_count(std::size_t labels, std::size_t examples, std::str
 /// Rows of dense real features with one integer label each: x is B x F.
 template <real_number Real>
 struct dense_batch {
-  using real_type = Real;
-  xt::xtensor<Real, 2> x;
-  std::vector<int> y;
+  using real_type = Real;  ///< The feature type.
+  xt::xtensor<Real, 2> x;  ///< The features, B x F (row i is example i).
+  std::vector<int> y;      ///< The labels, one per row of x.
 
+  /// B, the number of examples (labels).
   [[nodiscard]] std::size_t size() const noexcept { return y.size(); }
+  /// F, the number of features per example.
   [[nodiscard]] std::size_t features() const noexcept { return x.shape(1); }
 
   /// Throws invalid_parameter when x and y disagree in length.
   void validate() const { detail::check_label_count(y.size(), x.shape(0), "y.size()"); }
 
+  /// The examples at `indices`, in that order, copied into a new batch (O(k
+  /// F) for k indices). Throws invalid_parameter naming `y.size()` when x
+  /// and y disagree in length, or `indices` for an index >= size().
   [[nodiscard]] dense_batch select(std::span<const std::size_t> indices) const {
     validate();
     dense_batch out;
@@ -122,10 +127,11 @@ struct dense_batch {
 /// indices (the spam filter's hashed character 4-grams): `features[i]` lists
 /// the indices in [0, dimension) present in example i, each at most once.
 struct sparse_binary_batch {
-  std::vector<std::vector<std::uint32_t>> features;
-  std::vector<int> y;
-  std::size_t dimension = 0;
+  std::vector<std::vector<std::uint32_t>> features;  ///< Each example's active indices.
+  std::vector<int> y;                                ///< The labels, one per example.
+  std::size_t dimension = 0;                         ///< D: indices are in [0, D).
 
+  /// The number of examples (labels).
   [[nodiscard]] std::size_t size() const noexcept { return y.size(); }
 
   /// Throws invalid_parameter when lengths disagree or an index is outside
@@ -146,6 +152,9 @@ struct sparse_binary_batch {
     }
   }
 
+  /// The examples at `indices`, in that order, copied (the feature lists
+  /// are not validated). Throws invalid_parameter naming `y.size()` when
+  /// features and y disagree in length, or `indices` for an index >= size().
   [[nodiscard]] sparse_binary_batch select(std::span<const std::size_t> indices) const {
     detail::check_label_count(y.size(), features.size(), "y.size()");
     sparse_binary_batch out;
@@ -165,14 +174,20 @@ struct sparse_binary_batch {
 /// (word classification): x[i] is T_i x F.
 template <real_number Real>
 struct sequence_batch {
-  using real_type = Real;
-  std::vector<xt::xtensor<Real, 2>> x;
-  std::vector<int> y;
+  using real_type = Real;               ///< The feature type.
+  std::vector<xt::xtensor<Real, 2>> x;  ///< The sequences, x[i] of T_i frames x F features.
+  std::vector<int> y;                   ///< The labels, one per sequence.
 
+  /// The number of sequences (labels).
   [[nodiscard]] std::size_t size() const noexcept { return y.size(); }
 
+  /// Throws invalid_parameter naming `y.size()` unless there is one label
+  /// per sequence.
   void validate() const { detail::check_label_count(y.size(), x.size(), "y.size()"); }
 
+  /// The sequences at `indices`, in that order, copied. Throws
+  /// invalid_parameter as validate() does, or naming `indices` for an index
+  /// >= size().
   [[nodiscard]] sequence_batch select(std::span<const std::size_t> indices) const {
     validate();
     sequence_batch out;
@@ -192,12 +207,16 @@ struct sequence_batch {
 /// (one privacy unit's contribution to a gradient) is a whole sequence.
 template <real_number Real>
 struct frame_sequence_batch {
-  using real_type = Real;
-  std::vector<xt::xtensor<Real, 2>> x;
-  std::vector<std::vector<int>> y;
+  using real_type = Real;               ///< The feature type.
+  std::vector<xt::xtensor<Real, 2>> x;  ///< The sequences, x[i] of T_i frames x F features.
+  std::vector<std::vector<int>> y;      ///< The labels, y[i] one per frame of x[i].
 
+  /// The number of sequences.
   [[nodiscard]] std::size_t size() const noexcept { return y.size(); }
 
+  /// Throws invalid_parameter naming `y.size()` unless there is one label
+  /// list per sequence, or `y[i].size()` unless y[i] has one label per
+  /// frame of x[i].
   void validate() const {
     detail::check_label_count(y.size(), x.size(), "y.size()");
     for (std::size_t i = 0; i < x.size(); ++i) {
@@ -209,6 +228,9 @@ struct frame_sequence_batch {
     }
   }
 
+  /// The sequences at `indices`, in that order, copied (frame labels are not
+  /// checked). Throws invalid_parameter naming `y.size()` when x and y
+  /// disagree in length, or `indices` for an index >= size().
   [[nodiscard]] frame_sequence_batch select(std::span<const std::size_t> indices) const {
     detail::check_label_count(y.size(), x.size(), "y.size()");
     frame_sequence_batch out;

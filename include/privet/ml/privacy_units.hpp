@@ -85,6 +85,8 @@ class privacy_units {
                                                           offsets_[u + 1] - offsets_[u]);
   }
 
+  /// The same partition (unit ids included); example-level equals only
+  /// example-level.
   friend bool operator==(const privacy_units&, const privacy_units&) = default;
 
  private:

@@ -29,27 +29,39 @@ namespace privet {
 /// Records are (unit, value) pairs.
 template <class Unit, class Value>
 struct unit_record {
-  Unit unit;
-  Value value;
+  Unit unit;    ///< The privacy unit the record belongs to.
+  Value value;  ///< The record's value.
+  /// Equal unit and equal value.
   friend bool operator==(const unit_record&, const unit_record&) = default;
 };
 
+/// Bounds the number of records per privacy unit to `max_per_unit`, keeping
+/// a uniformly random subset of each unit's records (one reservoir per unit,
+/// Vitter's Algorithm R): the per-user contribution bounding of Wilson et
+/// al. (2020, "Differentially private SQL with bounded user contribution").
+/// A stable transformation from unit distance d to symmetric distance
+/// d max_per_unit. One pass, expected O(1) per record; memory O(units x
+/// max_per_unit).
+///
+/// @tparam Unit the privacy unit (equality-comparable, std::hash-able).
+/// @tparam Value the record's value.
 template <class Unit, class Value>
 requires std::equality_comparable<Unit> && requires(const Unit& u) {
   { std::hash<Unit>{}(u) } -> std::convertible_to<std::size_t>;
 }
 class bound_contributions {
  public:
-  using input_metric = unit_distance;
-  using output_metric = symmetric_distance;
-  using record_type = unit_record<Unit, Value>;
+  using input_metric = unit_distance;            ///< Neighbours differ in whole units.
+  using output_metric = symmetric_distance;      ///< Neighbours differ in records.
+  using record_type = unit_record<Unit, Value>;  ///< A (unit, value) record.
 
-  /// Throws unless max_per_unit >= 1.
+  /// Throws invalid_parameter naming `max_per_unit` unless max_per_unit >= 1.
   explicit bound_contributions(std::uint64_t max_per_unit)
       : max_per_unit_(validate_at_least<std::uint64_t>(max_per_unit, 1, "max_per_unit")) {}
 
   /// Keeps, for every unit, a uniformly random subset of min(n_u, bound) of
-  /// its n_u records. Output is grouped by unit in order of first appearance.
+  /// its n_u records. Output is grouped by unit in order of first appearance
+  /// (within a unit, in reservoir order). Never throws for any record.
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to<std::ranges::range_value_t<R>, record_type> std::vector<record_type>
   operator()(const R& records, G& gen) const {
@@ -78,7 +90,8 @@ class bound_contributions {
     return out;
   }
 
-  /// Throws overflow_error if d_in * max_per_unit does not fit in 64 bits.
+  /// d_in * max_per_unit: removing d_in units removes at most that many
+  /// records. Throws overflow_error if the product does not fit in 64 bits.
   [[nodiscard]] symmetric_distance::distance_type stability(
       unit_distance::distance_type d_in) const {
     if (d_in != 0 && max_per_unit_ > std::numeric_limits<std::uint64_t>::max() / d_in) {
@@ -89,6 +102,7 @@ class bound_contributions {
     return d_in * max_per_unit_;
   }
 
+  /// The most records kept per unit.
   [[nodiscard]] std::uint64_t max_per_unit() const noexcept { return max_per_unit_; }
 
  private:

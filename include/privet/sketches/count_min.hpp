@@ -141,17 +141,40 @@ Count saturating_counter_add(Count a, B b) noexcept {
 /// Sensitivities of a count-min sketch's counter vector (w d entries) to
 /// adding or removing one privacy unit, rounded up.
 struct count_min_sensitivity {
-  double l1;
-  double l2;
+  double l1;  ///< L1 sensitivity: at most d k c (see count_min_sketch::sensitivity).
+  double l2;  ///< L2 sensitivity: at most sqrt(d) k c.
 };
 
+/// The count-min sketch of Cormode & Muthukrishnan (2005, "An improved data
+/// stream summary: the count-min sketch and its applications"): `depth` rows
+/// of `width` counters of type Count; each key adds its weight to one counter
+/// per row, chosen by a pairwise-independent hash drawn from `seed`, and a
+/// key's count is estimated from its d counters (estimate(): the minimum;
+/// estimate_median(): the median, for noisy sketches). Memory is w d
+/// counters whatever the number of distinct keys; add() and the estimates
+/// cost O(d), merge() and noisy() O(w d).
+///
+/// With non-negative weights of total N and keys chosen independently of the
+/// seed, estimate(key) >= true(key) always and estimate(key) <= true(key) +
+/// (e / w) N with probability >= 1 - e^-d (Theorem 1 of the paper; the file
+/// comment gives the 2^-64 fingerprint term). The sketch is released under
+/// differential privacy by noisy() with a mechanism calibrated to
+/// sensitivity(). Keys, weights and counters are data: counters saturate at
+/// Count's limits and no data-dependent call throws.
+///
+/// @tparam Key a count_min_key: a built-in integer or a type convertible to
+///   std::string_view.
+/// @tparam Count a built-in integer type for the counters (signed preferred
+///   for noisy sketches; see noisy()).
 template <count_min_key Key, integer_number Count = std::int64_t>
 class count_min_sketch {
  public:
-  using key_type = Key;
-  using count_type = Count;
+  using key_type = Key;      ///< The type of keys added.
+  using count_type = Count;  ///< The type of counters and weights.
 
+  /// The widest row allowed: 2^32 counters.
   static constexpr std::uint64_t max_width = std::uint64_t{1} << 32;
+  /// The most rows allowed: 64 (error delta e^-64).
   static constexpr std::size_t max_depth = 64;
   /// The most counters (width times depth) a sketch may have: 2^30, 8 GiB
   /// of 64-bit counts. A limit on the product, checked before anything is
@@ -334,10 +357,15 @@ class count_min_sketch {
     return std::exp(-static_cast<double>(depth_));
   }
 
+  /// w: the number of counters per row.
   [[nodiscard]] std::uint64_t width() const noexcept { return width_; }
+  /// d: the number of rows (independent hash functions).
   [[nodiscard]] std::size_t depth() const noexcept { return depth_; }
+  /// The seed the hash functions were drawn from (sketches merge only when
+  /// their seeds are equal).
   [[nodiscard]] std::uint64_t seed() const noexcept { return seed_; }
-  /// Counter `column` of row `row`.
+  /// Counter `column` of row `row`. Throws invalid_parameter naming `row`
+  /// unless row < depth(), or `column` unless column < width().
   [[nodiscard]] Count counter(std::size_t row, std::uint64_t column) const {
     if (row >= depth_)
       throw_invalid("row", row, "[0, depth) = [0, " + detail::format_value(depth_) + ")");
@@ -348,7 +376,8 @@ class count_min_sketch {
   }
   /// All counters, row-major (row r at [r w, (r + 1) w)).
   [[nodiscard]] std::span<const Count> counters() const noexcept { return counters_; }
-  /// The column `key` hashes to in `row`.
+  /// The column `key` hashes to in `row`. Throws invalid_parameter naming
+  /// `row` unless row < depth().
   [[nodiscard]] std::uint64_t column(std::size_t row, const Key& key) const {
     if (row >= depth_)
       throw_invalid("row", row, "[0, depth) = [0, " + detail::format_value(depth_) + ")");

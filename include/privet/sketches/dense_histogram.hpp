@@ -53,12 +53,24 @@
 
 namespace privet {
 
+/// A histogram over the dense ids [0, n), n <= 2^32: one count per id held
+/// in a vector indexed by id, so an update is O(1) with no hashing, and
+/// memory is n counts whatever the number of updates. The API is
+/// sparse_histogram's; the difference is that every id of the domain is
+/// stored, zero counts included, so noisy() noises all n counts and releases
+/// nothing about which ids occurred when the domain is public (see the file
+/// comment for ids interned from private text). Keys and weights are data:
+/// an id outside the domain is dropped (and counted in out_of_domain()),
+/// counts saturate at Count's limits, and no update throws.
+///
+/// @tparam Count a histogram_count: a built-in integer other than bool
+///   (saturating counts) or a floating-point type (finite weights).
 template <histogram_count Count = std::int64_t>
 class dense_histogram {
  public:
-  using key_type = std::uint32_t;
-  using count_type = Count;
-  using value_type = std::pair<key_type, Count>;
+  using key_type = std::uint32_t;                 ///< Ids are 32-bit, in [0, size()).
+  using count_type = Count;                       ///< The type of counts and weights.
+  using value_type = std::pair<key_type, Count>;  ///< An (id, count) entry.
 
   /// The largest domain: every 32-bit id.
   static constexpr std::uint64_t max_domain = std::uint64_t{1} << 32;
@@ -126,6 +138,7 @@ class dense_histogram {
   }
   /// The domain size n: ids are [0, n).
   [[nodiscard]] std::size_t size() const noexcept { return counts_.size(); }
+  /// Whether the domain is empty (size() == 0), not whether all counts are 0.
   [[nodiscard]] bool empty() const noexcept { return counts_.empty(); }
   /// The counts, indexed by id.
   [[nodiscard]] std::span<const Count> counts() const noexcept { return counts_; }
@@ -177,9 +190,11 @@ class dense_histogram {
 
   /// A copy with noise on every id of the domain, in id order (a seeded
   /// generator gives the same release every run). `noise` is an integer
-  /// sampler (noise(gen), its sample added with an overflow check, e.g.
-  /// discrete_laplace_distribution) or a mechanism (noise(count, gen), e.g.
-  /// laplace_mechanism) whose output replaces the count.
+  /// sampler (noise(gen), its sample added at infinite precision and the
+  /// sum saturated at Count's limits, e.g. discrete_laplace_distribution;
+  /// integer Count only) or a mechanism (noise(count, gen), e.g.
+  /// laplace_mechanism) whose output replaces the count. The result's count
+  /// type is what the noise returns. O(n) samples.
   template <class Noise, random_bit_source G>
   [[nodiscard]] auto noisy(const Noise& noise, G& gen) const {
     using out_count = decltype(detail::apply_noise(noise, Count(0), gen));

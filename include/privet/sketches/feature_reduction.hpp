@@ -271,7 +271,9 @@ class hash_space_reduction {
     hash_ = detail::pairwise_hash::draw(gen);
   }
 
-  /// The reduced vector, ascending and without duplicates.
+  /// The reduced vector, ascending and without duplicates: {h(i) : i in x},
+  /// in O(k log k) for k = x.size(). Throws invalid_parameter naming `x`
+  /// unless x is strictly ascending.
   [[nodiscard]] std::vector<std::uint32_t> operator()(const std::vector<std::uint32_t>& x) const {
     detail::validate_sparse(x, std::uint64_t{1} << 32, "x");
     std::vector<std::uint32_t> out;
@@ -287,6 +289,7 @@ class hash_space_reduction {
     return static_cast<std::uint32_t>(hash_.bucket(feature, d_));
   }
 
+  /// d: outputs are in [0, d).
   [[nodiscard]] std::uint32_t output_dim() const noexcept { return d_; }
 
  private:
@@ -297,13 +300,15 @@ class hash_space_reduction {
 /// m sign bits of a sparse binary vector, bit j of word j / 64 at position
 /// j mod 64 (bits past m in the last word are 0).
 struct simhash_signature {
-  std::vector<std::uint64_t> words;
-  std::uint32_t bits = 0;
+  std::vector<std::uint64_t> words;  ///< The bits, 64 a word: ceil(bits / 64) words.
+  std::uint32_t bits = 0;            ///< m, the number of bits.
 
+  /// Bit j. Throws invalid_parameter naming `j` unless j < bits.
   [[nodiscard]] bool bit(std::uint32_t j) const {
     if (j >= bits) throw_invalid("j", j, "[0, bits) = [0, " + detail::format_value(bits) + ")");
     return ((words[j / 64] >> (j % 64)) & 1) != 0;
   }
+  /// Equal length and equal bits.
   friend bool operator==(const simhash_signature&, const simhash_signature&) = default;
 };
 
@@ -353,6 +358,9 @@ class simhash {
     key1_ = gen();
   }
 
+  /// The m-bit signature of x, in O(k m) for k = x.size() (each
+  /// coefficient computed on the fly). Throws invalid_parameter naming `x`
+  /// unless x is strictly ascending with every index below input_dim().
   [[nodiscard]] simhash_signature operator()(const std::vector<std::uint32_t>& x) const {
     detail::validate_sparse(x, input_dim_, "x");
     thread_local std::vector<double> acc;
@@ -373,13 +381,16 @@ class simhash {
     return out;
   }
 
-  /// g_j[f], the coefficient of feature f in hyperplane j.
+  /// g_j[f], the coefficient of feature f in hyperplane j. Throws
+  /// invalid_parameter naming `j` unless j < bits().
   [[nodiscard]] double coefficient(std::uint32_t feature, std::uint32_t j) const {
     if (j >= bits_) throw_invalid("j", j, "[0, bits) = [0, " + detail::format_value(bits_) + ")");
     return detail::hyperplane_coefficient(detail::normal_ziggurat::get(), stream_start(feature), j);
   }
 
+  /// m, the number of hyperplanes (signature bits).
   [[nodiscard]] std::uint32_t bits() const noexcept { return bits_; }
+  /// D: input indices are in [0, D).
   [[nodiscard]] std::uint64_t input_dim() const noexcept { return input_dim_; }
 
  private:
@@ -407,6 +418,10 @@ class uniform_feature_sampling {
         detail::feature_subset(input_dim, std::vector<std::uint32_t>(subset.begin(), subset.end()));
   }
 
+  /// The kept features present in x, each renumbered to its rank among
+  /// features() (so the output is ascending, in [0, d)), in O(k log d) for
+  /// k = x.size(). Throws invalid_parameter naming `x` unless x is strictly
+  /// ascending with every index below D.
   [[nodiscard]] std::vector<std::uint32_t> operator()(const std::vector<std::uint32_t>& x) const {
     return subset_.apply(x);
   }
@@ -455,9 +470,14 @@ class df_pruning {
     return p;
   }
 
+  /// The kept features present in x, each renumbered to its rank among
+  /// features() (so the output is ascending, in [0, d)), in O(k log d) for
+  /// k = x.size(). Throws invalid_parameter naming `x` unless x is strictly
+  /// ascending with every index below D.
   [[nodiscard]] std::vector<std::uint32_t> operator()(const std::vector<std::uint32_t>& x) const {
     return subset_.apply(x);
   }
+  /// The kept features, ascending: output index i is input feature features()[i].
   [[nodiscard]] const std::vector<std::uint32_t>& features() const noexcept {
     return subset_.kept();
   }
@@ -507,9 +527,14 @@ class multinomial_df_sampling {
     return m;
   }
 
+  /// The kept features present in x, each renumbered to its rank among
+  /// features() (so the output is ascending, in [0, d)), in O(k log d) for
+  /// k = x.size(). Throws invalid_parameter naming `x` unless x is strictly
+  /// ascending with every index below D.
   [[nodiscard]] std::vector<std::uint32_t> operator()(const std::vector<std::uint32_t>& x) const {
     return subset_.apply(x);
   }
+  /// The kept features, ascending: output index i is input feature features()[i].
   [[nodiscard]] const std::vector<std::uint32_t>& features() const noexcept {
     return subset_.kept();
   }

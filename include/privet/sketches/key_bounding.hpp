@@ -85,15 +85,33 @@ inline bool may_saturate(std::uint64_t units, std::uint64_t per_unit) noexcept {
 
 }  // namespace detail
 
+/// Per-unit contribution bounding of a key count, as in Wilson et al. (2020,
+/// "Differentially private SQL with bounded user contribution"): from
+/// (unit, key) records, each privacy unit keeps at most `max_keys` of its
+/// distinct keys (L0; a uniformly random subset, chosen by a seeded
+/// bottom-k rule: see the file comment) and counts at most `max_per_key`
+/// records for each kept key (L-infinity). The result is the key histogram
+/// of the bounded records, a stable transformation from unit distance d to
+/// partition distance {d max_keys, d max_per_key}, ready for noise and
+/// partition selection. One pass, expected O(1) per record beyond a scan of
+/// the unit's kept keys (O(max_keys)), memory O(units x max_keys);
+/// start() streams the same bound in chunks. Counts saturate at 2^63 - 1
+/// and no record makes it throw.
+///
+/// @tparam Unit the privacy unit (hashed by std::hash, integers mixed).
+/// @tparam Key the key counted (likewise hashable).
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
 class bound_keys {
  public:
-  using input_metric = unit_distance;
-  using output_metric = partition_distance;
-  using record_type = unit_record<Unit, Key>;
+  using input_metric = unit_distance;          ///< Neighbouring inputs differ in whole units.
+  using output_metric = partition_distance;    ///< {keys changed, change per key}.
+  using record_type = unit_record<Unit, Key>;  ///< A (unit, key) record.
 
-  /// Throws unless max_keys >= 1 and max_per_key >= 1.
+  /// @param max_keys the most distinct keys a unit keeps, >= 1.
+  /// @param max_per_key the most a unit adds to one key, in [1, 2^63 - 1].
+  /// @throws invalid_parameter naming `max_keys` or `max_per_key` when it
+  ///   is out of range.
   bound_keys(std::uint64_t max_keys, std::uint64_t max_per_key)
       : max_keys_(validate_at_least<std::uint64_t>(max_keys, 1, "max_keys")),
         max_per_key_(validate_at_least<std::uint64_t>(max_per_key, 1, "max_per_key")) {
@@ -188,13 +206,17 @@ class bound_keys {
     for (const auto& [unit, mine] : units) visit(unit, std::span<const kept_key>(mine.kept));
   }
 
+  /// One key a unit kept, as select() and accumulator::visit() report it.
   struct kept_key {
-    std::uint64_t priority;
-    Key key;
-    std::uint64_t count;
+    std::uint64_t priority;  ///< Its pseudo-random (salt, unit, key) priority; smallest kept.
+    Key key;                 ///< The key.
+    std::uint64_t count;     ///< The unit's occurrences of it (see where it is reported).
   };
 
-  /// Throws overflow_error if d_in times a bound does not fit in 64 bits.
+  /// {d_in max_keys, d_in max_per_key}: removing d_in units changes at most
+  /// d_in max_keys counts, each by at most d_in max_per_key (the latter
+  /// rounded up to a double). Throws overflow_error if d_in times a bound
+  /// does not fit in 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(
       unit_distance::distance_type d_in) const {
     const auto times = [&](std::uint64_t bound, const char* name) {
@@ -214,7 +236,9 @@ class bound_keys {
     return {times(max_keys_, "max_keys"), per};
   }
 
+  /// The L0 bound: distinct keys kept per unit.
   [[nodiscard]] std::uint64_t max_keys() const noexcept { return max_keys_; }
+  /// The L-infinity bound: the most a unit adds to one key.
   [[nodiscard]] std::uint64_t max_per_key() const noexcept { return max_per_key_; }
 
   /// The same bound, fed one record or one chunk at a time (a day read once
@@ -243,14 +267,19 @@ class bound_keys {
   /// max_per_key > 1, capped there.
   class accumulator {
    public:
-    /// A record, or every record of a range (a chunk).
+    /// Adds one record (unit, key). Never throws for any record (only
+    /// std::bad_alloc).
     void add(const record_type& r) { add(r.unit, r.value); }
+    /// Adds every record of a range (a chunk), in order.
     template <std::ranges::input_range R>
     requires std::convertible_to < std::ranges::range_reference_t<R>,
     const record_type& > void add(const R& records) {
       for (const record_type& r : records) add(r.unit, r.value);
     }
 
+    /// Adds the record (unit, key): expected O(1) for the unit's lookup
+    /// plus O(size) for a scan of its kept keys (O(max_keys) priorities
+    /// when a full unit's largest-priority key is replaced).
     void add(const Unit& unit, const Key& key) {
       const std::uint64_t mu = mix(detail::histogram_hash<Unit>{}(unit));
       table& t = tables_[mu >> (64 - table_bits)];
@@ -317,8 +346,9 @@ class bound_keys {
       }
     }
 
-    /// Units seen, and (unit, key) pairs kept now.
+    /// The number of distinct units seen.
     [[nodiscard]] std::uint64_t units() const noexcept { return units_; }
+    /// The number of (unit, key) pairs kept now.
     [[nodiscard]] std::uint64_t kept() const noexcept { return kept_; }
     /// Bytes held by the tables, pages and free lists (not the allocator's
     /// own overhead): divided by kept(), the cost of a kept pair.
@@ -329,7 +359,9 @@ class bound_keys {
       for (const auto& l : large_) b += l.keys.capacity() * sizeof(Key) + l.counts.capacity() * 8;
       return b;
     }
+    /// The salt of the priorities (start_salted(salt()) keeps the same keys).
     [[nodiscard]] std::uint64_t salt() const noexcept { return salt_; }
+    /// The bound's max_keys.
     [[nodiscard]] std::uint64_t max_keys() const noexcept { return bound_.max_keys_; }
 
    private:
@@ -637,11 +669,12 @@ template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
 class l2_normalized_keys {
  public:
-  using input_metric = unit_distance;
-  using output_metric = l2_distance;
-  using record_type = unit_record<Unit, Key>;
+  using input_metric = unit_distance;          ///< Neighbouring inputs differ in whole units.
+  using output_metric = l2_distance;           ///< The weighted counts' change in L2.
+  using record_type = unit_record<Unit, Key>;  ///< A (unit, key) record.
 
-  /// Throws unless max_keys >= 1 and scale_bits in [1, 40].
+  /// Throws invalid_parameter naming `max_keys` unless max_keys >= 1, or
+  /// `scale_bits` unless scale_bits is in [1, 40].
   explicit l2_normalized_keys(std::uint64_t max_keys, unsigned scale_bits = 30)
       : select_(max_keys, 1), scale_bits_(scale_bits) {
     if (scale_bits < 1 || scale_bits > 40) throw_invalid("scale_bits", scale_bits, "[1, 40]");
@@ -695,6 +728,7 @@ class l2_normalized_keys {
   [[nodiscard]] double unit() const noexcept {
     return std::ldexp(1.0, static_cast<int>(scale_bits_));
   }
+  /// The most distinct keys a unit keeps.
   [[nodiscard]] std::uint64_t max_keys() const noexcept { return select_.max_keys(); }
 
  private:
@@ -705,8 +739,9 @@ class l2_normalized_keys {
 /// A (unit, window) pair, for bounding per time window.
 template <class Unit, class Window>
 struct unit_window {
-  Unit unit;
-  Window window;
+  Unit unit;      ///< The privacy unit.
+  Window window;  ///< The time window (a day, say).
+  /// Equal unit and equal window.
   friend bool operator==(const unit_window&, const unit_window&) = default;
 };
 
@@ -725,25 +760,31 @@ struct histogram_hash<unit_window<Unit, Window>> {
 /// say), contributed to which key.
 template <class Unit, class Window, class Key>
 struct windowed_record {
-  Unit unit;
-  Window window;
-  Key key;
+  Unit unit;      ///< The privacy unit.
+  Window window;  ///< The window the record falls in.
+  Key key;        ///< The key it contributes to.
 };
 
 /// Contribution bounding per time window: each unit keeps at most
 /// max_windows of the windows it appears in (a uniformly random subset, by
 /// the same bottom-k rule as keys), and in each kept window at most
 /// max_keys distinct keys with at most max_per_key each. Two passes over a
-/// forward range (windows first, then keys). Stability: unit distance d ->
-/// partition distance {d max_windows max_keys, d max_per_key}.
+/// forward range (windows first, then keys). stability() returns
+/// {d max_windows max_keys, d max_per_key} for unit distance d.
+///
+/// @warning The per-key bound d max_per_key holds only when a key cannot
+///   occur in two windows of one unit (keys that include their window, for
+///   instance): a unit keeping the same key in w windows adds up to
+///   w max_per_key to its count, since each kept window is bounded
+///   separately and the windows' counts are summed per key.
 template <class Unit, class Window, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Window> &&
     std::equality_comparable<Key>
 class bound_keys_per_window {
  public:
-  using input_metric = unit_distance;
-  using output_metric = partition_distance;
-  using record_type = windowed_record<Unit, Window, Key>;
+  using input_metric = unit_distance;                      ///< Neighbours differ in whole units.
+  using output_metric = partition_distance;                ///< {keys changed, change per key}.
+  using record_type = windowed_record<Unit, Window, Key>;  ///< A (unit, window, key) record.
 
   /// Throws invalid_parameter naming `max_windows`, `max_keys` or
   /// `max_per_key` unless each is >= 1 (max_per_key <= 2^63 - 1) and
@@ -758,6 +799,12 @@ class bound_keys_per_window {
     }
   }
 
+  /// The key counts of the bounded records: each unit's kept windows
+  /// (bottom-k of its distinct windows, one salt drawn from gen), then in
+  /// each kept (unit, window) the bound_keys rule with a second salt.
+  /// Deterministic for a seeded generator; counts saturate at 2^63 - 1 and
+  /// no record makes it throw. Memory grows with the records of kept
+  /// windows (they are copied for the second pass).
   template <std::ranges::forward_range R, random_bit_source G>
   requires std::convertible_to<std::ranges::range_value_t<R>, record_type>
       sparse_histogram<Key, std::int64_t>
@@ -782,6 +829,9 @@ class bound_keys_per_window {
     return keys_(in_kept, gen);
   }
 
+  /// {d_in max_windows max_keys, d_in max_per_key} (see the class's
+  /// warning on the second). Throws overflow_error if a product does not
+  /// fit in 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
     const auto per_window = keys_.stability(d_in);
     const std::uint64_t w = windows_.max_keys();

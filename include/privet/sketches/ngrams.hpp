@@ -32,17 +32,29 @@
 
 namespace privet {
 
+/// Interned word n-grams for DPNE (Kim, Gopi, Kulkarni & Yekhanin 2021,
+/// "Differentially Private n-gram Extraction"): every word and every gram
+/// gets a dense 32-bit id in order of first interning (so the ids index a
+/// dense_histogram), a k-gram stored as (id of its (k-1)-gram prefix, id of
+/// its last word). Interning or finding a one-word extension is one
+/// expected-O(1) hash lookup, so for_each_ngram() yields the N T grams of a
+/// text of N words in O(N T); suffix_of() answers DPNE's validity check in
+/// O(k) lookups. At most 2^32 - 1 grams (overflow_error beyond). Every id
+/// argument is checked: an id not from this table throws invalid_parameter.
 class ngram_table {
  public:
-  using id = std::uint32_t;
+  using id = std::uint32_t;  ///< A gram's id: its index in order of interning.
 
+  /// An empty table.
   ngram_table() = default;
+  /// A deep copy, with its own word spellings.
   // spelling_ views the keys of words_: a copy must view its own keys, not
   // the original's (which a moved-from or destroyed original no longer has).
   ngram_table(const ngram_table& other)
       : nodes_(other.nodes_), words_(other.words_), children_(other.children_) {
     respell();
   }
+  /// Replaces this table with a deep copy of `other`.
   ngram_table& operator=(const ngram_table& other) {
     if (this != &other) {
       ngram_table copy(other);
@@ -50,12 +62,16 @@ class ngram_table {
     }
     return *this;
   }
+  /// Moves keep the ids; the moved-from table is left valid but unspecified.
+  ///@{
   // Moving a node-based map hands over its nodes, so the views stay valid.
   ngram_table(ngram_table&&) noexcept = default;
   ngram_table& operator=(ngram_table&&) noexcept = default;
+  ///@}
   ~ngram_table() = default;
 
-  /// The id of word `w` (a 1-gram), interning it if new.
+  /// The id of word `w` (a 1-gram), interning it if new. Throws
+  /// overflow_error when the table already holds 2^32 - 1 grams.
   id word(std::string_view w) {
     if (const auto it = words_.find(w); it != words_.end()) return it->second;
     const id g = add(none, 0);
@@ -65,13 +81,17 @@ class ngram_table {
     return g;
   }
 
+  /// The id of word `w` if interned (nothing is interned).
   [[nodiscard]] std::optional<id> find_word(std::string_view w) const {
     const auto it = words_.find(w);
     if (it == words_.end()) return std::nullopt;
     return it->second;
   }
 
-  /// The id of gram `prefix` followed by word `w` (a 1-gram id), interning it.
+  /// The id of gram `prefix` followed by word `w` (a 1-gram id), interning
+  /// it. Throws invalid_parameter naming `prefix` or `w` for an id not from
+  /// this table or a `w` that is not a word, and overflow_error when the
+  /// table is full.
   id extend(id prefix, id w) {
     check(prefix, "prefix");
     check_word(w);
@@ -130,6 +150,7 @@ class ngram_table {
     return find_extension(s, w);
   }
 
+  /// The number of words of gram g (1 for a word).
   [[nodiscard]] std::size_t length(id g) const {
     check(g, "g");
     return nodes_[g].length;
@@ -140,6 +161,7 @@ class ngram_table {
     if (nodes_[g].length < 2) throw_invalid("g", g, "a gram of length >= 2 (a word has no prefix)");
     return nodes_[g].prefix;
   }
+  /// The id of gram g's last word (g itself for a word).
   [[nodiscard]] id last_word(id g) const {
     check(g, "g");
     return nodes_[g].last;
@@ -163,12 +185,17 @@ class ngram_table {
     return out;
   }
 
+  /// The number of grams interned, words included (ids are [0, size())).
   [[nodiscard]] std::size_t size() const noexcept { return nodes_.size(); }
+  /// The number of distinct words interned.
   [[nodiscard]] std::size_t word_count() const noexcept { return words_.size(); }
 
   /// Interns every n-gram of `tokens` (word ids) of length 1..max_length and
   /// calls f(gram_id, length, start) for each occurrence, shortest first at
-  /// each start position. Throws invalid_parameter for max_length = 0.
+  /// each start position: O(N max_length) lookups for N tokens. Throws
+  /// invalid_parameter for max_length = 0, and invalid_parameter naming `w`
+  /// for a token that is not a word id of this table (after f has seen the
+  /// grams of the earlier start positions).
   template <class F>
   void for_each_ngram(std::span<const id> tokens, std::size_t max_length, F&& f) {
     validate_at_least<std::size_t>(max_length, 1, "max_length");

@@ -75,11 +75,22 @@ struct pca_options {
 
 #ifdef PRIVET_HAS_BLAS
 
+/// Principal component analysis of sparse binary vectors (the
+/// data-dependent baseline of Pathak, Sharifi & Raj 2011, Section 6.4): the
+/// top k components of the centred training matrix by randomized subspace
+/// iteration (Halko, Martinsson & Tropp 2011, Algorithms 4.4 and 5.1),
+/// without forming the dense matrix. A fit costs O(q nnz (k + p) + q (n +
+/// d') (k + p)^2) for q iterations, oversampling p, n training vectors, d'
+/// features present and nnz nonzeros; projecting a vector with m features
+/// costs O(m (log d' + k)). Needs PRIVET_HAS_BLAS (the privet::blas target).
+/// Not private: a fit reads the training set directly.
+///
+/// @tparam Real float or double, the BLAS type computed in.
 template <pca_real Real = double>
 class sparse_pca {
  public:
-  using matrix_type = xt::xtensor<Real, 2>;
-  using vector_type = xt::xtensor<Real, 1>;
+  using matrix_type = xt::xtensor<Real, 2>;  ///< A dense row-major matrix of Real.
+  using vector_type = xt::xtensor<Real, 1>;  ///< A dense vector of Real.
 
   /// The top `components` principal components of `training` (each vector
   /// the ascending list of its features in [0, input_dim)), the test matrix
@@ -174,6 +185,7 @@ class sparse_pca {
 
   /// k, the number of components.
   [[nodiscard]] std::size_t components() const noexcept { return explained_variance_.size(); }
+  /// D: input indices are in [0, D).
   [[nodiscard]] std::uint64_t input_dim() const noexcept { return input_dim_; }
 
   /// The variance of the training set along each component (the k largest

@@ -32,13 +32,25 @@
 
 namespace privet {
 
+/// The layered prefix trie of TrieHH (Zhu, Kairouz, McMahan, Sun & Li 2020,
+/// "Federated Heavy Hitters Discovery with Differential Privacy") as LDP
+/// TrieHH uses it (Sun, Kairouz, Sun, Gascón & Suresh 2024, Algorithm 2):
+/// layer i holds the kept prefixes of length i + 1; each round's candidates
+/// are the last layer's open prefixes extended by every symbol (end-of-word
+/// included), numbered so that votes need no strings, and extend() keeps
+/// some of them as the next layer. Lookups cost O(L) expected for a prefix
+/// of length L; a node costs O(1) memory. At most 2^32 - 1 nodes
+/// (overflow_error beyond).
+///
+/// @tparam Symbol the integer type of symbols (char32_t code points by
+///   default).
 template <std::integral Symbol = char32_t>
 class prefix_trie {
  public:
-  using symbol_type = Symbol;
-  using string_type = std::basic_string<Symbol>;
-  using view_type = std::basic_string_view<Symbol>;
-  using node_id = std::uint32_t;
+  using symbol_type = Symbol;                        ///< A symbol of the alphabet.
+  using string_type = std::basic_string<Symbol>;     ///< A prefix or word.
+  using view_type = std::basic_string_view<Symbol>;  ///< A prefix passed in.
+  using node_id = std::uint32_t;                     ///< A node's index, in order of creation.
 
   /// `alphabet`: the symbols X, distinct, not containing `end_of_word`,
   /// which is added as the last symbol. Layer 0 is every symbol of X
@@ -76,10 +88,14 @@ class prefix_trie {
 
   /// |X| including the end-of-word symbol.
   [[nodiscard]] std::size_t alphabet_size() const noexcept { return symbols_.size(); }
+  /// The end-of-word symbol (the last of the alphabet).
   [[nodiscard]] Symbol end_of_word() const noexcept { return end_of_word_; }
+  /// The number of layers (1 after construction): the last layer holds
+  /// prefixes of length depth(), and candidates have length depth() + 1.
   [[nodiscard]] std::size_t depth() const noexcept { return layers_.size(); }
 
   /// The nodes of layer i (prefixes of length i + 1), in candidate order.
+  /// Throws invalid_parameter naming `layer` unless i < depth().
   [[nodiscard]] std::span<const node_id> layer(std::size_t i) const {
     check_layer(i);
     return layers_[i];
@@ -103,7 +119,8 @@ class prefix_trie {
     return static_cast<std::uint64_t>(nodes_[*parent].position) * symbols_.size() + *sym;
   }
 
-  /// The prefix a candidate number stands for.
+  /// The prefix a candidate number stands for. Throws invalid_parameter
+  /// naming `index` unless index < candidate_count().
   [[nodiscard]] string_type candidate(std::uint64_t index) const {
     if (index >= candidate_count()) {
       throw_invalid(
@@ -165,7 +182,8 @@ class prefix_trie {
     return at;
   }
 
-  /// The kept children of a node.
+  /// The kept children of a node, in symbol order. Throws invalid_parameter
+  /// naming `node` for an id not from this trie.
   [[nodiscard]] std::vector<node_id> children(node_id n) const {
     check_node(n);
     std::vector<node_id> out;
@@ -176,7 +194,9 @@ class prefix_trie {
     return out;
   }
 
-  /// The symbols of a node, from the root.
+  /// The symbols of a node, from the root (a word's ends with
+  /// end_of_word()). Throws invalid_parameter naming `node` for an id not
+  /// from this trie.
   [[nodiscard]] string_type prefix(node_id n) const {
     check_node(n);
     string_type s;
@@ -186,6 +206,8 @@ class prefix_trie {
     return s;
   }
 
+  /// Whether node n is a discovered word (ends with end_of_word()). Throws
+  /// invalid_parameter naming `node` for an id not from this trie.
   [[nodiscard]] bool is_word(node_id n) const {
     check_node(n);
     return nodes_[n].word;

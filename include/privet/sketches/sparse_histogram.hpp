@@ -271,6 +271,21 @@ constexpr bool key_in_range(K key) noexcept {
 
 }  // namespace detail
 
+/// Counts or weights per key over an unbounded key space, stored only for
+/// the keys seen (a robin-hood hash table): add() and the lookups are
+/// expected O(1), add_all() batches updates for cache locality, merge()
+/// adds shards, top_k() and at_least() select, and noisy() / noisy_over()
+/// release the counts with noise from any privet sampler or mechanism.
+/// Counts and weights are data: integer counts saturate at Count's limits,
+/// floating-point weights stay finite, and no update throws on them. A key
+/// is never narrowed to Key (see the file comment). Releasing the stored
+/// key set (noisy()) reveals which keys occurred: for a private key set use
+/// partition selection or noisy_over() with keys fixed in advance.
+///
+/// @tparam Key an equality-comparable key (integers and std::string hash
+///   specially; sorting and selection need it totally ordered).
+/// @tparam Count a histogram_count: a built-in integer other than bool or a
+///   floating-point type.
 template <class Key, histogram_count Count = std::int64_t>
 requires std::equality_comparable<Key>
 class sparse_histogram {
@@ -279,9 +294,9 @@ class sparse_histogram {
                      std::allocator<std::pair<Key, Count>>, false, detail::high_bits_growth_policy>;
 
  public:
-  using key_type = Key;
-  using count_type = Count;
-  using value_type = std::pair<Key, Count>;
+  using key_type = Key;                      ///< The type of keys.
+  using count_type = Count;                  ///< The type of counts and weights.
+  using value_type = std::pair<Key, Count>;  ///< A (key, count) entry.
 
   /// Adds `weight` (default 1) to `key`'s count, saturating at Count's
   /// limits; a floating-point weight as the header says (NaN adds 0,
@@ -346,8 +361,12 @@ class sparse_histogram {
   [[nodiscard]] bool contains(const K& key) const {
     return find(key) != counts_.end();
   }
+  /// The number of distinct keys stored.
   [[nodiscard]] std::size_t size() const noexcept { return counts_.size(); }
+  /// Whether no key is stored.
   [[nodiscard]] bool empty() const noexcept { return counts_.empty(); }
+  /// Makes room for `keys` distinct keys without rehashing (only
+  /// std::bad_alloc).
   void reserve(std::size_t keys) { counts_.reserve(keys); }
 
   /// The number of records add() did not count because their integer key
@@ -434,8 +453,12 @@ class sparse_histogram {
     return out;
   }
 
+  /// Iteration over the stored (key, count) entries in the hash table's
+  /// order, which is unspecified (sorted_by_key() gives a fixed order).
+  ///@{
   auto begin() const { return counts_.begin(); }
   auto end() const { return counts_.end(); }
+  ///@}
 
  private:
   // The one place that refuses a narrowing key type (header comment).

@@ -56,10 +56,15 @@
 
 namespace privet {
 
+/// How word_tokenizer normalises and splits (see the file comment).
 struct tokenizer_options {
+  /// Map each letter to its simple Unicode lowercase (no full case folding).
   bool lowercase = true;
+  /// Digits are word characters; false makes them separators.
   bool digits = true;
+  /// Keep an apostrophe (U+0027 or U+2019) between two word characters.
   bool apostrophes = true;
+  /// What to do with invalid UTF-8: throw, or read U+FFFD (a separator).
   invalid_utf8 on_invalid = invalid_utf8::throw_error;
 };
 
@@ -190,13 +195,25 @@ inline constexpr char32_t soft_hyphen = U'\u00AD';
 
 }  // namespace detail
 
+/// A UTF-8 word tokenizer for the text systems (LDP TrieHH, DPNE): a word
+/// is a maximal run of Unicode letters (and digits, by option) with the
+/// combining marks, joiners and apostrophes the file comment lists, so
+/// non-ASCII words are never split at their non-ASCII letters. Linear in
+/// the text's length. Letter classes and lowercase mapping come from
+/// glibc's C.UTF-8 locale, opened privately (the global locale is never
+/// changed). Thread-safe: every member is const.
 class word_tokenizer {
  public:
+  /// A tokenizer with `options`. Throws privet::error when the C.UTF-8
+  /// locale is not available on the system.
   explicit word_tokenizer(tokenizer_options options = {})
       : options_(options), ctype_(detail::unicode_ctype()) {}
 
   /// Calls f(std::string_view word) for each word of `text`, in order; the
-  /// view is valid only during the call (no allocation per word).
+  /// view is valid only during the call (no allocation per word). With
+  /// invalid_utf8::throw_error, throws invalid_parameter naming `text` (and
+  /// the byte offset) at the first invalid byte, after f has seen the words
+  /// before it.
   template <class F>
   void for_each(std::string_view text, F&& f) const {
     std::string word;
@@ -234,13 +251,14 @@ class word_tokenizer {
     flush();
   }
 
-  /// The words of `text`, UTF-8 encoded.
+  /// The words of `text`, UTF-8 encoded. Throws as for_each() does.
   [[nodiscard]] std::vector<std::string> operator()(std::string_view text) const {
     std::vector<std::string> out;
     for_each(text, [&](std::string_view w) { out.emplace_back(w); });
     return out;
   }
 
+  /// The options it was built with.
   [[nodiscard]] const tokenizer_options& options() const noexcept { return options_; }
 
  private:

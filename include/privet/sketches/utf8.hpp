@@ -21,6 +21,7 @@ enum class invalid_utf8 {
   replace,      ///< decode each maximal invalid subpart as U+FFFD
 };
 
+/// U+FFFD, what invalid_utf8::replace decodes each maximal invalid subpart as.
 inline constexpr char32_t replacement_character = U'\uFFFD';
 
 namespace detail {
