@@ -90,6 +90,7 @@
 
 namespace privet::dpne {
 
+/// The id of an n-gram (a word when its length is 1) in an ngram_table.
 using gram_id = ngram_table::id;
 
 /// How V_k is pruned.
@@ -104,17 +105,20 @@ enum class candidate_count {
   sampled   ///< estimated from sampled pairs, as in the paper
 };
 
+/// A DPNE run's parameters (Kim et al. 2021's notation): the user-level
+/// target for the whole release, the lengths, the contribution bound and
+/// the spurious share; validate() gives each field's range.
 struct parameters {
-  double epsilon = 4;
-  double delta = 1e-7;
-  std::size_t max_length = 9;      ///< T
+  double epsilon = 4;          ///< the run's epsilon, finite and > 0
+  double delta = 1e-7;         ///< the run's delta, in (0, 1): half for the noise, half for rho_1
+  std::size_t max_length = 9;  ///< T
   std::uint64_t max_ngrams = 100;  ///< Delta_0: distinct k-grams (words) kept per user and length
   double eta = 0.01;               ///< the spurious share rho_k aims at
   double decay = 1;                ///< c: sigma_k = c sigma_{k-1}; 1 spreads sigma* equally
-  pruning prune = pruning::both_sides;
-  candidate_count count = candidate_count::counted;
-  double sample_fraction = 0.01;  ///< p of the sampled |V_k| estimate
-  unsigned threads = 1;
+  pruning prune = pruning::both_sides;               ///< which k-grams are valid (V_k)
+  candidate_count count = candidate_count::counted;  ///< how |V_k| is obtained
+  double sample_fraction = 0.01;                     ///< p of the sampled |V_k| estimate
+  unsigned threads = 1;  ///< threads of the user passes (the release does not depend on it)
 
   /// Throws invalid_parameter naming the first field out of range: epsilon
   /// (finite, > 0), delta (in (0, 1)), max_length (>= 1, <= 64), max_ngrams
@@ -157,11 +161,15 @@ class corpus {
     sequence_begin_.push_back(tokens_.size());
   }
 
+  /// The number of users started.
   [[nodiscard]] std::size_t users() const noexcept { return user_begin_.size(); }
+  /// The number of sequences of all users.
   [[nodiscard]] std::size_t sequences() const noexcept { return sequence_begin_.size() - 1; }
+  /// The number of tokens of all sequences.
   [[nodiscard]] std::size_t tokens() const noexcept { return tokens_.size(); }
   /// User u's sequences are [first_sequence(u), end_sequence(u)). Throws
   /// invalid_parameter naming `u` and [0, users()) past the last user.
+  ///@{
   [[nodiscard]] std::size_t first_sequence(std::size_t u) const {
     check_user(u);
     return user_begin_[u];
@@ -170,8 +178,11 @@ class corpus {
     check_user(u);
     return u + 1 < user_begin_.size() ? user_begin_[u + 1] : sequences();
   }
-  /// The token range [begin, end) of sequence s. Throws invalid_parameter
-  /// naming `s` and [0, sequences()) past the last sequence.
+  ///@}
+  /// The token range [begin, end) of sequence s, as indices into
+  /// token_data(). Throws invalid_parameter naming `s` and [0, sequences())
+  /// past the last sequence.
+  ///@{
   [[nodiscard]] std::size_t sequence_begin(std::size_t s) const {
     check_sequence(s);
     return sequence_begin_[s];
@@ -180,13 +191,17 @@ class corpus {
     check_sequence(s);
     return sequence_begin_[s + 1];
   }
+  ///@}
+  /// The tokens of sequence s. Throws as sequence_begin.
   [[nodiscard]] std::span<const gram_id> sequence(std::size_t s) const {
     return std::span<const gram_id>(tokens_).subspan(sequence_begin(s),
                                                      sequence_end(s) - sequence_begin(s));
   }
+  /// Every token, the sequences one after another.
   [[nodiscard]] std::span<const gram_id> token_data() const noexcept { return tokens_; }
 
-  /// Calls f(begin, end) with the token range of each of user u's sequences.
+  /// Calls f(begin, end) with the token range of each of user u's
+  /// sequences, in order. Throws as end_sequence.
   template <class F>
   void for_each_sequence(std::size_t u, F&& f) const {
     const std::size_t end = end_sequence(u);
@@ -211,7 +226,7 @@ class corpus {
 
 /// What one length's pass did.
 struct level_report {
-  std::size_t length = 0;
+  std::size_t length = 0;         ///< k; 0 for a baseline group of several lengths
   double sigma = 0;               ///< the noise asked for (weight units): sigma_k of the schedule
   double sigma_sampled = 0;       ///< the sampler's own, rounded up
   double threshold = 0;           ///< rho_k (weight units); rho_1 for k = 1
@@ -228,7 +243,7 @@ struct level_report {
 
 /// The privacy spent, from the accounting layer.
 struct privacy_report {
-  approx_dp target{0, 0};
+  approx_dp target{0, 0};      ///< the (eps, delta) asked for
   approx_dp spent{0, 0};       ///< the samplers' privacy maps, composed
   double sigma_star = 0;       ///< the single Gaussian the schedule composes to (calibrated)
   std::vector<double> sigmas;  ///< sigma_1..sigma_T asked for
@@ -240,7 +255,10 @@ namespace detail {
 struct extraction_builder;
 }  // namespace detail
 
-/// A DPNE (or baseline) release.
+/// A DPNE (or baseline) release: the sets S_1..S_T, the table that names
+/// their grams, and what each level did and spent. Made by extractor,
+/// extract, dpsu_all, dpsu_even and dpsu_single; a default-constructed one
+/// holds no table (grams() must not be called on it).
 class extraction {
  public:
   /// The released grams: words interned by their spelling, k-grams as
@@ -254,13 +272,16 @@ class extraction {
     }
     return sets_[k - 1];
   }
+  /// T: the longest length released (some S_k may be empty).
   [[nodiscard]] std::size_t max_length() const noexcept { return sets_.size(); }
+  /// |S_1| + ... + |S_T|.
   [[nodiscard]] std::size_t total() const noexcept {
     std::size_t n = 0;
     for (const auto& s : sets_) n += s.size();
     return n;
   }
-  /// The words of gram g as ids of the vocabulary the corpus used.
+  /// The words of gram g (an id of grams()) as ids of the vocabulary the
+  /// corpus used; for the baselines, ids of their table.
   [[nodiscard]] std::vector<gram_id> vocabulary_words(gram_id g) const {
     std::vector<gram_id> w = grams_->words_of(g);
     if (!vocabulary_of_.empty()) {
@@ -268,7 +289,9 @@ class extraction {
     }
     return w;
   }
+  /// One report per length (DPNE) or per DPSU run (baselines), in order.
   [[nodiscard]] const std::vector<level_report>& levels() const noexcept { return levels_; }
+  /// The target and the guarantee spent, from the accounting layer.
   [[nodiscard]] const privacy_report& privacy() const noexcept { return privacy_; }
 
  private:
@@ -378,10 +401,14 @@ std::string method_text() {
 template <noise_policy Noise = secure_noise>
 class extractor {
  public:
+  /// The Gaussian noise of levels 2..T (level 1's is DPSU's).
   using noise_type = dpsu::fixed_point_noise<dpsu::update_norm::l2, Noise>;
+  /// zcdp for secure_noise's discrete Gaussian, gdp for the continuous one.
   using guarantee_type = typename noise_type::guarantee_type;
 
-  /// Throws invalid_parameter as parameters::validate does.
+  /// Calibrates sigma_1..sigma_T to (p.epsilon, p.delta) and builds the
+  /// samplers (see the file comment). Throws invalid_parameter as
+  /// parameters::validate does.
   explicit extractor(const parameters& p)
       : p_(validated(p)),
         privacy_(plan(p_)),
@@ -393,6 +420,10 @@ class extractor {
   /// Runs on `text`, whose tokens are word ids of `vocabulary` (grams of
   /// other lengths in it are ignored). A token that is not a word of the
   /// vocabulary ends its sentence there (see corpus); data never throws.
+  /// Cost per level: one pass over the tokens and the users' valid k-grams,
+  /// one noise draw per k-gram with a weight, and O(1) expected draws per
+  /// spurious k-gram. Throws overflow_error only if |V_k| exceeds 2^64 - 1
+  /// (the released sets, not the data, fix it).
   template <random_bit_source G>
   extraction operator()(const corpus& text, const ngram_table& vocabulary, G& gen) const {
     const parameters& p = p_;
@@ -624,6 +655,7 @@ class extractor {
     return out;
   }
 
+  /// The parameters, as validated.
   [[nodiscard]] const parameters& params() const noexcept { return p_; }
   /// The target, sigma* and sigma_1..sigma_T, and the guarantee spent by one
   /// run (from the samplers' privacy maps).
@@ -673,6 +705,7 @@ extraction extract(const corpus& text, const ngram_table& vocabulary, const para
 /// it, DPNE does not.
 class ngram_index {
  public:
+  /// The id at() gives where no n-gram starts.
   static constexpr gram_id none = ~gram_id{0};
 
   /// Interns the n-grams of `text` into `table`, whose words the corpus's
@@ -711,11 +744,17 @@ class ngram_index {
       throw_invalid("i", i, "< " + std::to_string(tokens_) + " (the corpus's tokens)");
     return ids_[(k - 1) * tokens_ + i];
   }
+  /// The table the n-grams were interned in (the caller's).
   [[nodiscard]] const ngram_table& table() const noexcept { return *table_; }
+  /// The longest n-gram indexed.
   [[nodiscard]] std::size_t max_length() const noexcept { return max_length_; }
+  /// The corpus's token count when the index was built.
   [[nodiscard]] std::size_t tokens() const noexcept { return tokens_; }
 
   /// Appends user u's k-grams, shortest <= k <= longest (with repeats).
+  /// `text` must be the corpus the index was built from, and 1 <= shortest,
+  /// longest <= max_length(): neither is checked here (the baselines check
+  /// the corpus once, check_index). Throws as corpus::end_sequence for u.
   void user_ngrams(const corpus& text, std::size_t u, std::size_t shortest, std::size_t longest,
                    std::vector<gram_id>& out) const {
     text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
@@ -832,7 +871,10 @@ inline void check_index(const corpus& text, const ngram_index& index, const para
 /// DPSU-all: one weighted-Gaussian DPSU over the n-grams of every length
 /// 1..T, each user keeping T Delta_0 of them, calibrated to (eps, delta).
 /// `index` holds every n-gram of the corpus up to T; the release's ids are
-/// ids of its table.
+/// ids of its table. Throws invalid_parameter as parameters::validate
+/// does, naming `index` for an index of another corpus (an O(tokens)
+/// check), `max_length` for a T above the index's, or `max_ngrams` when
+/// T Delta_0 exceeds 2^64 - 1.
 template <noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_all(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
@@ -858,6 +900,8 @@ extraction dpsu_all(const corpus& text, const ngram_index& index, const paramete
 /// budget split evenly (sigma* at (eps, delta / 2) spread equally over T,
 /// the composition DPNE uses; the Gaussian counterpart of eps / sqrt(T) per
 /// length by advanced composition) and each threshold at delta / (2 T).
+/// Throws invalid_parameter as parameters::validate does, or naming `index`
+/// or `max_length` as dpsu_all does.
 template <noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_even(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
@@ -891,7 +935,9 @@ extraction dpsu_even(const corpus& text, const ngram_index& index, const paramet
   return out;
 }
 
-/// DPSU-single: the whole (eps, delta) on the k-grams of one length.
+/// DPSU-single: the whole (eps, delta) on the k-grams of one length. Throws
+/// invalid_parameter as dpsu_even does, or naming `length` unless it is in
+/// [1, max_length].
 template <noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_single(const corpus& text, const ngram_index& index, const parameters& p,
                        std::size_t length, G& gen) {

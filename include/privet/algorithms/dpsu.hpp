@@ -139,9 +139,11 @@ void gaps_below_cutoff(std::span<const Key> items, const sparse_histogram<Key, s
 /// floor(2^b / sqrt(m)) units (sketches/key_bounding.hpp's exact weight), L2
 /// norm <= 1.
 struct weighted_gaussian {
-  static constexpr update_norm norm = update_norm::l2;
-  static constexpr bool sequential = false;
+  static constexpr update_norm norm = update_norm::l2;  ///< L2: Gaussian noise
+  static constexpr bool sequential = false;             ///< users run in parallel
 
+  /// Adds to `h` the update of one user whose kept distinct items are
+  /// `items`, in units of 2^-c.scale_bits.
   template <class Key>
   void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
               const update_context& c) const {
@@ -156,9 +158,11 @@ struct weighted_gaussian {
 
 /// Each of the m kept items gets floor(2^b / m) units, L1 norm <= 1.
 struct weighted_laplace {
-  static constexpr update_norm norm = update_norm::l1;
-  static constexpr bool sequential = false;
+  static constexpr update_norm norm = update_norm::l1;  ///< L1: Laplace noise
+  static constexpr bool sequential = false;             ///< users run in parallel
 
+  /// Adds to `h` the update of one user whose kept distinct items are
+  /// `items`, in units of 2^-c.scale_bits.
   template <class Key>
   void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
               const update_context& c) const {
@@ -166,16 +170,23 @@ struct weighted_laplace {
     const std::int64_t w = detail::unit_of(c) / static_cast<std::int64_t>(items.size());
     for (const Key& k : items) detail::add_weight(h, k, w, c);
   }
+  /// No cutoff: the weights do not depend on the histogram.
   [[nodiscard]] double cutoff(double rho, double) const noexcept { return rho; }
 };
 
 /// Gopi et al.'s Policy Gaussian: l2-descent towards the cutoff Gamma =
 /// rho + alpha sigma over the user's items still below it.
 struct policy_gaussian {
-  static constexpr update_norm norm = update_norm::l2;
-  static constexpr bool sequential = true;
-  double alpha = 3;  ///< Gamma = rho + alpha sigma
+  static constexpr update_norm norm = update_norm::l2;  ///< L2: Gaussian noise
+  static constexpr bool sequential = true;              ///< reads the histogram: users in turn
+  /// Gamma = rho + alpha sigma. Not checked here: set_union's constructor
+  /// refuses a non-finite Gamma (invalid_parameter).
+  double alpha = 3;
 
+  /// Adds to `h` the update of one user whose kept distinct items are
+  /// `items`: the gaps (Gamma - H)_+ of the items below the cutoff, scaled
+  /// down to L2 norm 2^b when longer and rounded down, checked exactly in
+  /// 128-bit integers. O(m) for m items, plus a few rounding corrections.
   template <class Key>
   void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
               const update_context& c) const {
@@ -217,6 +228,7 @@ struct policy_gaussian {
     for (std::size_t i = 0; i < gaps.size(); ++i)
       if (step[i] > 0) h.add(gaps[i].first, step[i]);
   }
+  /// Gamma = rho + alpha sigma, in weight units.
   [[nodiscard]] double cutoff(double rho, double sigma) const { return rho + alpha * sigma; }
 };
 
@@ -224,10 +236,16 @@ struct policy_gaussian {
 /// user's items below Gamma = rho + alpha b rise by one common amount
 /// lambda, each capped at Gamma (water-filling, in whole units).
 struct policy_laplace {
-  static constexpr update_norm norm = update_norm::l1;
-  static constexpr bool sequential = true;
-  double alpha = 3;  ///< Gamma = rho + alpha b
+  static constexpr update_norm norm = update_norm::l1;  ///< L1: Laplace noise
+  static constexpr bool sequential = true;              ///< reads the histogram: users in turn
+  /// Gamma = rho + alpha b. Not checked here: set_union's constructor
+  /// refuses a non-finite Gamma (invalid_parameter).
+  double alpha = 3;
 
+  /// Adds to `h` the update of one user whose kept distinct items are
+  /// `items`: the largest common rise lambda of the items below the cutoff
+  /// whose L1 cost, each item capped at its gap, fits 2^b units. O(m log m)
+  /// for m items (a sort of the gaps).
   template <class Key>
   void update(std::span<const Key> items, sparse_histogram<Key, std::int64_t>& h,
               const update_context& c) const {
@@ -258,6 +276,7 @@ struct policy_laplace {
       if (step > 0) h.add(g.first, step);
     }
   }
+  /// Gamma = rho + alpha b, in weight units.
   [[nodiscard]] double cutoff(double rho, double scale) const { return rho + alpha * scale; }
 };
 
@@ -314,6 +333,7 @@ class fixed_point_noise {
     }
   }
 
+  /// b: weights are integers in units of 2^-b, b in [1, 40].
   [[nodiscard]] unsigned scale_bits() const noexcept { return bits_; }
   /// 2^b: one weight unit in the fixed point.
   [[nodiscard]] double unit() const noexcept { return std::ldexp(1.0, static_cast<int>(bits_)); }
@@ -400,7 +420,11 @@ class fixed_point_noise {
   std::optional<laplace_mechanism<double, simulation_only_noise>> sim_lap_;
 };
 
-/// The (eps, delta) of a noise guarantee at `delta` (pure DP has delta 0).
+/// The (eps, delta) of a noise guarantee at `delta`: pure DP has delta 0
+/// and ignores it; zCDP and GDP convert by to_approx_dp (Canonne, Kamath &
+/// Steinke 2020, Corollary 13; the exact GDP curve), which throws
+/// invalid_parameter for a delta outside (0, 1).
+///@{
 inline approx_dp at_delta(const pure_dp& g, double) {
   return approx_dp(g.epsilon(), 0);
 }
@@ -410,6 +434,7 @@ inline approx_dp at_delta(const zcdp& g, double delta) {
 inline approx_dp at_delta(const gdp& g, double delta) {
   return to_approx_dp(g, delta);
 }
+///@}
 
 /// sigma for Gaussian noise on a query of L2 sensitivity 1 that meets
 /// `target`, from the accounting layer: the analytic Gaussian (Balle & Wang
@@ -531,8 +556,11 @@ class chunk_buffer {
 template <class Key>
 class item_sink {
  public:
+  /// A sink into accumulate's buffer; made by accumulate, not by callers.
   explicit item_sink(detail::chunk_buffer<Key>& buffer) noexcept : buffer_(&buffer) {}
+  /// Hands one item of the current user to the bounding.
   void push_back(const Key& k) { buffer_->push(k); }
+  /// The same as push_back(k).
   void operator()(const Key& k) { buffer_->push(k); }
 
  private:
@@ -645,10 +673,10 @@ sparse_histogram<Key, std::int64_t> accumulate(const Policy& policy, std::size_t
 /// A set-union run's parameters: the target guarantee for the whole run,
 /// the contribution bound Delta_0 and the threads for the user passes.
 struct parameters {
-  double epsilon = 0;
-  double delta = 0;
+  double epsilon = 0;             ///< finite, > 0 (0 by default: must be set)
+  double delta = 0;               ///< in (0, 1), < 0.5 for the Laplace policies (must be set)
   std::uint64_t max_items = 100;  ///< Delta_0: distinct items kept per user
-  unsigned threads = 1;
+  unsigned threads = 1;           ///< >= 1, for the weighted policies' user pass
 
   /// Throws invalid_parameter naming epsilon (finite, > 0), delta (in
   /// (0, 1)), max_items (>= 1) or threads (>= 1).
@@ -663,25 +691,41 @@ struct parameters {
 /// What a run released: the items (sorted) and how many had a weight.
 template <class Key>
 struct release {
-  std::vector<Key> items;
+  std::vector<Key> items;   ///< the released items, in increasing key order
   std::size_t support = 0;  ///< distinct items with a nonzero weight
 };
 
-/// DPSU with update policy `Policy` and noise policy `Noise`.
+/// DPSU (Gopi et al. 2020, Algorithm 1 with the chosen update policy) with
+/// update policy `Policy` and noise policy `Noise`: calibrated once, then
+/// run on any number of user sets, each run (eps, delta)-DP at the user
+/// level as stated by guarantee(). A run costs one pass over the users'
+/// items (bounded to max_items per user as they arrive) and one noise draw
+/// per distinct item with a weight.
 template <update_policy Policy = weighted_gaussian, noise_policy Noise = secure_noise>
 class set_union {
  public:
+  /// The fixed-point noise of the policy's norm.
   using noise_type = fixed_point_noise<Policy::norm, Noise>;
+  /// pure_dp (Laplace), zcdp (discrete Gaussian) or gdp (continuous).
   using guarantee_type = typename noise_type::guarantee_type;
 
-  /// Calibrated to (p.epsilon, p.delta) for the whole run. Throws
-  /// invalid_parameter as parameters::validate does.
+  /// Calibrated to (p.epsilon, p.delta) for the whole run: the Gaussian
+  /// policies spend delta / 2 on the noise and delta / 2 on the threshold,
+  /// the Laplace ones epsilon on the noise and delta on the threshold.
+  /// Throws invalid_parameter as parameters::validate does, and for
+  /// delta >= 0.5 with the Laplace policies.
   explicit set_union(const parameters& p, Policy policy = {})
       : set_union(calibrate(p), p.max_items, p.threads, std::move(policy)) {}
 
   /// Noise of `scale` (Gaussian sigma or Laplace b, in weight units) and a
   /// threshold for `threshold_delta`, for callers that split a budget
   /// themselves through the accounting layer (DPNE's first level, DPSU-even).
+  /// guarantee() then throws; guarantee(noise_delta) gives the run's.
+  /// @throws privet::invalid_parameter unless scale is finite, > 0 and below
+  /// about 2^31, threshold_delta is in (0, 1) ((0, 0.5) for the Laplace
+  /// policies), and max_items and threads are >= 1
+  /// @throws privet::overflow_error if rho or the cutoff, in fixed-point
+  /// units, does not fit int64
   static set_union with_noise(double scale, double threshold_delta, std::uint64_t max_items,
                               unsigned threads = 1, Policy policy = {}) {
     validate_positive(scale, "scale");
@@ -716,7 +760,10 @@ class set_union {
         gen);
   }
 
-  /// Runs on `users` users whose items emit(i, out) appends (see accumulate).
+  /// Runs on `users` users whose items emit(i, out) appends (see accumulate):
+  /// the salt of the bounding and then, in increasing key order, one noise
+  /// draw per item with a weight, all from `gen`. Nothing here throws for
+  /// data; what emit throws propagates.
   template <class Key, item_emitter<Key> Emit, random_bit_source G>
   requires std::totally_ordered<Key> release<Key> run(std::size_t users, const Emit& emit, G& gen)
   const {
@@ -731,13 +778,18 @@ class set_union {
     return out;
   }
 
+  /// The noise as built (its scale is rounded up from the calibrated one).
   [[nodiscard]] const noise_type& noise() const noexcept { return noise_; }
   /// rho in weight units (rounded up) and in fixed-point units.
   [[nodiscard]] double threshold() const noexcept { return rho_; }
+  /// rho in fixed-point units, ceil(rho 2^b): an item is released when
+  /// its weight plus noise exceeds it.
   [[nodiscard]] std::int64_t threshold_units() const noexcept { return threshold_units_; }
   /// Gamma for the descent policies (rho for the weighted ones), in weight units.
   [[nodiscard]] double cutoff() const noexcept { return cutoff_; }
+  /// Delta_0: the distinct items a user keeps.
   [[nodiscard]] std::uint64_t max_items() const noexcept { return max_items_; }
+  /// The delta the threshold pays for (the items only one user holds).
   [[nodiscard]] double threshold_delta() const noexcept { return threshold_delta_; }
   /// The noise's guarantee for one run (from its privacy map).
   [[nodiscard]] guarantee_type noise_guarantee() const { return noise_.guarantee(); }

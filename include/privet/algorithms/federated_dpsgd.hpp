@@ -95,13 +95,13 @@ struct public_data {};
 /// Noise calibrated so that the federation's `rounds` steps together meet
 /// `target`; the worker refuses to contribute beyond them.
 struct total_budget {
-  approx_dp target;
+  approx_dp target;  ///< the (eps, delta) of all the scheduled steps together
 };
 
 /// Noise calibrated so that each step on its own meets `target`; the run's
 /// guarantee is the composition of its steps (reported, not capped).
 struct per_step_budget {
-  approx_dp target;
+  approx_dp target;  ///< the (eps, delta) of one step
 };
 
 /// A worker's privacy choice; std::monostate (the default) means none was
@@ -111,7 +111,7 @@ using privacy_choice = std::variant<std::monostate, public_data, total_budget, p
 /// One organisation's parameters. None has a default that could weaken
 /// privacy: clip_norm and batch_size start invalid and privacy unset.
 struct worker_options {
-  std::string name;
+  std::string name;  ///< the organisation's name, for reports only
   /// C > 0: each record's whole gradient (an example's, or a user's mean
   /// gradient) is clipped to L2 norm C; +inf
   /// (no clipping) only for public data.
@@ -119,6 +119,8 @@ struct worker_options {
   /// b: the expected (Poisson) or exact (fixed-size) batch size,
   /// 1 <= b <= N for N units (examples, or users); 0 with a sampling_rate.
   std::size_t batch_size = 0;
+  /// Poisson subsampling (default) or fixed-size batches without
+  /// replacement (accounted by RDP only).
   ml::batch_sampling sampling = ml::batch_sampling::poisson;
   /// Poisson only, instead of batch_size: the rate q in (0, 1], for an
   /// organisation with fewer users than one per batch (dpsgd_options).
@@ -126,6 +128,8 @@ struct worker_options {
   /// The privacy unit: each example (default), or each user of a partition
   /// of the worker's data (user-level DP-SGD, ml/privacy_units.hpp).
   ml::privacy_units units{};
+  /// public_data, total_budget or per_step_budget; left unset, the worker
+  /// refuses to be built.
   privacy_choice privacy;
   /// Which accountant certifies the budget (fixed-size batches need RDP).
   calibration_options calibration = {};
@@ -142,24 +146,24 @@ enum class aggregation {
 /// The schedule and update rule every replica shares.
 struct federation_options {
   double learning_rate = std::numeric_limits<double>::quiet_NaN();  ///< > 0
-  double weight_decay = 0;   ///< lambda >= 0, applied by every replica alike
-  std::uint64_t rounds = 0;  ///< >= 1: the schedule budgets are calibrated for
-  aggregation rule = aggregation::mean;
+  double weight_decay = 0;               ///< lambda >= 0, applied by every replica alike
+  std::uint64_t rounds = 0;              ///< >= 1: the schedule budgets are calibrated for
+  aggregation rule = aggregation::mean;  ///< how the aggregator weighs the workers
 };
 
 /// What a worker sends in a round: its privatised gradient and nothing else
 /// about its data.
 struct gradient_message {
-  std::uint32_t worker = 0;
-  std::uint64_t round = 0;
+  std::uint32_t worker = 0;      ///< the sender's index in the federation
+  std::uint64_t round = 0;       ///< the round, counted from 0
   std::vector<double> gradient;  ///< (sum of clipped gradients + noise) / b
 };
 
 /// What the aggregator sends back: the round's combined gradient, which
 /// every replica applies.
 struct model_update {
-  std::uint64_t round = 0;
-  std::vector<double> gradient;
+  std::uint64_t round = 0;       ///< the round it closes, counted from 0
+  std::vector<double> gradient;  ///< the weighted mean of the round's gradients
 };
 
 /// Averages one round of messages at a time; see the file comment.
@@ -182,11 +186,15 @@ class aggregator {
     received_.assign(weights_.size(), std::nullopt);
   }
 
+  /// W: the number of workers.
   [[nodiscard]] std::size_t workers() const noexcept { return weights_.size(); }
+  /// The length every gradient must have.
   [[nodiscard]] std::size_t parameter_count() const noexcept { return parameter_count_; }
   /// The round whose messages are being collected.
   [[nodiscard]] std::uint64_t round() const noexcept { return round_; }
+  /// How many of the round's gradients have arrived.
   [[nodiscard]] std::size_t received() const noexcept { return count_; }
+  /// Whether every worker's gradient has arrived (aggregate() may run).
   [[nodiscard]] bool complete() const noexcept { return count_ == weights_.size(); }
 
   /// Accepts worker m.worker's gradient for the current round. Throws
@@ -260,9 +268,9 @@ class aggregator {
 template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
 class worker {
  public:
-  using model_type = Model;
-  using batch_type = typename Model::batch_type;
-  using optimiser_type = ml::dpsgd<Model, Noise>;
+  using model_type = Model;                        ///< the replicated model
+  using batch_type = typename Model::batch_type;   ///< the worker's data
+  using optimiser_type = ml::dpsgd<Model, Noise>;  ///< the DP-SGD step it runs
 
   /// Worker `id` with its options and data, a replica equal to `initial`,
   /// and noise calibrated for the federation's schedule. Throws
@@ -276,16 +284,23 @@ class worker {
         replica_(initial),
         opt_(make_optimiser(options_, data_.size(), initial.parameter_count(), federation)) {}
 
+  /// Its index in the federation (gradient_message::worker).
   [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+  /// options().name.
   [[nodiscard]] const std::string& name() const noexcept { return options_.name; }
+  /// The options it was built with.
   [[nodiscard]] const worker_options& options() const noexcept { return options_; }
+  /// Whether it declared its data public (no noise, no accounting).
   [[nodiscard]] bool is_public() const noexcept {
     return std::holds_alternative<public_data>(options_.privacy);
   }
+  /// The number of examples in its data.
   [[nodiscard]] std::size_t dataset_size() const noexcept { return data_.size(); }
   /// The round the worker is in (the number of updates it has applied).
   [[nodiscard]] std::uint64_t round() const noexcept { return round_; }
+  /// Its copy of the shared model.
   [[nodiscard]] const Model& replica() const noexcept { return replica_; }
+  /// Its DP-SGD optimiser (noise, clipping, odometer).
   [[nodiscard]] const optimiser_type& optimiser() const noexcept { return opt_; }
   /// The noise's standard deviation on each coordinate of the gradient the
   /// worker sends (sigma over its expected batch; 0 for public data).
@@ -385,11 +400,11 @@ class worker {
 
 /// One worker's privacy in a federation report.
 struct worker_privacy {
-  std::string name;
-  bool is_public = false;
-  std::uint64_t rounds = 0;
-  double noise_stddev = 0;  ///< on each coordinate of the gradient sent
-  std::optional<ml::dpsgd_privacy_report> spent;
+  std::string name;                               ///< the worker's name
+  bool is_public = false;                         ///< declared public: no noise, nothing spent
+  std::uint64_t rounds = 0;                       ///< the rounds it has completed
+  double noise_stddev = 0;                        ///< on each coordinate of the gradient sent
+  std::optional<ml::dpsgd_privacy_report> spent;  ///< its odometer's report; empty if public
 };
 
 /// A federation's privacy report, one line per worker plus its accountants.
@@ -481,13 +496,13 @@ template <ml::differentiable_model Model, noise_policy Noise>
 template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
 class federation {
  public:
-  using worker_type = worker<Model, Noise>;
-  using batch_type = typename Model::batch_type;
+  using worker_type = worker<Model, Noise>;       ///< one organisation
+  using batch_type = typename Model::batch_type;  ///< an organisation's data
 
   /// One organisation as the federation is built.
   struct member {
-    worker_options options;
-    batch_type data;
+    worker_options options;  ///< its options
+    batch_type data;         ///< its data, moved into its worker
   };
 
   /// Every worker starts from a copy of `initial`. Throws invalid_parameter
@@ -509,8 +524,11 @@ class federation {
     aggregator_.emplace(initial.parameter_count(), std::move(weights));
   }
 
+  /// The federation's options, as validated.
   [[nodiscard]] const federation_options& options() const noexcept { return options_; }
+  /// The workers, in member order (worker w is members[w]).
   [[nodiscard]] const std::vector<worker_type>& workers() const noexcept { return workers_; }
+  /// The rounds completed (aggregated and applied).
   [[nodiscard]] std::uint64_t rounds_done() const noexcept { return aggregator_->round(); }
   /// The shared model (worker 0's replica; every replica is equal).
   [[nodiscard]] const Model& model() const noexcept { return workers_.front().replica(); }

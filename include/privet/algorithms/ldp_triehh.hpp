@@ -88,8 +88,11 @@
 
 namespace privet::triehh {
 
+/// A word (or prefix) as a string of Unicode code points.
 using word = std::u32string;
 
+/// The parameters of a run (Sun et al. 2024, Algorithm 2), which the server
+/// and every client agree on; all public.
 struct parameters {
   double epsilon = 10;                   ///< per-report LDP epsilon; +inf: no noise
   std::uint64_t contributions = 60;      ///< B: items per user (padded with gamma)
@@ -97,6 +100,9 @@ struct parameters {
   std::uint64_t max_prefixes = 10'000;   ///< eta_max
   std::size_t max_depth = 15;            ///< D: layers (longest word found: D letters)
 
+  /// Throws invalid_parameter naming the first field out of range: epsilon
+  /// (in (0, +inf]), contributions, users_per_layer, max_prefixes or
+  /// max_depth (each >= 1).
   void validate() const {
     if (!(epsilon > 0)) throw_invalid("epsilon", epsilon, "(0, +inf]");
     validate_at_least<std::uint64_t>(contributions, 1, "contributions");
@@ -113,9 +119,9 @@ struct parameters {
 /// end-of-word symbol last. Candidate c stands for prefixes[c / |X|]
 /// followed by alphabet[c % |X|].
 struct layer_broadcast {
-  std::uint32_t layer;
-  std::vector<word> prefixes;
-  word alphabet;
+  std::uint32_t layer;         ///< i, 1-based: the length of every prefix
+  std::vector<word> prefixes;  ///< P_{i-1}: the kept open prefixes, distinct
+  word alphabet;               ///< X with the end-of-word symbol last
 };
 
 /// A broadcast with its lookup tables built, once per device and layer
@@ -124,6 +130,10 @@ struct layer_broadcast {
 /// no string and allocates nothing.
 class prepared_broadcast {
  public:
+  /// Checks and indexes a broadcast, in time linear in its size. Throws
+  /// protocol_error (the message is refused) for an alphabet of fewer than
+  /// 2 symbols or a repeated symbol, 2^32 - 1 or more prefixes or symbols,
+  /// or a prefix whose length is not `layer` or that repeats.
   explicit prepared_broadcast(layer_broadcast b) : b_(std::move(b)) {
     if (b_.alphabet.size() < 2) {
       throw protocol_error("privet: a TrieHH broadcast needs an alphabet of >= 2 symbols");
@@ -160,6 +170,7 @@ class prepared_broadcast {
     }
   }
 
+  /// The broadcast as received.
   [[nodiscard]] const layer_broadcast& message() const noexcept { return b_; }
 
   /// The candidate index of a prefix of length layer + 1, if it is one.
@@ -177,6 +188,7 @@ class prepared_broadcast {
     return candidate_of(w.substr(0, len), w.size() > len ? w[len] : b_.alphabet.back());
   }
 
+  /// |Z_i| = |P_{i-1}| |X|: every prefix extended by every symbol.
   [[nodiscard]] std::uint64_t candidates() const noexcept {
     return static_cast<std::uint64_t>(b_.prefixes.size()) * b_.alphabet.size();
   }
@@ -240,8 +252,12 @@ class prepared_broadcast {
 /// shared by every client of a simulation.
 class prepared_layer {
  public:
+  /// Prepares the broadcast (see prepared_broadcast), then the layer.
   prepared_layer(layer_broadcast b, const parameters& p)
       : prepared_layer(prepared_broadcast(std::move(b)), p) {}
+  /// Sets the randomiser up for the broadcast's candidates plus gamma (none
+  /// at epsilon = inf or without candidates). Throws invalid_parameter as
+  /// parameters::validate does, protocol_error for 2^64 - 1 candidates.
   prepared_layer(prepared_broadcast b, const parameters& p) : b_(std::move(b)), p_(p) {
     p_.validate();
     if (!std::isinf(p_.epsilon) && b_.candidates() > 0) {
@@ -251,7 +267,9 @@ class prepared_layer {
       ss_.emplace(p_.epsilon, b_.candidates() + 1);
     }
   }
+  /// The prepared broadcast.
   [[nodiscard]] const prepared_broadcast& broadcast() const noexcept { return b_; }
+  /// The parameters the layer was prepared for.
   [[nodiscard]] const parameters& params() const noexcept { return p_; }
   /// The randomiser over the candidates and gamma; null for epsilon = inf
   /// or a layer without candidates.
@@ -268,8 +286,8 @@ class prepared_layer {
 /// Client to server: the candidate indices of all its reports (a multi-hot
 /// vector per report, concatenated; an index may repeat across reports).
 struct vote {
-  std::uint32_t layer;
-  std::vector<std::uint64_t> indices;
+  std::uint32_t layer;                 ///< the layer voted in (1-based)
+  std::vector<std::uint64_t> indices;  ///< candidate indices: at most B d (B at epsilon = inf)
 };
 
 /// One user's data: the words typed, with how often.
@@ -307,6 +325,7 @@ struct greedy_sampling {
     for (std::size_t i = 0; i < keep; ++i) out.push_back(counts[i].first);
   }
 
+  /// The kept candidates of `counts` for a bound `b`, as a new vector.
   template <random_bit_source G>
   std::vector<std::uint64_t> operator()(std::vector<prefix_count> counts, std::uint64_t b,
                                         G& gen) const {
@@ -337,6 +356,7 @@ struct random_sampling {
     }
   }
 
+  /// The kept candidates of `counts` for a bound `b`, as a new vector.
   template <random_bit_source G>
   std::vector<std::uint64_t> operator()(std::vector<prefix_count> counts, std::uint64_t b,
                                         G& gen) const {
@@ -463,6 +483,9 @@ void respond(const Typed& typed, const std::unordered_set<word>* vocabulary,
 template <sampling_policy Sampling = random_sampling>
 class client {
  public:
+  /// A device with words `typed` (the counts rank its prefixes for the
+  /// local sampling), the shared known `vocabulary` (its words vote for
+  /// nothing; null or empty: none known) and a sampling policy.
   client(user_data typed, std::shared_ptr<const std::unordered_set<word>> vocabulary,
          Sampling sampling = {})
       : typed_(std::move(typed)), vocabulary_(std::move(vocabulary)), sampling_(sampling) {}
@@ -624,9 +647,14 @@ class vote_sum {
   /// An empty sum of the same layer and limits.
   [[nodiscard]] vote_sum empty_copy() const { return {layer_, candidates_, max_indices_}; }
 
+  /// The layer summed.
   [[nodiscard]] std::uint32_t layer() const noexcept { return layer_; }
+  /// The layer's candidate count (the length of counts()).
   [[nodiscard]] std::uint64_t candidates() const noexcept { return candidates_; }
+  /// The votes summed so far (a merged or added sum counts its own).
   [[nodiscard]] std::uint64_t votes() const noexcept { return votes_; }
+  /// Candidate c's count. Throws invalid_parameter naming `c` unless
+  /// c < candidates().
   [[nodiscard]] std::uint64_t count(std::uint64_t c) const {
     if (c >= candidates_) throw_invalid("c", c, "< candidates = " + std::to_string(candidates_));
     return wide_.empty() ? narrow_[static_cast<std::size_t>(c)]
@@ -698,7 +726,7 @@ inline std::uint64_t max_vote_indices(const parameters& p, std::uint64_t candida
 
 /// What one layer saw and kept.
 struct layer_stats {
-  std::uint32_t layer;
+  std::uint32_t layer;       ///< i, 1-based
   std::uint64_t candidates;  ///< |Z_i|
   std::uint64_t votes;       ///< clients heard
   std::uint64_t threshold;   ///< tau_i
@@ -710,7 +738,12 @@ struct layer_stats {
 /// and keeps only the running sum).
 class server {
  public:
-  /// `alphabet`: X without the end-of-word symbol.
+  /// A server for one pass: the trie starts with P_0 = X.
+  /// @param alphabet X without the end-of-word symbol, distinct symbols
+  /// @param end_of_word the symbol that ends a word, not in `alphabet`
+  /// @param p the run's parameters
+  /// @throws privet::invalid_parameter as parameters::validate does, or for
+  /// an empty alphabet, a repeated symbol or end_of_word in the alphabet
   server(word alphabet, char32_t end_of_word, parameters p)
       : p_((p.validate(), p)),
         trie_(std::vector<char32_t>(alphabet.begin(), alphabet.end()), end_of_word) {}
@@ -809,7 +842,9 @@ class server {
 
   /// The words discovered so far (without the end-of-word symbol).
   [[nodiscard]] std::vector<word> discovered() const { return trie_.words(); }
+  /// One entry per closed layer, in order.
   [[nodiscard]] const std::vector<layer_stats>& stats() const noexcept { return stats_; }
+  /// The run's parameters.
   [[nodiscard]] const parameters& params() const noexcept { return p_; }
 
  private:
@@ -834,9 +869,10 @@ class server {
 
 // ---- the driver -----------------------------------------------------------------------------
 
+/// What one pass of run() or run_distribution() found and saw.
 struct pass_result {
-  std::vector<word> discovered;  ///< words found in this pass
-  std::vector<layer_stats> layers;
+  std::vector<word> discovered;     ///< words found in this pass
+  std::vector<layer_stats> layers;  ///< one per layer the pass ran
   std::vector<std::vector<std::uint64_t>>
       groups;  ///< the users of each layer (users.size(): padding)
 };
@@ -845,13 +881,6 @@ struct pass_result {
 /// its own random stream, so results do not depend on the thread count.
 inline constexpr std::size_t simulation_block = 256;
 
-/// Simulates the clients of one layer: user group[i] (an index into
-/// `users`) responds to `layer` as client would, and the votes are checked
-/// and summed into `sum` (an ephemeral aggregator, server::make_sum). Users
-/// run in blocks of simulation_block on TBB's threads; block k draws from
-/// streams.stream(stream, k), so the sum is a function of the streams'
-/// secret, whatever the number of threads. Use a `stream` no other layer of
-/// the same secret uses.
 namespace detail {
 
 /// simulate_layer without the check of `group`: an index >= users.size()
@@ -888,6 +917,27 @@ void simulate_group(const prepared_layer& layer, const std::vector<user_data>& u
 
 }  // namespace detail
 
+/// Simulates the clients of one layer: user group[i] (an index into
+/// `users`) responds to `layer` as client would, and the votes are checked
+/// and summed into `sum` (an ephemeral aggregator, server::make_sum). Users
+/// run in blocks of simulation_block on TBB's threads; block k draws from
+/// streams.stream(stream, k), so the sum is a function of the streams'
+/// secret, whatever the number of threads. Use a `stream` no other layer of
+/// the same secret uses. Cost: B subset-selection reports per user (B d
+/// random draws each), on all cores.
+/// @param layer the prepared layer the users respond to
+/// @param users the population's typed words
+/// @param group indices into `users` of the layer's clients
+/// @param vocabulary the known words, which vote for nothing (may be null)
+/// @param streams release-grade keyed streams (the clients' randomness)
+/// @param stream the first address word of this layer's streams
+/// @param sum the layer's sum, which the votes are added to
+/// @param sampling the local sampling policy
+/// @throws privet::invalid_parameter for an index of `group` outside
+/// `users`, or a `sum` of another layer or candidate count
+/// @throws privet::protocol_error if the sampling policy keeps more than B
+/// prefixes or a vote does not fit `sum`'s limits
+/// @throws privet::overflow_error as vote_sum::add
 template <sampling_policy Sampling = random_sampling>
 void simulate_layer(const prepared_layer& layer, const std::vector<user_data>& users,
                     std::span<const std::uint64_t> group,
@@ -943,13 +993,16 @@ std::vector<pass_result> run_passes(std::unordered_set<word>& vocabulary, const 
 /// `gen` (simulate_layer), so layers run on all cores and the result is a
 /// function of gen alone; gen must therefore be release grade (a
 /// secure_bit_source: privet::secure_generator(), or in tests
-/// testing::seeded_release_generator), as each client's own would be. The number of users is data,
-/// so it never makes the run throw: when fewer than passes * max_depth * N users remain for a
-/// layer, the layer is filled up with users who typed no words (they send B
-/// dummy reports, as any user without a valid prefix does; their index in
+/// testing::seeded_release_generator), as each client's own would be. The
+/// number of users is data, so it never makes the run throw: when fewer
+/// than N users remain for a layer (a run takes at most passes * D * N),
+/// the layer is filled up with users who typed no words (they send B dummy
+/// reports, as any user without a valid prefix does; their index in
 /// pass_result::groups is users.size()). Every layer thus hears exactly N
 /// clients, so the per-layer central guarantee of privacy_report, computed
 /// for N B shuffled reports, holds whatever the data; only utility falls.
+/// Throws invalid_parameter as server's constructor does or for passes = 0,
+/// and protocol_error if the sampling policy keeps more than B prefixes.
 template <sampling_policy Sampling = random_sampling, random_bit_source G>
 std::vector<pass_result> run(const std::vector<user_data>& users,
                              std::unordered_set<word> vocabulary, const word& alphabet,
@@ -991,6 +1044,10 @@ std::vector<pass_result> run(const std::vector<user_data>& users,
 
 // ---- the privacy report --------------------------------------------------------------------
 
+/// The guarantees of a run's layers (report()): local ones per report and
+/// per user, and the central ones that shuffling a layer's N B reports
+/// gives (Feldman, McMillan & Talwar 2021). At epsilon = inf every
+/// guarantee is empty: without noise there is none.
 struct privacy_report {
   std::optional<pure_dp> local;  ///< per report (item level); empty: epsilon = inf
   /// A client's whole vote, its B reports of one layer together (user
@@ -1008,7 +1065,10 @@ struct privacy_report {
 };
 
 /// Item-level guarantees of one layer (and, by parallel composition over
-/// disjoint users, of the whole run) at `delta`.
+/// disjoint users, of the whole run) at `delta`. central_closed_form is
+/// empty where FMT 2021's Theorem 3.1 does not apply. Throws
+/// invalid_parameter as parameters::validate does, for delta outside
+/// (0, 1), or for N B beyond 2^64 - 1.
 inline privacy_report report(const parameters& p, double delta) {
   p.validate();
   validate_delta_positive(delta);
@@ -1038,8 +1098,12 @@ inline privacy_report report(const parameters& p, double delta) {
 
 // ---- approximate k-anonymity (Sun et al. 2024, Lemma 1) --------------------------------------
 
-/// P[Bin(k, p) + Bin(m, q) >= tau]: the first binomial summed exactly, the
-/// second's upper tail by the regularised incomplete beta function.
+/// P[Bin(k, p) + Bin(m, q) >= tau]: the first binomial summed over a window
+/// of about 40 sqrt(k) terms around its mean, the mass outside it added whole
+/// (a Hoeffding bound), so the result is never below the true tail; the
+/// second's upper tail by the regularised incomplete beta function. p and q
+/// are probabilities; they are not checked here (Boost's own checks throw
+/// its domain errors).
 inline double vote_tail(std::uint64_t k, double p, std::uint64_t m, double q, std::uint64_t tau) {
   auto upper = [&](std::int64_t t) {  // P[Bin(m, q) >= t]
     if (t <= 0) return 1.0;

@@ -20,20 +20,25 @@
 // stability map (one actor: partition distance {k, 1}, hence L2 sqrt(k) and
 // L1 k); the algorithm does no privacy arithmetic of its own.
 //
-// Parameters, as Wikimedia published them for the current release:
+// Parameters, as Wikimedia published them for the current release (the
+// default, then why):
 //
-// | parameter | default | why |
-// | --- | --- | --- |
-// | budget | zCDP rho = 0.015 per day | about eps = 1 at delta = 1e-7 by the CKS conversion (0.85
-// in fact); zCDP composes additively over days and over other releases | | noise | discrete
-// Gaussian | integer counts need no rounding; Gaussian tails are lighter than Laplace's at this
-// budget, and L2 sensitivity sqrt(k) beats L1's k | | k, distinct tuples per actor per day | 10 |
-// most readers view fewer than 10 distinct pages a day; a larger k raises the noise (sigma grows as
-// sqrt(k)) for little extra signal | | t, candidate filter on public views | 150 | pages below it
-// almost never reach tau after deduplication and noise; skipping them saves the noise draws and the
-// spurious releases | | tau, release threshold | 90 | with sigma = sqrt(k / (2 rho)) = 18.3, a zero
-// count passes tau with probability about 4e-7, so spurious tuples are rare; counts near tau are
-// the ones with high relative error anyway |
+//   budget: zCDP rho = 0.015 per day. About eps = 1 at delta = 1e-7 by the
+//     CKS conversion (0.85 in fact); zCDP composes additively over days and
+//     over other releases.
+//   noise: discrete Gaussian. Integer counts need no rounding; Gaussian
+//     tails are lighter than Laplace's at this budget, and L2 sensitivity
+//     sqrt(k) beats L1's k.
+//   k, distinct tuples per actor per day: 10. Most readers view fewer than
+//     10 distinct pages a day; a larger k raises the noise (sigma grows as
+//     sqrt(k)) for little extra signal.
+//   t, candidate filter on public views: 150. Pages below it almost never
+//     reach tau after deduplication and noise; skipping them saves the
+//     noise draws and the spurious releases.
+//   tau, release threshold: 90. With sigma = sqrt(k / (2 rho)) = 18.3, a
+//     zero count passes tau with probability about 4e-7, so spurious tuples
+//     are rare; counts near tau are the ones with high relative error
+//     anyway.
 #pragma once
 
 #include <privet/algorithms/release_utility.hpp>
@@ -68,40 +73,49 @@ namespace privet::pageview {
 /// A <page, project> pair: projects and countries are indices into lists the
 /// caller keeps (the public page, project and country lists).
 struct page_key {
-  std::uint64_t page;
-  std::uint32_t project;
+  std::uint64_t page;     ///< index of the page in the caller's page list
+  std::uint32_t project;  ///< index of the project (a wiki) in the caller's list
+  /// Equal when page and project are.
   friend bool operator==(const page_key&, const page_key&) = default;
+  /// Lexicographic by page, then project.
   friend auto operator<=>(const page_key&, const page_key&) = default;
 };
 
 /// A released cell.
 struct tuple_key {
-  std::uint64_t page;
-  std::uint32_t project;
-  std::uint16_t country;
+  std::uint64_t page;     ///< as in page_key
+  std::uint32_t project;  ///< as in page_key
+  std::uint16_t country;  ///< index of the country, below histogram::countries() to be released
+  /// The page and project of the cell.
   [[nodiscard]] page_key page_of() const noexcept { return {page, project}; }
+  /// Equal when page, project and country are.
   friend bool operator==(const tuple_key&, const tuple_key&) = default;
+  /// Lexicographic by page, project, then country.
   friend auto operator<=>(const tuple_key&, const tuple_key&) = default;
 };
 
 /// One page view of the day: the actor signature (a hash of IP and user
 /// agent standing in for the person) and the tuple viewed.
 struct view {
-  std::uint64_t actor;
-  tuple_key tuple;
+  std::uint64_t actor;  ///< the privacy unit's identifier
+  tuple_key tuple;      ///< the cell the view counts in
 };
 
 }  // namespace privet::pageview
 
+/// Hash of a page_key, for unordered containers and sparse_histogram.
 template <>
 struct std::hash<privet::pageview::page_key> {
+  /// page and project mixed through privet's 64-bit finaliser.
   std::size_t operator()(const privet::pageview::page_key& k) const noexcept {
     return static_cast<std::size_t>(
         privet::detail::mix64(k.page ^ privet::detail::mix64(k.project + 0x51ed27ull)));
   }
 };
+/// Hash of a tuple_key, for unordered containers and sparse_histogram.
 template <>
 struct std::hash<privet::pageview::tuple_key> {
+  /// page, project and country mixed through privet's 64-bit finaliser.
   std::size_t operator()(const privet::pageview::tuple_key& k) const noexcept {
     const std::uint64_t side = (std::uint64_t{k.project} << 16) | k.country;
     return static_cast<std::size_t>(privet::detail::mix64(k.page ^ privet::detail::mix64(side)));
@@ -110,7 +124,10 @@ struct std::hash<privet::pageview::tuple_key> {
 
 namespace privet::pageview {
 
+/// Counts per released cell (the bounded truth, or a release's input).
 using tuple_counts = sparse_histogram<tuple_key, std::int64_t>;
+/// Counts per page (the public, non-deduplicated counts that pick the
+/// candidate pages).
 using page_counts = sparse_histogram<page_key, std::int64_t>;
 
 // ---- bounding policies ----------------------------------------------------------
@@ -122,16 +139,25 @@ using page_counts = sparse_histogram<page_key, std::int64_t>;
 /// operator() on the same views, in any order, for the same generator state.
 class view_bounder {
  public:
+  /// bound_keys' streaming accumulator over (actor, tuple).
   using accumulator = bound_keys<std::uint64_t, tuple_key>::accumulator;
+  /// Wraps an accumulator; a bounding policy's start(gen) makes one with
+  /// the policy's k and its salt drawn from gen.
   explicit view_bounder(accumulator acc) : acc_(std::move(acc)) {}
 
+  /// Adds one view: a new tuple of its actor is kept if it is among the
+  /// actor's k of smallest priority so far; a repeated one changes nothing.
   void add(const view& v) { acc_.add(v.actor, v.tuple); }
+  /// Adds a chunk of views, as add(v) on each in turn.
   void add(std::span<const view> views) {
     for (const view& v : views) acc_.add(v.actor, v.tuple);
   }
   /// The bounded, deduplicated counts of the views added so far.
   [[nodiscard]] tuple_counts counts() const { return acc_.counts(); }
+  /// The accumulator itself (its cap, salt and kept keys per actor), e.g.
+  /// for bounded_counts_for_caps.
   [[nodiscard]] const accumulator& state() const noexcept { return acc_; }
+  /// The number of distinct actors seen so far.
   [[nodiscard]] std::uint64_t actors() const noexcept { return acc_.units(); }
 
  private:
@@ -240,6 +266,9 @@ class client_bounded : public detail::tuples_per_actor {
   }
 };
 
+/// A server-side bounding of a day's views: its metrics, its bounded counts
+/// b(views, gen) and its stability map (d actors to a partition distance),
+/// as bound_per_actor and client_bounded provide.
 template <class B>
 concept bounding_policy = requires(const B& b, const std::vector<view>& v, seeded_generator& g) {
   typename B::input_metric;
@@ -270,11 +299,13 @@ concept count_mechanism = requires(const M& m, std::int64_t c, seeded_generator&
 /// Defaults: Wikimedia's published parameters (see the table above).
 template <class Guarantee = zcdp>
 struct parameters {
-  Guarantee budget = default_budget();
-  std::uint64_t k = 10;
-  std::int64_t candidate_threshold = 150;
-  std::int64_t release_threshold = 90;
+  Guarantee budget = default_budget();     ///< what one actor's day may cost
+  std::uint64_t k = 10;                    ///< distinct tuples kept per actor and day, >= 1
+  std::int64_t candidate_threshold = 150;  ///< t: least public count of a candidate page
+  std::int64_t release_threshold = 90;     ///< tau: least noisy count released
 
+  /// zCDP rho = 0.015 for zcdp (Wikimedia's); Guarantee(1.0) for any other
+  /// type (epsilon = 1 for pure_dp).
   static Guarantee default_budget() {
     if constexpr (std::same_as<Guarantee, zcdp>) {
       return zcdp(0.015);
@@ -301,6 +332,7 @@ template <bounding_policy Bounding = bound_per_actor,
           count_mechanism Mechanism = discrete_gaussian_mechanism<std::int64_t>>
 class histogram {
  public:
+  /// The guarantee the mechanism's privacy map returns (zcdp by default).
   using guarantee_type = typename Mechanism::guarantee_type;
 
   /// Calibrates the mechanism so one actor's day costs at most p.budget,
@@ -309,6 +341,10 @@ class histogram {
   histogram(const parameters<guarantee_type>& p, std::uint32_t countries)
       : histogram(p, Bounding(p.k), countries) {}
 
+  /// The same with a bounding policy built by the caller: the mechanism is
+  /// calibrated to `bounding`'s own stability, so its cap (not p.k, which
+  /// must still be >= 1) is the one that counts. Throws invalid_parameter
+  /// as above, and whatever Mechanism::from_guarantee throws for p.budget.
   histogram(const parameters<guarantee_type>& p, Bounding bounding, std::uint32_t countries)
       : p_(p),
         bounding_(std::move(bounding)),
@@ -395,8 +431,11 @@ class histogram {
     return mechanism_.guarantee(convert(bounding_.stability(actors)));
   }
 
+  /// The calibrated noise mechanism.
   [[nodiscard]] const Mechanism& mechanism() const noexcept { return mechanism_; }
+  /// The parameters the histogram was built with.
   [[nodiscard]] const parameters<guarantee_type>& params() const noexcept { return p_; }
+  /// The number of countries: cells have country indices [0, countries()).
   [[nodiscard]] std::uint32_t countries() const noexcept { return countries_; }
 
  private:
@@ -484,8 +523,8 @@ inline std::vector<tuple_counts> bounded_counts_for_caps(const view_bounder& day
 /// One (k, tau) of a parameter grid: the utility of the release at that
 /// cap and threshold, once per noise secret.
 struct grid_point {
-  std::uint64_t k = 0;
-  std::int64_t tau = 0;
+  std::uint64_t k = 0;                 ///< the cap of distinct tuples per actor
+  std::int64_t tau = 0;                ///< the release threshold
   std::vector<utility_metrics> draws;  ///< one per noise secret
   bool met = false;                    ///< the requirements hold on every draw
 
@@ -517,6 +556,8 @@ struct parameter_grid {
   std::vector<grid_point> points;     ///< row-major: ks.size() x taus.size()
   std::size_t candidate_cells = 0;    ///< candidate pages x countries
 
+  /// The point of ks[k_index] and taus[tau_index] (row-major). Only the
+  /// flat index is checked: std::out_of_range past the end of points.
   [[nodiscard]] const grid_point& at(std::size_t k_index, std::size_t tau_index) const {
     return points.at(k_index * taus.size() + tau_index);
   }

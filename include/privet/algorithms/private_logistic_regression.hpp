@@ -114,12 +114,12 @@ struct parameters {
 
 /// Work done by one party.
 struct counters {
-  std::uint64_t encryptions = 0;       ///< Paillier
-  std::uint64_t decryptions = 0;       ///< Paillier
-  std::uint64_t ciphertexts_sent = 0;  ///< Paillier ciphertexts in sent messages
-  std::uint64_t dgk_ciphertexts_sent = 0;
-  std::uint64_t comparisons = 0;
-  std::uint64_t emails = 0;
+  std::uint64_t encryptions = 0;           ///< Paillier
+  std::uint64_t decryptions = 0;           ///< Paillier
+  std::uint64_t ciphertexts_sent = 0;      ///< Paillier ciphertexts in sent messages
+  std::uint64_t dgk_ciphertexts_sent = 0;  ///< DGK ciphertexts sent in the comparisons
+  std::uint64_t comparisons = 0;  ///< comparisons joined: 2 per training email, 1 per query
+  std::uint64_t emails = 0;       ///< training emails done (Alice: gradient(); Bob: products())
 };
 
 // ---- messages -------------------------------------------------------------------
@@ -127,60 +127,60 @@ struct counters {
 /// Bob -> users: E[w] for one iteration (steps 1 of training and evaluation).
 template <class Int>
 struct weights_message {
-  std::uint64_t iteration = 0;
-  std::vector<paillier::ciphertext<Int>> weights;
+  std::uint64_t iteration = 0;                     ///< Bob's iteration when he encrypted w
+  std::vector<paillier::ciphertext<Int>> weights;  ///< E[wbar_j], j in [0, d)
 };
 
 /// Alice -> Bob: per email, E[t - r] and the two comparisons' masked shares.
 template <class Int>
 struct margins_message {
-  std::uint64_t iteration = 0;
-  std::uint64_t user = 0;
-  std::vector<paillier::ciphertext<Int>> masked;
-  std::vector<comparison::masked_share<Int>> shares;  // 2 per email
+  std::uint64_t iteration = 0;                        ///< the iteration of the weights used
+  std::uint64_t user = 0;                             ///< Alice's user id
+  std::vector<paillier::ciphertext<Int>> masked;      ///< E[t_i - r_i], one per email
+  std::vector<comparison::masked_share<Int>> shares;  ///< 2 per email: [t > 0], [t > 4C]
 };
 
 /// Bob -> Alice: the comparisons' encrypted bits, 2 per email.
 template <class Int>
 struct bits_message {
-  std::uint64_t iteration = 0;
-  std::uint64_t user = 0;
-  std::vector<comparison::encrypted_bits<Int>> bits;
+  std::uint64_t iteration = 0;                        ///< as in the margins answered
+  std::uint64_t user = 0;                             ///< as in the margins answered
+  std::vector<comparison::encrypted_bits<Int>> bits;  ///< the comparisons' round 1, 2 per email
 };
 
 /// Alice -> Bob: the blinded tests (2 per email) and E[u] (2 per email).
 template <class Int>
 struct tests_message {
-  std::uint64_t iteration = 0;
-  std::uint64_t user = 0;
-  std::vector<comparison::blinded_tests<Int>> tests;
-  std::vector<paillier::ciphertext<Int>> masked_products;
+  std::uint64_t iteration = 0;                        ///< as in the bits answered
+  std::uint64_t user = 0;                             ///< Alice's user id
+  std::vector<comparison::blinded_tests<Int>> tests;  ///< the comparisons' round 2, 2 per email
+  std::vector<paillier::ciphertext<Int>> masked_products;  ///< E[u], 2 per email
 };
 
 /// Bob -> Alice: E[beta] and E[beta u], 2 each per email.
 template <class Int>
 struct products_message {
-  std::uint64_t iteration = 0;
-  std::uint64_t user = 0;
-  std::vector<paillier::ciphertext<Int>> bit_shares;
-  std::vector<paillier::ciphertext<Int>> products;
+  std::uint64_t iteration = 0;                        ///< as in the tests answered
+  std::uint64_t user = 0;                             ///< as in the tests answered
+  std::vector<paillier::ciphertext<Int>> bit_shares;  ///< E[beta], 2 per email
+  std::vector<paillier::ciphertext<Int>> products;    ///< E[beta u], 2 per email
 };
 
 /// Alice -> Bob: her block's gradient, packed and re-randomised.
 template <class Int>
 struct gradient_message {
-  std::uint64_t iteration = 0;
-  std::uint64_t user = 0;
-  std::size_t emails = 0;
-  std::vector<paillier::ciphertext<Int>> packed;
+  std::uint64_t iteration = 0;                    ///< the iteration of the weights used
+  std::uint64_t user = 0;                         ///< Alice's user id
+  std::size_t emails = 0;                         ///< the emails of the block (public)
+  std::vector<paillier::ciphertext<Int>> packed;  ///< E[G] in ciphertext_packing's slots
 };
 
 /// Carol -> Bob: E[w^T x' - r] and the comparison's masked share.
 template <class Int>
 struct query_message {
-  std::uint64_t iteration = 0;
-  paillier::ciphertext<Int> masked;
-  comparison::masked_share<Int> share;
+  std::uint64_t iteration = 0;          ///< the iteration of the weights used
+  paillier::ciphertext<Int> masked;     ///< E[w^T x' - r]
+  comparison::masked_share<Int> share;  ///< the comparison's masked share of r
 };
 
 namespace detail {
@@ -442,6 +442,8 @@ template <integer Int, paillier::fixed_point_scale S = paillier::binary_scale<16
           paillier::fixed_point_scale R = paillier::binary_scale<20>>
 class reference_model {
  public:
+  /// w = 0 for `p`. Throws invalid_parameter naming the first parameter
+  /// out of range (the same checks as every party's; no key is involved).
   explicit reference_model(const parameters& p)
       : plan_(detail::make_plan<Int, S, R>(p)), w_(p.dimension, Int(0)) {}
 
@@ -453,11 +455,14 @@ class reference_model {
     for (auto j : x) z += w_[j];
     return z;
   }
+  /// score(x) / C: w^T x as a real. Throws as score.
   [[nodiscard]] double score_value(const std::vector<std::uint32_t>& x) const {
     return static_cast<double>(score(x)) / static_cast<double>(plan_.c);
   }
 
   /// The block gradient G (scale C, times 4) of a block under the current w.
+  /// Throws invalid_parameter naming `email` or `label` for an email outside
+  /// the parameters or a label other than 1, 0 or -1.
   [[nodiscard]] std::vector<Int> gradient(const ml::sparse_binary_batch& block) const {
     std::vector<Int> g(plan_.p.dimension, Int(0));
     const Int four_c = Int(4) * plan_.c;
@@ -472,17 +477,22 @@ class reference_model {
     return g;
   }
 
-  /// One update from the summed gradient of `emails` emails (as Bob applies
-  /// it); overflow_error when a weight would pass max_weight.
+  /// One update from a summed block gradient g (as Bob applies it). Throws
+  /// invalid_parameter naming `gradient.size()` unless g has d entries, and
+  /// overflow_error (w unchanged) when a weight would pass max_weight.
   void apply(std::span<const Int> g) { w_ = updated(plan_, w_, g); }
-  /// gradient + apply for one block.
+  /// gradient + apply for one block; throws as they do.
   void train_block(const ml::sparse_binary_batch& block) {
     const auto g = gradient(block);
     apply(g);
   }
 
+  /// The weights as mantissas wbar_j at scale C.
   [[nodiscard]] const std::vector<Int>& mantissas() const noexcept { return w_; }
+  /// The weights as reals, wbar_j / C.
   [[nodiscard]] std::vector<double> weights() const { return detail::values(w_, plan_.c); }
+  /// What every party derives from the parameters (scales, bounds,
+  /// comparison bits); a detail type, for tests and for updated().
   [[nodiscard]] const detail::plan<Int>& plan() const noexcept { return plan_; }
 
   /// wbar' = round((abar wbar + etabar G) / C_R), each checked against Wbar.
@@ -528,15 +538,21 @@ class bob {
                     (p.max_update_emails + p.block_size - 1) / p.block_size);
   }
 
+  /// The Paillier public key, for Alice and Carol.
   [[nodiscard]] const paillier::public_key<Int>& public_key() const noexcept {
     return key_.public_key();
   }
+  /// The DGK public key of the comparisons, for Alice and Carol.
   [[nodiscard]] const dgk::public_key<Int>& comparison_key() const noexcept {
     return cmp_key_.public_key();
   }
+  /// The current iteration, counted from 0 (update() and skip() advance it).
   [[nodiscard]] std::uint64_t iteration() const noexcept { return iteration_; }
+  /// The weights as mantissas wbar_j at scale C.
   [[nodiscard]] const std::vector<Int>& mantissas() const noexcept { return w_; }
+  /// The weights as reals, wbar_j / C.
   [[nodiscard]] std::vector<double> weights() const { return detail::values(w_, plan_.c); }
+  /// Bob's work so far, over every block and query (a snapshot).
   [[nodiscard]] counters work() const {
     counters c;
     c.encryptions = enc_.load();
@@ -562,13 +578,18 @@ class bob {
     sent_ += w_.size();
     return m;
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   weights_message<Int> publish() { return publish(secure_generator()); }
 
   /// Bob's side of one user's block in the current iteration.
   class block_server {
    public:
     /// Steps 3-4 and the comparisons' round 1: decrypts E[t - r], keeps the
-    /// shares, returns the encrypted bits.
+    /// shares, returns the encrypted bits. Throws protocol_error, changing
+    /// nothing, for a block that is aborted or already has its margins,
+    /// another iteration or user, fewer than block_size emails, a share
+    /// count other than two per email, a ciphertext under another key, or a
+    /// refused masked share.
     template <random_bit_source G>
     bits_message<Int> bits(const margins_message<Int>& m, G& gen) {
       PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -636,10 +657,15 @@ class bob {
       stage_ = 1;
       return out;
     }
+    /// The same with the thread's CSPRNG (secure_generator()).
     bits_message<Int> bits(const margins_message<Int>& m) { return bits(m, secure_generator()); }
 
     /// The comparisons' round 3 (Bob keeps his bit shares beta) and the
     /// multiplications: decrypts each u, returns E[beta] and E[beta u].
+    /// Throws protocol_error for a message out of order, replayed, of
+    /// another iteration or user, of the wrong length or under another key;
+    /// a refused test or a u outside [0, 2^(l + 2 + kappa)) also aborts the
+    /// block (its user may send a new block next iteration).
     template <random_bit_source G>
     products_message<Int> products(const tests_message<Int>& m, G& gen) {
       PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -702,10 +728,12 @@ class bob {
       stage_ = 2;
       return out;
     }
+    /// The same with the thread's CSPRNG (secure_generator()).
     products_message<Int> products(const tests_message<Int>& m) {
       return products(m, secure_generator());
     }
 
+    /// The user this block is served for.
     [[nodiscard]] std::uint64_t user() const noexcept { return user_; }
 
    private:
@@ -839,7 +867,10 @@ class bob {
   /// Bob's side of one evaluation.
   class evaluator {
    public:
-    /// Carol's step 3: decrypts E[z - r] and starts the comparison.
+    /// Carol's step 3: decrypts E[z - r] and starts the comparison. Throws
+    /// protocol_error for a second query, a query against another
+    /// iteration's weights or under another key, or a refused masked share
+    /// (which aborts this evaluator: Bob has decrypted its E[z - r]).
     template <random_bit_source G>
     comparison::encrypted_bits<Int> bits(const query_message<Int>& m, G& gen) {
       PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -874,6 +905,7 @@ class bob {
       state_ = query_state::answered;
       return out;
     }
+    /// The same with the thread's CSPRNG (secure_generator()).
     comparison::encrypted_bits<Int> bits(const query_message<Int>& m) {
       return bits(m, secure_generator());
     }
@@ -930,6 +962,9 @@ template <integer Int, paillier::fixed_point_scale S = paillier::binary_scale<16
           paillier::fixed_point_scale R = paillier::binary_scale<20>>
 class alice {
  public:
+  /// User `user` with Bob's public keys, encrypting in p.mode. Throws
+  /// invalid_parameter for parameters out of range or keys too small for
+  /// them (see the file comment).
   alice(paillier::public_key<Int> key, dgk::public_key<Int> comparison_key, const parameters& p,
         std::uint64_t user)
       : key_(key.with_mode(p.mode)),
@@ -941,12 +976,18 @@ class alice {
                     (p.max_update_emails + p.block_size - 1) / p.block_size);
   }
 
+  /// Her user id, which every message she sends carries.
   [[nodiscard]] std::uint64_t user() const noexcept { return user_; }
+  /// Her work so far, over every block.
   [[nodiscard]] const counters& work() const noexcept { return work_; }
 
-  /// Steps 2-3 for a block of at least block_size emails (invalid_parameter
-  /// otherwise, or for an email outside the parameters): E[t_i - r_i] and
-  /// the comparisons' masked shares.
+  /// Steps 2-3 for a block of block_size to max_update_emails emails:
+  /// E[t_i - r_i] and the comparisons' masked shares. The block is copied.
+  /// Starts a new block after a finished or aborted one.
+  /// @throws privet::invalid_parameter for a block of another size, feature
+  /// lists not one per label, or an email or label outside the parameters
+  /// @throws privet::protocol_error while a block is under way, or for
+  /// weights of the wrong length or under another key
   template <random_bit_source G>
   margins_message<Int> margins(const weights_message<Int>& w, const ml::sparse_binary_batch& block,
                                G& gen) {
@@ -1008,12 +1049,16 @@ class alice {
     stage_ = 1;
     return out;
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   margins_message<Int> margins(const weights_message<Int>& w,
                                const ml::sparse_binary_batch& block) {
     return margins(w, block, secure_generator());
   }
 
-  /// The comparisons' round 2 and the masked products E[u].
+  /// The comparisons' round 2 and the masked products E[u]. Throws
+  /// protocol_error for bits out of order or replayed, of another iteration
+  /// or user, or of the wrong count; a refused comparison message also
+  /// aborts the block.
   template <random_bit_source G>
   tests_message<Int> tests(const bits_message<Int>& m, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -1066,10 +1111,13 @@ class alice {
     stage_ = 2;
     return out;
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   tests_message<Int> tests(const bits_message<Int>& m) { return tests(m, secure_generator()); }
 
   /// Steps 9-11 in the piecewise-linear form: E[g_i], E[y_i g_i], the block
-  /// gradient, packed and re-randomised for Bob.
+  /// gradient, packed and re-randomised for Bob; ends the block. Throws
+  /// protocol_error for products out of order or replayed, of another
+  /// iteration or user, of the wrong count or under another key.
   template <random_bit_source G>
   gradient_message<Int> gradient(const products_message<Int>& m, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
@@ -1136,6 +1184,7 @@ class alice {
     block_ = {};
     return out;
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   gradient_message<Int> gradient(const products_message<Int>& m) {
     return gradient(m, secure_generator());
   }
@@ -1178,6 +1227,10 @@ template <integer Int, paillier::fixed_point_scale S = paillier::binary_scale<16
           paillier::fixed_point_scale R = paillier::binary_scale<20>>
 class carol {
  public:
+  /// Carol with Bob's public keys, encrypting in p.mode; `session` names
+  /// her comparison and must match the evaluator's (bob::evaluate). Throws
+  /// invalid_parameter for parameters out of range or keys too small for
+  /// them (see the file comment).
   carol(paillier::public_key<Int> key, dgk::public_key<Int> comparison_key, const parameters& p,
         std::uint64_t session = 0)
       : key_(key.with_mode(p.mode)),
@@ -1186,7 +1239,10 @@ class carol {
                 detail::share_params(key_.n(), plan_.eval_bits, p.statistical_security,
                                      comparison::output_party::client, session)) {}
 
-  /// Steps 2-3: E[w^T x' - r] and the masked share r.
+  /// Steps 2-3: E[w^T x' - r] and the masked share r. One query per
+  /// object: a second throws protocol_error, as do weights of the wrong
+  /// length or under another key; an email outside the parameters throws
+  /// invalid_parameter naming `email`.
   template <random_bit_source G>
   query_message<Int> query(const weights_message<Int>& w, const std::vector<std::uint32_t>& x,
                            G& gen) {
@@ -1206,17 +1262,20 @@ class carol {
     asked_ = true;
     return out;
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   query_message<Int> query(const weights_message<Int>& w, const std::vector<std::uint32_t>& x) {
     return query(w, x, secure_generator());
   }
 
-  /// The comparison's round 2.
+  /// The comparison's round 2. Throws protocol_error for a message the
+  /// comparison refuses.
   template <random_bit_source G>
   comparison::blinded_tests<Int> tests(const comparison::encrypted_bits<Int>& m, G& gen) {
     PRIVET_REQUIRE_SECURE_CRYPTO_GENERATOR(G);
     work_.dgk_ciphertexts_sent += plan_.eval_bits + 1;
     return client_.evaluate(m, gen);
   }
+  /// The same with the thread's CSPRNG (secure_generator()).
   comparison::blinded_tests<Int> tests(const comparison::encrypted_bits<Int>& m) {
     return tests(m, secure_generator());
   }
@@ -1224,6 +1283,7 @@ class carol {
   /// [w^T x' > 0]: true for spam.
   bool result(const comparison::output_share& m) { return client_.result(m); }
 
+  /// Her work so far.
   [[nodiscard]] const counters& work() const noexcept { return work_; }
 
  private:

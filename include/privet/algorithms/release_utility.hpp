@@ -47,11 +47,18 @@
 
 namespace privet {
 
+/// How useful a thresholded noisy histogram is against the true counts,
+/// for the cells of one group (or all of them): the counts behind each rate
+/// and the rates themselves, as defined in the file comment. A rate over an
+/// empty set is NaN, never 0. Filled by utility(), utility_by() and
+/// utility_at_thresholds().
 struct utility_metrics {
   std::size_t published = 0;     ///< cells released
   std::size_t true_nonzero = 0;  ///< cells with true count > 0
   std::size_t dropped = 0;       ///< true count > 0, not released
   std::size_t spurious = 0;      ///< released, true count 0
+  /// Median of |noisy - true| / true over the published cells (+inf for a
+  /// spurious cell); NaN when nothing was published.
   double median_relative_error = std::numeric_limits<double>::quiet_NaN();
   double share_below_half = std::numeric_limits<double>::quiet_NaN();  ///< rel. error < 0.5
   double true_views = 0;          ///< sum of the true counts > 0
@@ -72,6 +79,8 @@ struct utility_metrics {
     return large_from == 0 ? std::numeric_limits<double>::quiet_NaN()
                            : ratio(dropped_large, true_large);
   }
+  /// Share of the published cells whose true count is 0 (NaN when nothing
+  /// was published).
   [[nodiscard]] double spurious_rate() const noexcept { return ratio(spurious, published); }
 
  private:
@@ -88,6 +97,10 @@ struct utility_requirements {
   double max_median_relative_error = 0.05;  ///< the median must be below it
   double min_share_below_half = 0.95;       ///< the share must reach it
 
+  /// Whether `m` meets both goals: median relative error strictly below
+  /// max_median_relative_error and share_below_half at least
+  /// min_share_below_half. False when either metric is NaN (nothing
+  /// published). Does not validate the requirements (validate_requirements).
   [[nodiscard]] bool met_by(const utility_metrics& m) const noexcept {
     return m.median_relative_error < max_median_relative_error &&
            m.share_below_half >= min_share_below_half;
@@ -198,7 +211,8 @@ std::map<std::string, utility_metrics> utility_by_impl(
 /// function returning one constant for the overall figures). `truth` holds
 /// the true counts (cells absent are 0); `released` the published cells.
 /// Throws invalid_parameter if a cell is published twice. Without
-/// large_from, large_drop_rate() is NaN.
+/// large_from, large_drop_rate() is NaN. Cost: O(T log T + R log R) for T
+/// cells of the truth and R released cells, plus one group_of call per cell.
 template <class Key, class GroupOf>
 requires std::totally_ordered<Key> &&
     std::convertible_to<std::invoke_result_t<GroupOf&, const Key&>, std::string>
@@ -251,7 +265,8 @@ utility(const sparse_histogram<Key, std::int64_t>& truth,
 /// large_from = tau: element i equals utility(truth, {cells >= thresholds[i]},
 /// thresholds[i]), computed without re-reading the truth per threshold.
 /// Throws invalid_parameter if a cell appears twice in unsuppressed or a
-/// threshold is below 1.
+/// threshold is below 1. Cost: O(T log T + U log U) once, then O(U + P log P)
+/// per threshold (U unsuppressed cells, P of them published at that tau).
 template <class Key>
 requires std::totally_ordered<Key> std::vector<utility_metrics> utility_at_thresholds(
     const sparse_histogram<Key, std::int64_t>& truth,

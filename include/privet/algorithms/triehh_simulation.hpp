@@ -96,14 +96,6 @@ inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
 
 }  // namespace detail
 
-/// The local step of `count` users, users(first), ..., users(first + count
-/// - 1) (an index >= population is a user with no words, who sends only
-/// gamma): each forms its valid prefixes for the layer and keeps at most B
-/// of them by `sampling`, exactly as a client does. Returns a_c for each
-/// candidate c: how many of the count * B reports have item c. Users run in
-/// blocks of simulation_block on TBB's threads, block k drawing from
-/// streams.stream(stream, k), so the result does not depend on the thread
-/// count. Throws protocol_error if the policy keeps more than B prefixes.
 /// A family of keyed streams: `keyed_streams` (from a secure generator) or
 /// `simulation_keyed_streams` (streams_from of a seeded one). The local step
 /// only samples prefixes, so either serves; what they draw is as good as the
@@ -113,6 +105,27 @@ concept stream_family = requires(const S& s, std::uint64_t a) {
   { s.stream(a, a) } -> random_bit_source;
 };
 
+/// The local step of `count` users, users(first), ..., users(first + count
+/// - 1) (an index >= population is a user with no words, who sends only
+/// gamma): each forms its valid prefixes for the layer and keeps at most B
+/// of them by `sampling`, exactly as a client does. Returns a_c for each
+/// candidate c: how many of the count * B reports have item c. Users run in
+/// blocks of simulation_block on TBB's threads, block k drawing from
+/// streams.stream(stream, k), so the result does not depend on the thread
+/// count. Cost: one pass over each user's words plus the sampling; memory
+/// one count vector over the layer's candidates per thread.
+/// @param layer the layer's broadcast and parameters (B = contributions)
+/// @param users the population (user_source), called once per user
+/// @param population users at indices >= population have no words
+/// @param first the first user's index
+/// @param count how many users, from `first` on
+/// @param vocabulary the known words, which vote for nothing (may be null)
+/// @param streams the keyed streams the sampling draws from
+/// @param stream the first address word of this layer's streams: use one
+/// no other layer of the same secret uses
+/// @param sampling the local sampling policy
+/// @return a vector of the layer's candidate count, a_c at index c
+/// @throws privet::protocol_error if the policy keeps more than B prefixes
 template <sampling_policy Sampling = random_sampling, user_source Users, stream_family Streams>
 std::vector<std::uint64_t> sampled_items(const prepared_layer& layer, const Users& users,
                                          std::uint64_t population, std::uint64_t first,
@@ -205,7 +218,8 @@ std::vector<std::uint64_t> sample_vote_counts(const prepared_layer& layer,
 /// The distribution path for one layer: the local step of users(first),
 /// ..., users(first + N - 1) (sampled_items, streams.stream(stream, k) for
 /// block k) and their vote counts drawn from `gen` (sample_vote_counts).
-/// Hand the result to server::receive_sum(counts, N).
+/// Hand the result to server::receive_sum(counts, N). Throws as
+/// sampled_items and sample_vote_counts do.
 template <sampling_policy Sampling = random_sampling, user_source Users, stream_family Streams,
           std::uniform_random_bit_generator G>
 std::vector<std::uint64_t> simulate_layer_distribution(const prepared_layer& layer,
@@ -229,7 +243,9 @@ std::vector<std::uint64_t> simulate_layer_distribution(const prepared_layer& lay
 /// independently, or already shuffled). Words found by a pass join the
 /// known vocabulary of later passes. pass_result::groups is left empty
 /// (the groups are the index ranges above). The result is a function of
-/// `gen` alone, whatever the number of threads.
+/// `gen` alone, whatever the number of threads. Throws invalid_parameter as
+/// parameters::validate does or for passes = 0, and protocol_error if the
+/// sampling policy keeps more than B prefixes.
 template <sampling_policy Sampling = random_sampling, user_source Users, random_bit_source G>
 std::vector<pass_result> run_distribution(const Users& users, std::uint64_t population,
                                           std::unordered_set<word> vocabulary, const word& alphabet,
