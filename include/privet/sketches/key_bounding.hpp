@@ -35,6 +35,7 @@
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
@@ -87,7 +88,7 @@ inline bool may_saturate(std::uint64_t units, std::uint64_t per_unit) noexcept {
 
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
-class bound_keys {
+class bound_keys : public pipeline_step {
  public:
   using input_metric = unit_distance;
   using output_metric = partition_distance;
@@ -635,7 +636,7 @@ class bound_keys {
 /// floating-point slack.
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
-class l2_normalized_keys {
+class l2_normalized_keys : public pipeline_step {
  public:
   using input_metric = unit_distance;
   using output_metric = l2_distance;
@@ -739,7 +740,7 @@ struct windowed_record {
 template <class Unit, class Window, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Window> &&
     std::equality_comparable<Key>
-class bound_keys_per_window {
+class bound_keys_per_window : public pipeline_step {
  public:
   using input_metric = unit_distance;
   using output_metric = partition_distance;
