@@ -9,16 +9,19 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace {
 // Measurement archetypes: the least a type must provide to end a pipeline.
 // They add no noise; the real mechanisms are tested in tests/mechanisms.
 template <class Metric, class Guarantee>
-struct archetype_measurement {
+struct archetype_measurement : privet::pipeline_step {
   using input_metric = Metric;
   using guarantee_type = Guarantee;
+  explicit archetype_measurement(double s) : scale(s) {}
   double scale;
   template <class G>
   double operator()(double x, G&) const {
@@ -29,6 +32,68 @@ struct archetype_measurement {
 using l1_archetype = archetype_measurement<privet::l1_distance, privet::pure_dp>;
 using l2_archetype = archetype_measurement<privet::l2_distance, privet::gdp>;
 }  // namespace
+
+// Issue 35, item 5: steps of the user's own namespace compose with `|`
+// without `using privet::operator|;` (argument-dependent lookup through the
+// pipeline_step base the concepts require).
+namespace user_steps {
+// Doubles every record: stability d -> d (records map one to one).
+struct doubled : privet::pipeline_step {
+  using input_metric = privet::symmetric_distance;
+  using output_metric = privet::symmetric_distance;
+  std::vector<double> operator()(std::vector<double> v) const {
+    for (double& x : v) x *= 2;
+    return v;
+  }
+  std::uint64_t stability(std::uint64_t d) const { return d; }
+};
+// The number of records as a double; one record changes it by one.
+struct size_of : privet::pipeline_step {
+  using input_metric = privet::symmetric_distance;
+  using output_metric = privet::absolute_distance;
+  double operator()(const std::vector<double>& v) const { return static_cast<double>(v.size()); }
+  double stability(std::uint64_t d) const { return static_cast<double>(d); }
+};
+// No noise: the guarantee it claims is d / 4, enough to test the plumbing.
+struct echo : privet::pipeline_step {
+  using input_metric = privet::absolute_distance;
+  using guarantee_type = privet::pure_dp;
+  template <class G>
+  double operator()(double x, G&) const {
+    return x;
+  }
+  privet::pure_dp guarantee(double d) const { return privet::pure_dp(d / 4); }
+};
+// The same members without the base: not a step.
+struct no_base {
+  using input_metric = privet::symmetric_distance;
+  using output_metric = privet::symmetric_distance;
+  std::uint64_t stability(std::uint64_t d) const { return d; }
+};
+}  // namespace user_steps
+
+static_assert(privet::transformation<user_steps::doubled>);
+static_assert(privet::measurement<user_steps::echo>);
+static_assert(!privet::transformation<user_steps::no_base>);
+// The base costs no space (empty-base optimisation).
+struct one_double_step : privet::pipeline_step {
+  double x;
+};
+static_assert(sizeof(one_double_step) == sizeof(double));
+static_assert(std::is_empty_v<privet::count>);
+
+TEST_CASE("operator| by argument-dependent lookup: two steps of a user namespace") {
+  // This function is in the global namespace with no using-declaration; the
+  // only way `|` resolves is through user_steps' privet::pipeline_step base.
+  const auto t = user_steps::doubled{} | user_steps::size_of{};
+  const auto m = t | user_steps::echo{};
+  privet::testing::seeded_release_generator gen(1);
+  CHECK(m(std::vector<double>{1, 2, 3}, gen) == 3.0);
+  CHECK(m.guarantee(2).epsilon() == doctest::Approx(0.5));
+  // Mixed with privet's own steps, in both positions.
+  const auto mixed = privet::clamp(0.0, 1.0) | user_steps::doubled{} | user_steps::size_of{};
+  CHECK(mixed(std::vector<double>{5, -5}) == 2.0);
+}
 
 static_assert(privet::transformation<privet::clamp<double>>);
 static_assert(privet::transformation<privet::count>);

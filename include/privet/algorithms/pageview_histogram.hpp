@@ -48,6 +48,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
@@ -175,7 +176,7 @@ inline void validate_streaming_k(std::uint64_t k) {
 /// tuple) keeping at most k distinct tuples per actor, each counted once.
 /// The two differ in what `actor` stands for and in their stability's
 /// overflow check.
-class tuples_per_actor {
+class tuples_per_actor : public pipeline_step {
  public:
   using input_metric = unit_distance;
   using output_metric = partition_distance;

@@ -25,6 +25,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 
 #include <concepts>
 #include <type_traits>
@@ -32,25 +33,25 @@
 
 namespace privet {
 
-/// A stable map between datasets or aggregates.
+/// A stable map between datasets or aggregates. It derives from
+/// pipeline_step, so that `|` is found for it from any namespace.
 template <class T>
-concept transformation = requires {
+concept transformation = std::is_base_of_v<pipeline_step, T> && requires {
   typename T::input_metric;
   typename T::output_metric;
-}
-&&metric<typename T::input_metric>&& metric<typename T::output_metric>&& requires(
-    const T& t, typename T::input_metric::distance_type d) {
+} && metric<typename T::input_metric> && metric<typename T::output_metric> &&
+    requires(const T& t, typename T::input_metric::distance_type d) {
   { t.stability(d) } -> std::convertible_to<typename T::output_metric::distance_type>;
 };
 
-/// A randomised map with a privacy guarantee.
+/// A randomised map with a privacy guarantee. It derives from
+/// pipeline_step, so that `|` is found for it from any namespace.
 template <class M>
-concept measurement = requires {
+concept measurement = std::is_base_of_v<pipeline_step, M> && requires {
   typename M::input_metric;
   typename M::guarantee_type;
-}
-&&metric<typename M::input_metric>&& guarantee<typename M::guarantee_type>&& requires(
-    const M& m, typename M::input_metric::distance_type d) {
+} && metric<typename M::input_metric> && guarantee<typename M::guarantee_type> &&
+    requires(const M& m, typename M::input_metric::distance_type d) {
   { m.guarantee(d) } -> std::same_as<typename M::guarantee_type>;
 };
 
@@ -106,7 +107,7 @@ decltype(auto) apply_transformation(const T& t, In&& in, G& gen) {
 
 /// `first` then `second`; its stability map is the composition of theirs.
 template <transformation First, transformation Second>
-class chained_transformation {
+class chained_transformation : public pipeline_step {
  public:
   /// The metric `first` reads its input in.
   using input_metric = typename First::input_metric;
@@ -152,7 +153,7 @@ class chained_transformation {
 /// `transform` then `mechanism`; its guarantee is the mechanism's privacy map
 /// applied to the transformation's stability.
 template <transformation Transform, measurement Mechanism>
-class chained_measurement {
+class chained_measurement : public pipeline_step {
  public:
   /// The metric the transformation reads its input in.
   using input_metric = typename Transform::input_metric;
@@ -191,7 +192,9 @@ class chained_measurement {
 
 /// Composes a transformation with a following transformation or mechanism.
 /// Fails to compile, with a sentence saying why, when the second step does
-/// not accept the first step's output metric.
+/// not accept the first step's output metric. Found by argument-dependent
+/// lookup for steps declared in any namespace (they derive from
+/// pipeline_step): no `using privet::operator|;` is needed.
 template <transformation First, class Second>
 requires(transformation<Second> || measurement<Second>) auto operator|(First first, Second second) {
   detail::check_metric_fits<typename First::output_metric, typename Second::input_metric>();

@@ -27,6 +27,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -71,7 +72,7 @@ Int add_noise_saturating(Int value, std::int64_t noise) noexcept {
 
 /// Discrete Gaussian noise on integer values, rho-zCDP.
 template <std::signed_integral Int = std::int64_t>
-class discrete_gaussian_mechanism {
+class discrete_gaussian_mechanism : public pipeline_step {
  public:
   using input_metric = l2_distance;  ///< Sensitivity is measured in L2.
   using guarantee_type = zcdp;       ///< What guarantee() returns.
@@ -133,7 +134,7 @@ class discrete_gaussian_mechanism {
 
 /// Discrete Laplace noise on integer values, eps-DP.
 template <std::signed_integral Int = std::int64_t>
-class discrete_laplace_mechanism {
+class discrete_laplace_mechanism : public pipeline_step {
  public:
   using input_metric = l1_distance;  ///< Sensitivity is measured in L1.
   using guarantee_type = pure_dp;    ///< What guarantee() returns.

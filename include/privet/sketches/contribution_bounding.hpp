@@ -11,6 +11,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 
@@ -49,7 +50,7 @@ template <class Unit, class Value>
 requires std::equality_comparable<Unit> && requires(const Unit& u) {
   { std::hash<Unit>{}(u) } -> std::convertible_to<std::size_t>;
 }
-class bound_contributions {
+class bound_contributions : public pipeline_step {
  public:
   using input_metric = unit_distance;            ///< Neighbours differ in whole units.
   using output_metric = symmetric_distance;      ///< Neighbours differ in records.

@@ -35,6 +35,7 @@
 #include <privet/core/detail/lazy_range.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/sketches/contribution_bounding.hpp>
@@ -102,7 +103,7 @@ inline bool may_saturate(std::uint64_t units, std::uint64_t per_unit) noexcept {
 /// @tparam Key the key counted (likewise hashable).
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
-class bound_keys {
+class bound_keys : public pipeline_step {
  public:
   using input_metric = unit_distance;          ///< Neighbouring inputs differ in whole units.
   using output_metric = partition_distance;    ///< {keys changed, change per key}.
@@ -667,7 +668,7 @@ class bound_keys {
 /// floating-point slack.
 template <class Unit, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Key>
-class l2_normalized_keys {
+class l2_normalized_keys : public pipeline_step {
  public:
   using input_metric = unit_distance;          ///< Neighbouring inputs differ in whole units.
   using output_metric = l2_distance;           ///< The weighted counts' change in L2.
@@ -780,7 +781,7 @@ struct windowed_record {
 template <class Unit, class Window, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Window> &&
     std::equality_comparable<Key>
-class bound_keys_per_window {
+class bound_keys_per_window : public pipeline_step {
  public:
   using input_metric = unit_distance;                      ///< Neighbours differ in whole units.
   using output_metric = partition_distance;                ///< {keys changed, change per key}.

@@ -23,6 +23,7 @@
 #include <privet/core/detail/fixed_point_sum.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 
 #include <algorithm>
@@ -38,7 +39,7 @@ namespace privet {
 /// to [lower, upper], saturated at +-max_records * max(|lower|, |upper|).
 /// O(n) in the records; exact and independent of their order.
 template <real_number Real = double>
-class bounded_sum {
+class bounded_sum : public pipeline_step {
  public:
   /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;

@@ -10,6 +10,7 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ namespace privet {
 /// Transformation: a dataset of reals to the same records clamped to
 /// [lower, upper] (NaN to a fixed `nan_value`), in order. O(n).
 template <real_number Real = double>
-class clamp {
+class clamp : public pipeline_step {
  public:
   /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;

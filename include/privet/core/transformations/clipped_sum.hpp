@@ -33,6 +33,7 @@
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 
 #include <algorithm>
@@ -51,7 +52,8 @@ namespace privet {
 /// each fitted to `dimension` coordinates and scaled to Norm at most `clip`
 /// (see the file comment for the rules on malformed rows). O(n dimension).
 template <class Norm, real_number Real = double>
-requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>) class clipped_sum {
+requires(std::same_as<Norm, l1_distance> || std::same_as<Norm, l2_distance>) class clipped_sum
+    : public pipeline_step {
   static constexpr bool is_l1 = std::same_as<Norm, l1_distance>;
 
  public:

@@ -6,6 +6,7 @@
 
 #include <privet/core/detail/fixed_point_sum.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 
 #include <cstdint>
 #include <iterator>
@@ -15,7 +16,7 @@
 namespace privet {
 
 /// Transformation: a dataset to its number of records.
-class count {
+class count : public pipeline_step {
  public:
   /// Neighbouring datasets differ by records added or removed.
   using input_metric = symmetric_distance;

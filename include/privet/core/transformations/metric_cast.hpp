@@ -8,6 +8,7 @@
 
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/metric.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 
 #include <cstddef>
@@ -21,7 +22,7 @@ namespace privet {
 /// inequality holds for every pair of values the pipeline can produce;
 /// l1_as_l2() and l2_as_l1() build the two casts whose factor is proven.
 template <metric From, metric To>
-class metric_cast {
+class metric_cast : public pipeline_step {
  public:
   /// The metric the previous step bounds.
   using input_metric = From;

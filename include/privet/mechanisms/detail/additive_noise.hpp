@@ -17,6 +17,7 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/parallel.hpp>
+#include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/noise.hpp>
 
@@ -32,7 +33,7 @@
 namespace privet::detail {
 
 template <class Derived, class Real>
-class additive_noise {
+class additive_noise : public pipeline_step {
  public:
   /// x + noise, for a mechanism of dimension 1.
   template <random_bit_source G>
