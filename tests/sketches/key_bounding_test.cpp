@@ -189,7 +189,10 @@ TEST_CASE("per-window bounding: windows, keys per window and copies per key") {
   CHECK(days.size() == 2);
   const auto st = b.stability(1);
   CHECK(st.partitions == 6);
-  CHECK(st.per_partition == 1);
+  // Unit 8 kept key 5000 in both its windows and added 2 to its count: the
+  // per-key bound is max_windows * max_per_key, not max_per_key (it was 1,
+  // a false claim, until issue 35's review).
+  CHECK(st.per_partition == 2);
 }
 
 TEST_CASE("per-window bounding names each refused bound, and its stability's overflow") {
@@ -218,6 +221,12 @@ TEST_CASE("per-window bounding names each refused bound, and its stability's ove
                        "privet: bound_keys_per_window stability overflows 64 bits",
                        privet::overflow_error);
   CHECK(b.stability((std::uint64_t{1} << 62) / 3).partitions == ((std::uint64_t{1} << 62) / 3) * 6);
+  // The per-key bound max_windows * max_per_key overflowing is refused too.
+  const std::uint64_t max_count = (std::uint64_t{1} << 63) - 1;
+  CHECK_THROWS_WITH_AS((void)per_window(3, 1, max_count).stability(1),
+                       "privet: bound_keys_per_window stability overflows 64 bits",
+                       privet::overflow_error);
+  CHECK(per_window(2, 1, max_count).stability(1).per_partition == 2 * max_count);
 }
 
 namespace {

@@ -771,13 +771,12 @@ struct windowed_record {
 /// the same bottom-k rule as keys), and in each kept window at most
 /// max_keys distinct keys with at most max_per_key each. Two passes over a
 /// forward range (windows first, then keys). stability() returns
-/// {d max_windows max_keys, d max_per_key} for unit distance d.
-///
-/// @warning The per-key bound d max_per_key holds only when a key cannot
-///   occur in two windows of one unit (keys that include their window, for
-///   instance): a unit keeping the same key in w windows adds up to
-///   w max_per_key to its count, since each kept window is bounded
-///   separately and the windows' counts are summed per key.
+/// {d max_windows max_keys, d max_windows max_per_key} for unit distance d:
+/// each kept window is bounded separately and the windows' counts are summed
+/// per key, so a unit that keeps the same key in all its max_windows windows
+/// adds max_windows max_per_key to that key's count. (When keys cannot repeat
+/// across windows, key by (window, key) and use bound_keys, whose per-key
+/// bound is max_per_key.)
 template <class Unit, class Window, class Key>
 requires std::equality_comparable<Unit> && std::equality_comparable<Window> &&
     std::equality_comparable<Key>
@@ -830,17 +829,18 @@ class bound_keys_per_window : public pipeline_step {
     return keys_(in_kept, gen);
   }
 
-  /// {d_in max_windows max_keys, d_in max_per_key} (see the class's
-  /// warning on the second). Throws overflow_error if a product does not
-  /// fit in 64 bits.
+  /// {d_in max_windows max_keys, d_in max_windows max_per_key}: a unit's
+  /// kept windows may all hold the same key, and their counts add up.
+  /// Throws overflow_error if a product does not fit in 64 bits.
   [[nodiscard]] partition_distance::distance_type stability(std::uint64_t d_in) const {
     const auto per_window = keys_.stability(d_in);
     const std::uint64_t w = windows_.max_keys();
-    if (per_window.partitions != 0 &&
-        w > std::numeric_limits<std::uint64_t>::max() / per_window.partitions) {
+    const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    if ((per_window.partitions != 0 && w > most / per_window.partitions) ||
+        (per_window.per_partition != 0 && w > most / per_window.per_partition)) {
       throw overflow_error("privet: bound_keys_per_window stability overflows 64 bits");
     }
-    return {per_window.partitions * w, per_window.per_partition};
+    return {per_window.partitions * w, per_window.per_partition * w};
   }
 
  private:
