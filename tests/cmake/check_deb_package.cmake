@@ -1,7 +1,7 @@
 # Makes the Debian package from a fresh configuration of the sources
 # (`cpack -G DEB`), checks its control fields and contents, unpacks it with
-# dpkg-deb into a temporary root, and builds the find_package and pkg-config
-# consumers against that root.
+# dpkg-deb into a temporary root, and builds the find_package consumer (the
+# umbrella header) and the pkg-config crypto consumer against that root.
 #   -DSOURCE=<privet's sources>  -DWORK=<scratch dir>  -DCXX=<compiler>
 #   -DGENERATOR=<CMake generator>  [-DLAUNCHER=<compiler launcher>]
 cmake_minimum_required(VERSION 3.25)
@@ -57,6 +57,7 @@ run(${CTEST_PROGRAM} --build-and-test ${SOURCE}/tests/consumer/find_package ${WO
     --build-generator ${GENERATOR} --build-options ${consumer_options}
     -DCMAKE_PREFIX_PATH=${root}/usr -DPRIVET_EXPECTED_PREFIX=${root}/usr --test-command consumer)
 run(${CMAKE_COMMAND} -DPC_DIR=${root}/usr/share/pkgconfig -DSRC=${SOURCE}/tests/consumer/pkg_config
-    -DOUT=${WORK}/pkg_config -DPACKAGE=privet -DCXX=${CXX} -DEXPECT_INCLUDEDIR=${root}/usr/include -P
+    -DOUT=${WORK}/pkg_config -DPACKAGE=privet -DCXX=${CXX} -DEXPECT_INCLUDEDIR=${root}/usr/include
+    -DMAKE_TARGET=check_crypto -P
     ${CMAKE_CURRENT_LIST_DIR}/check_pkg_config_consumer.cmake)
 message(STATUS "libprivet-dev: built, unpacked into ${root}, and both consumers built against it")

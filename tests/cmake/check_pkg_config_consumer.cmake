@@ -2,7 +2,7 @@
 # found only through pkg-config, and runs its programs.
 #   -DPC_DIR=<prefix>/share/pkgconfig  -DSRC=<tests/consumer/pkg_config>
 #   -DOUT=<build dir>  -DPACKAGE=privet|privet-gmp  -DCXX=<compiler>
-#   [-DEXPECT_INCLUDEDIR=<prefix>/include]
+#   [-DEXPECT_INCLUDEDIR=<prefix>/include]  [-DMAKE_TARGET=check|check_crypto (default check)]
 cmake_minimum_required(VERSION 3.25)
 find_program(MAKE_PROGRAM NAMES make gmake REQUIRED)
 find_program(PKG_CONFIG_PROGRAM pkg-config REQUIRED)
@@ -25,8 +25,11 @@ endif()
 execute_process(COMMAND ${PKG_CONFIG_PROGRAM} --cflags --libs ${PACKAGE} OUTPUT_VARIABLE flags
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 message(STATUS "pkg-config --cflags --libs ${PACKAGE}: ${flags}")
+if(NOT MAKE_TARGET)
+  set(MAKE_TARGET check)
+endif()
 execute_process(COMMAND ${MAKE_PROGRAM} -f ${SRC}/Makefile CXX=${CXX} PACKAGE=${PACKAGE} OUT=${OUT}
-                        check RESULT_VARIABLE rc)
+                        ${MAKE_TARGET} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the pkg-config consumer (${PACKAGE}) failed to build or run")
 endif()
