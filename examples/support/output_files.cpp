@@ -160,7 +160,14 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     throw std::runtime_error("cannot write " + path_ + ": no randomness for a temporary name");
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
-  temp_ = (directory_of(target) / ("." + target.filename().string() + "." + hex + ".tmp")).string();
+  // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict inside
+  // the inlined `"." + std::string` (GCC bug 105329).
+  std::string temp_name = ".";
+  temp_name += target.filename().string();
+  temp_name += '.';
+  temp_name += hex;
+  temp_name += ".tmp";
+  temp_ = (directory_of(target) / temp_name).string();
   slot_ = remember(temp_);
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
   if (fd_ < 0) {
