@@ -8,6 +8,7 @@ privet_add_layer_tests(
   mechanisms/discrete_gaussian_test.cpp
   mechanisms/discrete_gaussian_statistical_test.cpp
   mechanisms/constant_time_test.cpp
+  mechanisms/constant_time_noise_test.cpp
   mechanisms/constant_time_noise_statistical_test.cpp
   mechanisms/integer_noise_test.cpp
   mechanisms/laplace_test.cpp
