@@ -5,11 +5,13 @@
 // bits, a different algorithm from the certified big_uint series), the
 // digit-independence identity behind the geometric, the table's cumulative
 // probabilities against long-double sums, and the CSPRNG words per draw:
-// the same for every draw, whatever it returns.
+// the same for every draw, whatever it returns; and the branch-free grid
+// release (detail/grid.hpp) against release_on_grid.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/constant_time.hpp>
+#include <privet/mechanisms/detail/grid.hpp>
 
 #include <doctest/doctest.h>
 #include <support/errors.hpp>
@@ -17,6 +19,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/cpp_int.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -324,4 +327,67 @@ TEST_CASE("the samplers are a deterministic function of the generator's stream")
     CHECK(g(a) == g(b));
     CHECK(big(a) == big(b));
   }
+}
+
+TEST_CASE("the branch-free grid release equals release_on_grid bit for bit") {
+  // Second method: release_on_grid, the exact path's function, on special
+  // inputs (NaN, infinities, extremes, subnormals, the 2^(53 + 64) g
+  // regime) and random bit patterns, grids and noises, for double and float.
+  namespace d = privet::detail;
+  std::vector<double> xs{0.0,
+                         -0.0,
+                         1.0,
+                         -1.0,
+                         1e6,
+                         -1e6,
+                         INFINITY,
+                         -INFINITY,
+                         NAN,
+                         1e308,
+                         -1.7976931348623157e308,
+                         5e-324,
+                         0x1p53,
+                         0x1p100,
+                         -0x1p117,
+                         3.4e38,
+                         -3.5e38};
+  std::vector<double> grids{0x1p-40, 0x1p-20, 1.0,      0x1p-1074,
+                            0x1p100, 0x1p900, 0x1p1000, 0x1p-1000};
+  std::vector<std::int64_t> noises{0,
+                                   1,
+                                   -1,
+                                   INT64_MAX,
+                                   INT64_MIN + 1,
+                                   1234567,
+                                   -(std::int64_t{1} << 53),
+                                   (std::int64_t{1} << 54) + 1};
+  privet::seeded_generator gen(21);
+  std::uint64_t differ = 0, total = 0;
+  auto check = [&](double x, double g, std::int64_t noise) {
+    const double a = d::release_on_grid<double>(x, g, noise);
+    const double b = d::release_on_grid_constant_time<double>(x, g, noise);
+    const float fa = d::release_on_grid<float>(static_cast<float>(x), g, noise);
+    const float fb = d::release_on_grid_constant_time<float>(static_cast<float>(x), g, noise);
+    ++total;
+    if (std::bit_cast<std::uint64_t>(a) != std::bit_cast<std::uint64_t>(b) ||
+        std::bit_cast<std::uint32_t>(fa) != std::bit_cast<std::uint32_t>(fb)) {
+      ++differ;
+    }
+  };
+  for (double x : xs) {
+    for (double g : grids) {
+      for (std::int64_t noise : noises) check(x, g, noise);
+    }
+  }
+  for (int i = 0; i < 200'000; ++i) {
+    const double x = std::bit_cast<double>(static_cast<std::uint64_t>(gen()));
+    const double g = std::ldexp(1.0, static_cast<int>(gen() % 2098) - 1074);
+    check(x, g, static_cast<std::int64_t>(gen()) >> (gen() % 64));
+    const double near = std::ldexp(static_cast<double>(static_cast<std::int64_t>(gen())),
+                                   static_cast<int>(gen() % 200) - 150);
+    check(near, std::ldexp(1.0, static_cast<int>(gen() % 120) - 60),
+          static_cast<std::int64_t>(gen()) >> (gen() % 64));
+  }
+  CHECK(total > 400'000);
+  CHECK(differ == 0);
 }

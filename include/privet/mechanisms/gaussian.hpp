@@ -538,6 +538,8 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::normal_distribution<double> n(0.0, sigma_);
       return detail::add_saturated<Real>(x, n(gen));
+    } else if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::release_on_grid_constant_time<Real>(x, granularity_, (*sampler_)(gen));
     } else {
       return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }

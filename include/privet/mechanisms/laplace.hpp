@@ -223,6 +223,8 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
       std::exponential_distribution<double> e(1 / scale_);
       const double noise = e(gen);
       return detail::add_saturated<Real>(x, (gen() & 1u) ? noise : -noise);
+    } else if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::release_on_grid_constant_time<Real>(x, granularity_, (*sampler_)(gen));
     } else {
       return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }
