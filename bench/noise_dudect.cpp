@@ -31,6 +31,7 @@
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/integer_noise.hpp>
 #include <privet/mechanisms/laplace.hpp>
 
 #include <algorithm>
@@ -241,6 +242,15 @@ void mechanism(const std::string& name, const Mechanism& m, std::size_t n) {
   });
 }
 
+template <class Mechanism>
+void integer_mechanism(const std::string& name, const Mechanism& m, std::size_t n) {
+  const std::int64_t inputs[2] = {0, 1000000};
+  run(name, n, true, false, [&](int cls, counted_csprng& gen) {
+    const std::int64_t x = inputs[cls];
+    return std::fabs(static_cast<double>(m(x, gen) - x));
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -281,5 +291,19 @@ int main(int argc, char** argv) {
             privet::gaussian_mechanism<>::from_scale(1.0), n);
   mechanism("gaussian_mechanism<double, constant_time_noise>, sigma = 1",
             privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(1.0), slow);
+  integer_mechanism("control: discrete_laplace_mechanism<> t = 1",
+                    privet::discrete_laplace_mechanism<>::from_scale(1.0), n);
+  integer_mechanism(
+      "discrete_laplace_mechanism<int64, constant_time_noise> t = 1",
+      privet::discrete_laplace_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
+          1.0),
+      n);
+  integer_mechanism("control: discrete_gaussian_mechanism<> sigma = 18.26",
+                    privet::discrete_gaussian_mechanism<>::from_scale(18.26), n);
+  integer_mechanism(
+      "discrete_gaussian_mechanism<int64, constant_time_noise> sigma = 18.26",
+      privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
+          18.26),
+      n);
   return 0;
 }

@@ -193,3 +193,23 @@ TEST_CASE(
         lap.guarantee(1).base().epsilon() + lap.guarantee(2).base().epsilon());
   CHECK(pure.total_variation() == 2 * lap.sampler_total_variation());
 }
+
+TEST_CASE("the branch-free saturating sum equals add_noise_saturating") {
+  // Second method: the exact path's branchy sum, at the limits of each type.
+  auto check = [](auto value, std::int64_t noise) {
+    using I = decltype(value);
+    CHECK(privet::detail::add_noise_saturating_ct<I>(value, noise) ==
+          privet::detail::add_noise_saturating<I>(value, noise));
+  };
+  const std::vector<std::int64_t> noises{0, 1, -1, 1000, -1000, INT64_MAX, INT64_MIN, 1LL << 40};
+  for (std::int64_t n : noises) {
+    for (std::int64_t v :
+         {std::int64_t{0}, INT64_MAX, INT64_MIN, INT64_MAX - 5, INT64_MIN + 5, std::int64_t{-7}}) {
+      check(v, n);
+    }
+    for (std::int32_t v : {0, INT32_MAX, INT32_MIN, INT32_MAX - 5, -7}) check(v, n);
+    for (std::int8_t v : {std::int8_t{0}, std::int8_t{127}, std::int8_t{-128}, std::int8_t{-7}}) {
+      check(v, n);
+    }
+  }
+}

@@ -36,6 +36,7 @@
 #include <privet/core/pipeline_step.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
+#include <privet/mechanisms/detail/constant_time.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
@@ -75,6 +76,35 @@ Int add_noise_saturating(Int value, std::int64_t noise) noexcept {
   if (sum > std::numeric_limits<Int>::max()) return std::numeric_limits<Int>::max();
   if (sum < std::numeric_limits<Int>::min()) return std::numeric_limits<Int>::min();
   return static_cast<Int>(sum);
+}
+
+/// add_noise_saturating without a branch on the value or the noise (for
+/// constant_time_noise): the same result, the clamps taken by masks from
+/// the signs of exact 128-bit differences.
+template <std::signed_integral Int>
+Int add_noise_saturating_ct(Int value, std::int64_t noise) noexcept {
+  constexpr int128 top = std::numeric_limits<Int>::max();
+  constexpr int128 bottom = std::numeric_limits<Int>::min();
+  const int128 sum = static_cast<int128>(value) + noise;  // |sum| < 2^64
+  const auto over = ct_barrier(static_cast<std::uint64_t>(static_cast<uint128>(top - sum) >> 127));
+  const auto under =
+      ct_barrier(static_cast<std::uint64_t>(static_cast<uint128>(sum - bottom) >> 127));
+  const auto s = static_cast<std::uint64_t>(static_cast<uint128>(sum));
+  std::uint64_t r =
+      ct_select(ct_mask(over), static_cast<std::uint64_t>(static_cast<uint128>(top)), s);
+  r = ct_select(ct_mask(under), static_cast<std::uint64_t>(static_cast<uint128>(bottom)), r);
+  return static_cast<Int>(static_cast<std::int64_t>(r));
+}
+
+/// The saturating sum for the noise policy: branch-free with
+/// constant_time_noise.
+template <class Noise, std::signed_integral Int>
+Int add_noise_for(Int value, std::int64_t noise) noexcept {
+  if constexpr (std::same_as<Noise, constant_time_noise>) {
+    return add_noise_saturating_ct(value, noise);
+  } else {
+    return add_noise_saturating(value, noise);
+  }
 }
 
 }  // namespace detail
@@ -138,7 +168,7 @@ class discrete_gaussian_mechanism : public pipeline_step {
   template <random_bit_source G>
   Int operator()(Int value, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    return detail::add_noise_saturating(value, noise_(gen));
+    return detail::add_noise_for<Noise>(value, noise_(gen));
   }
 
   /// The noise distribution (the exact law; with constant_time_noise the
@@ -225,7 +255,7 @@ class discrete_laplace_mechanism : public pipeline_step {
   template <random_bit_source G>
   Int operator()(Int value, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    return detail::add_noise_saturating(value, noise_(gen));
+    return detail::add_noise_for<Noise>(value, noise_(gen));
   }
 
   /// The noise distribution (the exact law; with constant_time_noise the
