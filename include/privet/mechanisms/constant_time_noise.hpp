@@ -43,9 +43,9 @@
 // Algorithm 3) with t = floor(sigma) + 1, run for a fixed number R of
 // proposals, every one of them computed, the first accepted one selected by
 // masks (0 if none is). A proposal is a random sign s and a geometric
-// magnitude M with q = exp(-1 / t), -0 rejected, so the proposal is discrete
-// Laplace; it is accepted with probability exp(-(M - sigma^2 / t)^2 / (2
-// sigma^2)) = exp(-k^2 / D), k = |M b t - a|, D = 2 a b t^2 for sigma^2 =
+// magnitude m with q = exp(-1 / t), -0 rejected, so the proposal is discrete
+// Laplace; it is accepted with probability exp(-(m - sigma^2 / t)^2 / (2
+// sigma^2)) = exp(-k^2 / D), k = |m b t - a|, D = 2 a b t^2 for sigma^2 =
 // a / b, by detail::ct_exp_coin on the secret integer k^2. With exact coins,
 // P[proposal = y, accepted] = (1 - q) / 2 e^(-sigma^2 / (2 t^2))
 // e^(-y^2 / (2 sigma^2)) for every integer y, so an accepted proposal is
@@ -176,7 +176,7 @@ class constant_time_discrete_gaussian {
     // D = 2 a b t^2 < 2^128, checked by exact.
     const detail::uint128 d = static_cast<detail::uint128>(a) * b * 2 * t * t;
     a_ = a;
-    // k = |M b t - a| < max(2^B b t, 2^64), so k^2 has at most twice as many
+    // k = |m b t - a| < max(2^B b t, 2^64), so k^2 has at most twice as many
     // bits as that bound.
     const int bt_bits = detail::bit_width_u128(bt_);
     const int k_bits = std::max(geometric_.digits() + bt_bits, 64);
@@ -211,7 +211,7 @@ class constant_time_discrete_gaussian {
       const std::uint64_t m = geometric_(gen);
       // -0 is rejected so that 0 gets one share, as the exact sampler does.
       const std::uint64_t valid = (sign & detail::ct_is_zero(m)) ^ 1;
-      // M b t < 2^63 2^65 fits 128 bits; bt_hi <= 1.
+      // m b t < 2^63 2^65 fits 128 bits; bt_hi <= 1.
       const detail::uint128 mbt =
           static_cast<detail::uint128>(m) * bt_lo + (static_cast<detail::uint128>(m * bt_hi) << 64);
       const detail::uint128 diff = mbt - a_;
