@@ -6,6 +6,7 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/exponential.hpp>
@@ -48,6 +49,28 @@ void discrete_gaussian(benchmark::State& state) {
   const privet::discrete_gaussian_distribution dist(sigma * sigma, 1);
   for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
   state.SetItemsProcessed(state.iterations());
+}
+
+// The constant-time discrete Laplace (issue 36), scale t = state.range(0).
+template <privet::random_bit_source G>
+void constant_time_laplace(benchmark::State& state) {
+  G gen = make_generator<G>();
+  const privet::constant_time_discrete_laplace dist(static_cast<std::uint64_t>(state.range(0)), 1);
+  for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
+  state.SetItemsProcessed(state.iterations());
+  state.counters["words"] = dist.words_per_sample();
+}
+
+// The constant-time discrete Gaussian, sigma = state.range(0) (a table up
+// to about 307, R rejection proposals above).
+template <privet::random_bit_source G>
+void constant_time_gaussian(benchmark::State& state) {
+  G gen = make_generator<G>();
+  const auto sigma = static_cast<std::uint64_t>(state.range(0));
+  const privet::constant_time_discrete_gaussian dist(sigma * sigma, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(dist(gen));
+  state.SetItemsProcessed(state.iterations());
+  state.counters["words"] = dist.words_per_sample();
 }
 
 // Bernoulli(exp(-num / den)) with num / den = range(0) / range(1).
@@ -124,13 +147,29 @@ BENCHMARK(discrete_gaussian<privet::csprng>)
     ->Name("discrete_gaussian/csprng")
     ->ArgName("sigma")
     ->Arg(1)
+    ->Arg(18)
     ->Arg(100)
+    ->Arg(1000)
     ->Arg(1 << 20);
 BENCHMARK(discrete_gaussian<privet::testing::seeded_release_generator>)
     ->Name("discrete_gaussian/seeded")
     ->ArgName("sigma")
     ->Arg(1)
     ->Arg(100)
+    ->Arg(1 << 20);
+BENCHMARK(constant_time_laplace<privet::csprng>)
+    ->Name("constant_time_laplace/csprng")
+    ->ArgName("scale")
+    ->Arg(1)
+    ->Arg(100)
+    ->Arg(std::int64_t{1} << 40);
+BENCHMARK(constant_time_gaussian<privet::csprng>)
+    ->Name("constant_time_gaussian/csprng")
+    ->ArgName("sigma")
+    ->Arg(1)
+    ->Arg(18)
+    ->Arg(100)
+    ->Arg(1000)
     ->Arg(1 << 20);
 BENCHMARK(bernoulli_exp<privet::csprng>)
     ->Name("bernoulli_exp/csprng")
@@ -140,7 +179,11 @@ BENCHMARK(bernoulli_exp<privet::csprng>)
 BENCHMARK(mechanism<privet::laplace_mechanism<double>>)->Name("laplace_mechanism/secure");
 BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_noise>>)
     ->Name("laplace_mechanism/simulation_only");
+BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::constant_time_noise>>)
+    ->Name("laplace_mechanism/constant_time");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechanism/secure");
+BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::constant_time_noise>>)
+    ->Name("gaussian_mechanism/constant_time");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)
     ->Name("gaussian_mechanism/simulation_only");
 BENCHMARK(randomized_response)

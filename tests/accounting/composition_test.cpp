@@ -300,3 +300,13 @@ TEST_CASE("optimal composition at delta = 0 is k eps, as brute force and small d
       "composed epsilon must be finite)",
       privet::invalid_parameter);
 }
+
+TEST_CASE("basic composition of pure DP within total variation adds epsilons and distances") {
+  using g = privet::within_tv<privet::pure_dp>;
+  const auto c = privet::compose_basic(
+      std::vector{g(privet::pure_dp(0.5), 1e-30), g(privet::pure_dp(0.25), 3e-30)});
+  CHECK(c.base() == privet::pure_dp(0.75));
+  CHECK(c.total_variation() >= 4e-30);
+  CHECK(c.total_variation() <= 4e-30 * (1 + 1e-15));
+  CHECK_THROWS_AS(privet::compose_basic(std::vector<g>{}), privet::invalid_parameter);
+}

@@ -142,3 +142,27 @@ TEST_CASE("zcdp_rho_for inverts zcdp_delta and is at least Bun-Steinke's rho") {
                        "privet: target.delta = 1 is invalid; allowed: [0, 1)",
                        privet::invalid_parameter);
 }
+
+TEST_CASE("zCDP within total variation: rhos and distances add; delta keeps the sampler's share") {
+  const privet::within_tv<privet::zcdp> g(privet::zcdp(0.5), 1e-30);
+  const auto both = privet::compose(std::vector{g, g});
+  CHECK(both.base() == privet::zcdp(1));
+  CHECK(both.total_variation() == 2e-30);
+  // eps is the exact conversion's at delta minus the share, so between its
+  // values at delta and at delta (1 - 2^-46); delta is as asked, and the
+  // base at that eps plus (1 + e^eps) tau fits within it.
+  const auto a = privet::to_approx_dp(g, 1e-6);
+  CHECK(a.delta() == 1e-6);
+  CHECK(a.epsilon() >= privet::to_approx_dp(privet::zcdp(0.5), 1e-6).epsilon());
+  CHECK(a.epsilon() <=
+        privet::to_approx_dp(privet::zcdp(0.5), 1e-6 * (1 - std::ldexp(1.0, -46))).epsilon());
+  CHECK(privet::zcdp_delta(privet::zcdp(0.5), a.epsilon()) + (1 + std::exp(a.epsilon())) * 1e-30 <=
+        1e-6);
+  // No room: delta at or below the share.
+  CHECK_THROWS_AS(
+      privet::to_approx_dp(privet::within_tv<privet::zcdp>(privet::zcdp(0.5), 1e-7), 1e-7),
+      privet::invalid_parameter);
+  // tau = 0 is the exact conversion.
+  CHECK(privet::to_approx_dp(privet::within_tv<privet::zcdp>(privet::zcdp(0.5), 0), 1e-6) ==
+        privet::to_approx_dp(privet::zcdp(0.5), 1e-6));
+}

@@ -47,3 +47,25 @@ TEST_CASE("guarantees print with their units") {
   CHECK(privet::to_string(privet::gdp(1)) == "mu = 1 (Gaussian DP)");
   CHECK(privet::to_string(privet::pure_dp(0.1)) == "epsilon = 0.1 (pure DP)");
 }
+
+TEST_CASE("within_tv qualifies a guarantee by a sampler's total variation") {
+  const privet::within_tv<privet::pure_dp> g(privet::pure_dp(1), 1e-30);
+  CHECK(g.base() == privet::pure_dp(1));
+  CHECK(g.total_variation() == 1e-30);
+  static_assert(privet::guarantee<privet::within_tv<privet::zcdp>>);
+  CHECK_THROWS_AS(privet::within_tv<privet::zcdp>(privet::zcdp(1), 2), privet::invalid_parameter);
+  CHECK(privet::to_string(g) == "epsilon = 1 (pure DP) within total variation 1e-30");
+  // (eps, (1 + e^eps) tau): for every event, P'[S] <= P[S] + tau <=
+  // e^eps P[S'] + tau <= e^eps (P'[S'] + tau) + tau. Second computation in
+  // long double; the result is rounded up by a few ulps at most.
+  const privet::approx_dp a = privet::to_approx_dp(g);
+  const long double want = (1 + std::exp(1.0L)) * 1e-30L;
+  CHECK(a.epsilon() == 1);
+  CHECK(static_cast<long double>(a.delta()) >= want);
+  CHECK(static_cast<long double>(a.delta()) <= want * (1 + 1e-14L));
+  const privet::approx_dp b = privet::add_total_variation(privet::approx_dp(2, 1e-6), 1e-20);
+  CHECK(static_cast<long double>(b.delta()) >= 1e-6L + (1 + std::exp(2.0L)) * 1e-20L);
+  CHECK(privet::add_total_variation(privet::approx_dp(2, 1e-6), 0) == privet::approx_dp(2, 1e-6));
+  // A huge epsilon makes delta 1, never more.
+  CHECK(privet::add_total_variation(privet::approx_dp(800, 0), 1e-30).delta() == 1);
+}

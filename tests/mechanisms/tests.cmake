@@ -7,6 +7,9 @@ privet_add_layer_tests(
   mechanisms/discrete_laplace_statistical_test.cpp
   mechanisms/discrete_gaussian_test.cpp
   mechanisms/discrete_gaussian_statistical_test.cpp
+  mechanisms/constant_time_test.cpp
+  mechanisms/constant_time_noise_test.cpp
+  mechanisms/constant_time_noise_statistical_test.cpp
   mechanisms/integer_noise_test.cpp
   mechanisms/laplace_test.cpp
   mechanisms/gaussian_test.cpp

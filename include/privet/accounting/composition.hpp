@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -45,6 +46,21 @@ inline approx_dp compose_basic(const std::vector<approx_dp>& parts) {
   if (!(delta < 1))
     throw_invalid("total delta", delta, "< 1 (too many parts for basic composition)");
   return approx_dp(eps, delta);
+}
+
+/// Basic composition of pure-DP guarantees up to total variation (see
+/// within_tv): epsilons add and so do the distances, each rounded up. A
+/// template (Base is pure_dp, deduced) so that compose_basic({}) still
+/// means the approx_dp overload.
+template <std::same_as<pure_dp> Base>
+within_tv<Base> compose_basic(const std::vector<within_tv<Base>>& parts) {
+  if (parts.empty()) throw_empty("parts");
+  double eps = 0, tau = 0;
+  for (const auto& p : parts) {
+    eps = detail::add_up(eps, p.base().epsilon());
+    tau = detail::add_up(tau, p.total_variation());
+  }
+  return within_tv<pure_dp>(pure_dp(eps), tau < 1 ? tau : 1.0);
 }
 
 /// Advanced composition of k runs of (eps, delta)-DP with slack delta_prime

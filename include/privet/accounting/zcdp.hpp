@@ -20,7 +20,9 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <limits>
 #include <vector>
 
@@ -43,6 +45,21 @@ inline zcdp compose(const std::vector<zcdp>& parts) {
   return zcdp(rho);
 }
 
+/// Sequential composition of zCDP guarantees up to total variation: the
+/// rhos add and so do the distances (see within_tv), each rounded up. A
+/// template (Base is zcdp, deduced) so that compose({...}) of zcdp values
+/// still means the zcdp overload.
+template <std::same_as<zcdp> Base>
+within_tv<Base> compose(const std::vector<within_tv<Base>>& parts) {
+  if (parts.empty()) throw_empty("parts");
+  double rho = 0, tau = 0;
+  for (const auto& p : parts) {
+    rho = detail::add_up(rho, p.base().rho());
+    tau = detail::add_up(tau, p.total_variation());
+  }
+  return within_tv<zcdp>(zcdp(rho), tau < 1 ? tau : 1.0);
+}
+
 /// The smallest delta at `epsilon` for rho-zCDP (Canonne, Kamath & Steinke
 /// 2020, Corollary 13), rounded up, capped at 1.
 inline double zcdp_delta(const zcdp& g, double epsilon) {
@@ -58,6 +75,25 @@ inline approx_dp to_approx_dp(const zcdp& g, double delta) {
   validate_delta_positive(delta);
   if (g.rho() == 0) return approx_dp(0, delta);
   return approx_dp(detail::zcdp_epsilon_upper(g.rho(), delta), delta);
+}
+
+/// (eps, delta) from rho-zCDP up to total variation tau: eps is the
+/// base's (Corollary 13 above) at delta minus a share set aside for the
+/// sampler, the share (at least 4 tau and 2^-48 delta) doubled until
+/// add_total_variation of the base's guarantee fits within delta. Throws
+/// invalid_parameter (`delta`) when delta is not in (0, 1) or leaves no
+/// room for the share.
+inline approx_dp to_approx_dp(const within_tv<zcdp>& g, double delta) {
+  validate_delta_positive(delta);
+  const double tau = g.total_variation();
+  if (tau == 0) return to_approx_dp(g.base(), delta);
+  for (double share = std::max(4 * tau, std::ldexp(delta, -48)); share < delta; share *= 2) {
+    const approx_dp exact = to_approx_dp(g.base(), delta - share);
+    if (add_total_variation(exact, tau).delta() <= delta) return approx_dp(exact.epsilon(), delta);
+  }
+  throw_invalid(
+      "delta", delta,
+      "(0, 1) and above the sampler's share (1 + e^eps) tau, tau = " + detail::format_value(tau));
 }
 
 /// The largest rho (a double, rounded down) such that rho-zCDP implies

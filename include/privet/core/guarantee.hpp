@@ -4,6 +4,7 @@
 //   approx_dp{eps, delta} (eps, delta)-DP
 //   zcdp{rho}             rho-zCDP (Bun & Steinke 2016)
 //   gdp{mu}               mu-GDP (Dong, Roth & Su 2022)
+//   within_tv<G>{g, tau}  G up to a sampler's total variation tau
 //
 // Conversions are named functions, never implicit. This header holds only
 // those that are exact or a single published bound; composition, tighter
@@ -14,6 +15,7 @@
 #include <privet/core/validate.hpp>
 
 #include <cmath>
+#include <concepts>
 #include <iosfwd>
 #include <string>
 
@@ -99,15 +101,76 @@ template <>
 inline constexpr bool is_guarantee_v<gdp> = true;
 ///@}
 
+/// The guarantees a within_tv can qualify: pure DP and zCDP, the ones
+/// the exact additive-noise mechanisms report.
+template <class G>
+concept tv_qualifiable = std::same_as<G, pure_dp> || std::same_as<G, zcdp>;
+
+/// A guarantee that holds up to a sampler's approximation: for every input,
+/// the mechanism's output law is within total variation distance
+/// total_variation() of the output law of a mechanism that satisfies
+/// base(). This is what a mechanism with constant-time noise reports
+/// (mechanisms/constant_time_noise.hpp): its sampler is the exact one up to
+/// a cut tail and 128-bit coins, a distance below 2^-100 per coordinate.
+///
+/// It composes: k such mechanisms run in sequence (adaptively) are within
+/// the sum of their distances of the exact mechanisms' composition (a hybrid
+/// argument, one mechanism at a time), so bases compose by their own rule
+/// and distances add (accounting/zcdp.hpp, accounting/composition.hpp). It
+/// converts to (eps, delta)-DP by add_total_variation.
+template <tv_qualifiable Base>
+class within_tv {
+ public:
+  /// Throws unless total_variation is in [0, 1].
+  within_tv(Base base, double total_variation)
+      : base_(base), tv_(validate_probability(total_variation, "total_variation")) {}
+  /// The guarantee of the exact mechanism this one approximates.
+  [[nodiscard]] const Base& base() const noexcept { return base_; }
+  /// The distance tau to that mechanism's output law, for every input.
+  [[nodiscard]] double total_variation() const noexcept { return tv_; }
+  /// Exact comparison of the parameters.
+  friend bool operator==(const within_tv&, const within_tv&) = default;
+
+ private:
+  Base base_;
+  double tv_;
+};
+
+/// True: within_tv of a core guarantee is a guarantee.
+template <tv_qualifiable Base>
+inline constexpr bool is_guarantee_v<within_tv<Base>> = true;
+
 /// A privacy guarantee type: one for which is_guarantee_v is true.
 template <class G>
 concept guarantee = is_guarantee_v<G>;
+
+/// The (eps, delta) of a mechanism whose output law is within total
+/// variation tau of an (eps, delta)-DP mechanism's, for every input:
+/// (eps, delta + (1 + e^eps) tau), rounded up and capped at 1. For every
+/// event S, P[M'(x) in S] <= P[M(x) in S] + tau <= e^eps P[M(x') in S] +
+/// delta + tau <= e^eps (P[M'(x') in S] + tau) + delta + tau.
+inline approx_dp add_total_variation(const approx_dp& g, double tau) {
+  validate_probability(tau, "tau");
+  if (tau == 0) return g;
+  // std::exp is within an ulp or two; two steps up cover it.
+  const double e = std::nextafter(std::nextafter(std::exp(g.epsilon()), HUGE_VAL), HUGE_VAL);
+  const double factor = 1 + e;  // exact or rounded: raised below
+  const double extra = std::nextafter(std::nextafter(factor, HUGE_VAL) * tau, HUGE_VAL);
+  const double delta = std::nextafter(g.delta() + extra, HUGE_VAL);
+  return approx_dp(g.epsilon(), std::isfinite(delta) && delta < 1 ? delta : 1.0);
+}
 
 // ---- named conversions -------------------------------------------------------
 
 /// eps-DP is (eps, 0)-DP.
 inline approx_dp to_approx_dp(const pure_dp& g) {
   return approx_dp(g.epsilon(), 0.0);
+}
+
+/// eps-DP up to total variation tau is (eps, (1 + e^eps) tau)-DP
+/// (add_total_variation).
+inline approx_dp to_approx_dp(const within_tv<pure_dp>& g) {
+  return add_total_variation(to_approx_dp(g.base()), g.total_variation());
 }
 
 /// eps-DP implies (eps^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).
@@ -150,6 +213,12 @@ inline std::string to_string(const zcdp& g) {
 /// "mu = ... (Gaussian DP)".
 inline std::string to_string(const gdp& g) {
   return "mu = " + detail::format_value(g.mu()) + " (Gaussian DP)";
+}
+/// The base's description, then "within total variation ...".
+template <tv_qualifiable Base>
+std::string to_string(const within_tv<Base>& g) {
+  return to_string(g.base()) + " within total variation " +
+         detail::format_value(g.total_variation());
 }
 
 // On any basic_ostream, so that <iosfwd> suffices here: <ostream> costs about

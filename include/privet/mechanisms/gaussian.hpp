@@ -20,6 +20,16 @@
 // lowest. +-inf inputs are read as max / lowest and NaN as 0 before the
 // noise; no input throws.
 //
+// With constant_time_noise the grid, the calibration and the release are
+// the same, and the sample comes from constant_time_discrete_gaussian
+// (constant_time_noise.hpp; at the grid's sigma of 2^30 to 2^31 steps, its R
+// rejection proposals), whose work does not depend on the noise and whose
+// law is within total variation tau < 2^-100 of the exact one. guarantee()
+// reports within_tv<zcdp> (the same rho, tau times the dimension), and
+// approx_guarantee(d, delta) keeps delta as asked: it computes epsilon at
+// delta minus the sampler's share (1 + e^eps) dimension tau
+// (add_total_variation).
+//
 // approx_guarantee gives the smallest sound (eps, delta) directly, which is
 // tighter than going through zCDP:
 //  - simulation_only_noise: the continuous Gaussian is exactly mu-GDP with
@@ -45,6 +55,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/additive_noise.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
@@ -139,13 +150,16 @@ inline double discrete_gaussian_log_delta_bound(double sigma, double steps, doub
 /// `m(x, gen)` (dimension 1), `m(xs, gen)` or `m(xs, gen, parallel_options)`;
 /// release generators must be secure_bit_source unless Noise is
 /// simulation_only_noise.
-template <real_number Real = double, noise_policy Noise = secure_noise>
+template <real_number Real = double, mechanism_noise_policy Noise = secure_noise>
 class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real, Noise>, Real> {
  public:
-  using value_type = Real;           ///< The type of inputs and outputs.
-  using noise_type = Noise;          ///< secure_noise or simulation_only_noise.
+  using value_type = Real;   ///< The type of inputs and outputs.
+  using noise_type = Noise;  ///< secure_noise, constant_time_noise or simulation_only_noise.
   using input_metric = l2_distance;  ///< Sensitivity is measured in L2.
-  using guarantee_type = zcdp;       ///< What guarantee() returns.
+  /// What guarantee() returns: zcdp, or within_tv<zcdp> with
+  /// constant_time_noise.
+  using guarantee_type =
+      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<zcdp>, zcdp>;
 
   /// N(0, sigma^2) noise on each of `dimension` coordinates (secure_noise
   /// rounds sigma up to whole grid steps, by less than 2^-30 relative; see
@@ -232,7 +246,9 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
   /// approx_guarantee at target.delta for inputs `l2_sensitivity` apart has
   /// epsilon <= target.epsilon: the analytic Gaussian mechanism (Balle & Wang
   /// 2018) for simulation_only_noise, its discrete counterpart for
-  /// secure_noise. Throws unless target.delta is in (0, 1), l2_sensitivity is
+  /// secure_noise and constant_time_noise (whose calibration aims at
+  /// target.delta minus room for the sampler's share, about 2^-47
+  /// relative). Throws unless target.delta is in (0, 1), l2_sensitivity is
   /// finite and > 0 and dimension >= 1; overflow_error when sigma exceeds the
   /// double range; with secure_noise, invalid_parameter (target.epsilon) when
   /// the target needs sigma above 2^30 grid steps even on the coarsest grid
@@ -246,7 +262,8 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     // sensitivity, and the discrete and zCDP bounds are above the exact
     // continuous delta.
     const double sigma0 = analytic_gaussian_sigma(target, l2_sensitivity);
-    const double delta = target.delta();
+    // With constant_time_noise, room is left for the sampler's share.
+    const double delta = calibration_delta(target, dimension);
     const double eps = target.epsilon();
     auto too_large = [&] {
       return overflow_error("privet: the Gaussian sigma for " + to_string(target) +
@@ -317,6 +334,8 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     double eps = 0;
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       eps = continuous_epsilon(l2_sensitivity, sigma_, delta);
+    } else if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return constant_time_approx(l2_sensitivity, delta);
     } else {
       eps = secure_epsilon(grid_steps(l2_sensitivity, granularity_, dimension_), sigma_units_,
                            dimension_, delta);
@@ -325,22 +344,56 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     return approx_dp(eps, delta);
   }
 
-  /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity`. Throws
-  /// overflow_error when rho exceeds the double range.
-  [[nodiscard]] zcdp guarantee(double l2_sensitivity) const {
+  /// The zCDP guarantee for inputs at L2 distance `l2_sensitivity` (with
+  /// constant_time_noise, within total variation sampler_total_variation()).
+  /// Throws overflow_error when rho exceeds the double range.
+  [[nodiscard]] guarantee_type guarantee(double l2_sensitivity) const {
+    const zcdp base(rho_for(l2_sensitivity));
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return within_tv<zcdp>(base, sampler_total_variation());
+    } else {
+      return base;
+    }
+  }
+
+  /// The total variation between a release's noise (all coordinates) and
+  /// the exact discrete Gaussian's: dimension * tau with
+  /// constant_time_noise, rounded up; 0 otherwise.
+  [[nodiscard]] double sampler_total_variation() const noexcept {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::mul_up(static_cast<double>(dimension_), sampler_->total_variation_bound());
+    } else {
+      return 0;
+    }
+  }
+
+  /// The 64-bit words each coordinate's sample draws with
+  /// constant_time_noise (the same for every sample); 0 otherwise, where it
+  /// varies.
+  [[nodiscard]] int words_per_coordinate() const noexcept {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return sampler_->words_per_sample();
+    } else {
+      return 0;
+    }
+  }
+
+ private:
+  [[nodiscard]] double rho_for(double l2_sensitivity) const {
     validate_non_negative(l2_sensitivity, "l2_sensitivity");
-    if (l2_sensitivity == 0) return zcdp(0);
+    if (l2_sensitivity == 0) return 0;
     double rho = 0;
-    if constexpr (std::same_as<Noise, secure_noise>) {
+    if constexpr (grid_noise<Noise>) {
       rho = zcdp_units(grid_steps(l2_sensitivity, granularity_, dimension_), sigma_units_);
     } else {
       const double ratio = detail::div_up(l2_sensitivity, sigma_);
       rho = detail::mul_up(ratio, ratio) / 2;
     }
     if (!std::isfinite(rho)) throw guarantee_overflow(l2_sensitivity);
-    return zcdp(rho);
+    return rho;
   }
 
+ public:
   /// The noise standard deviation (with secure_noise, a whole number of
   /// grid steps).
   [[nodiscard]] double sigma() const noexcept { return sigma_; }
@@ -360,12 +413,73 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
   // grid of 2^-30 sigma leaves room for the rounding slack below 2^31.
   static constexpr int grid_bits = 30;
   static constexpr std::uint64_t max_units = std::uint64_t{1} << 31;
+  // The most total variation a constant-time sample may add (checked when
+  // the sampler is built); the calibration leaves room for it.
+  static constexpr double max_sampler_tv = 0x1p-100;
+
+  // The share of delta to set aside for the sampler: at least 4 tau (the
+  // factor 1 + e^eps is at least 2) and a few ulps of delta, so that the
+  // rounding of delta - share and of add_total_variation never eats the
+  // margin.
+  static double sampler_share(double delta, double tau) {
+    return std::max(4 * tau, std::ldexp(delta, -48));
+  }
+
+  // (eps, delta) with constant_time_noise: eps at delta minus the sampler's
+  // share, the share raised until add_total_variation of the exact
+  // guarantee fits within delta.
+  [[nodiscard]] approx_dp constant_time_approx(double l2_sensitivity, double delta) const {
+    const double tau = sampler_total_variation();
+    const double steps = grid_steps(l2_sensitivity, granularity_, dimension_);
+    for (double share = sampler_share(delta, tau); share < delta; share *= 2) {
+      const double base = delta - share;
+      const double eps = secure_epsilon(steps, sigma_units_, dimension_, base);
+      if (!std::isfinite(eps)) throw guarantee_overflow(l2_sensitivity);
+      if (add_total_variation(approx_dp(eps, base), tau).delta() <= delta) {
+        return approx_dp(eps, delta);
+      }
+    }
+    throw_invalid("delta", delta,
+                  "above the constant-time sampler's share (1 + e^eps) dimension tau = " +
+                      detail::format_value(tau) + " times (1 + e^eps)");
+  }
+
+  // The delta the approx calibration aims at: target.delta minus room for the
+  // sampler's share at the target's epsilon (constant_time_noise), so that
+  // approx_guarantee at target.delta meets the target.
+  static double calibration_delta(const approx_dp& target, std::size_t dimension) {
+    if constexpr (!std::same_as<Noise, constant_time_noise>) {
+      (void)dimension;
+      return target.delta();
+    } else {
+      const double factor = detail::next_up(detail::next_up(1 + std::exp(target.epsilon())));
+      const double tau = detail::mul_up(static_cast<double>(dimension), max_sampler_tv);
+      const double room = std::isfinite(factor)
+                              ? 2 * sampler_share(target.delta(), detail::mul_up(factor, tau))
+                              : target.delta();
+      const double delta = target.delta() - room;
+      if (!(delta > 0)) {
+        throw_invalid("target.delta", target.delta(),
+                      "above the constant-time sampler's share of delta");
+      }
+      return delta;
+    }
+  }
 
   gaussian_mechanism(double sigma, double granularity, std::uint64_t sigma_units,
                      std::size_t dimension)
       : sigma_(sigma), granularity_(granularity), sigma_units_(sigma_units), dimension_(dimension) {
-    if constexpr (std::same_as<Noise, secure_noise>) {
-      sampler_.emplace(sigma_units_ * sigma_units_, std::uint64_t{1});
+    if constexpr (grid_noise<Noise>) {
+      sampler_.emplace(discrete_gaussian_distribution(sigma_units_ * sigma_units_, 1));
+      if constexpr (std::same_as<Noise, constant_time_noise>) {
+        // The calibration's slack assumes tau <= 2^-100 per coordinate; the
+        // samplers stay below 2^-110 over the grid's whole sigma range.
+        if (!(sampler_->total_variation_bound() <= max_sampler_tv)) {
+          throw error(
+              "privet: internal error: the constant-time sampler's total variation "
+              "exceeds 2^-100");
+        }
+      }
     }
   }
 
@@ -424,6 +538,8 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       std::normal_distribution<double> n(0.0, sigma_);
       return detail::add_saturated<Real>(x, n(gen));
+    } else if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::release_on_grid_constant_time<Real>(x, granularity_, (*sampler_)(gen));
     } else {
       return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }
@@ -433,7 +549,9 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
   double granularity_;
   std::uint64_t sigma_units_;
   std::size_t dimension_;
-  std::optional<discrete_gaussian_distribution> sampler_;
+  std::optional<std::conditional_t<std::same_as<Noise, constant_time_noise>,
+                                   constant_time_discrete_gaussian, discrete_gaussian_distribution>>
+      sampler_;
 };
 
 }  // namespace privet

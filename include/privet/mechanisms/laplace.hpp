@@ -16,6 +16,14 @@
 // lowest. +-inf inputs are read as max / lowest and NaN as 0 before the
 // noise; no input throws.
 //
+// With constant_time_noise the grid and the release are the same, and the
+// sample comes from constant_time_discrete_laplace (constant_time_noise.hpp),
+// whose work does not depend on the noise and whose law is within total
+// variation tau < 2^-100 of the exact one; guarantee() then reports
+// within_tv<pure_dp> with the same epsilon and tau times the dimension
+// (every coordinate's sample is one draw), which to_approx_dp turns into
+// (eps, (1 + e^eps) dimension tau)-DP.
+//
 // Parameters: from_guarantee needs l1_sensitivity / target.epsilon finite
 // and, with secure_noise, the noise in grid steps at most 2^52 (so a sample
 // never nears the 64-bit range): target.epsilon >= about dimension * 2^-52,
@@ -27,6 +35,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/metric.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/additive_noise.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -39,6 +48,7 @@
 #include <random>
 #include <ranges>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace privet {
@@ -49,13 +59,16 @@ namespace privet {
 /// comment). Release with `m(x, gen)` (dimension 1), `m(xs, gen)` or
 /// `m(xs, gen, parallel_options)`; release generators must be
 /// secure_bit_source unless Noise is simulation_only_noise.
-template <real_number Real = double, noise_policy Noise = secure_noise>
+template <real_number Real = double, mechanism_noise_policy Noise = secure_noise>
 class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, Noise>, Real> {
  public:
-  using value_type = Real;           ///< The type of inputs and outputs.
-  using noise_type = Noise;          ///< secure_noise or simulation_only_noise.
+  using value_type = Real;   ///< The type of inputs and outputs.
+  using noise_type = Noise;  ///< secure_noise, constant_time_noise or simulation_only_noise.
   using input_metric = l1_distance;  ///< Sensitivity is measured in L1.
-  using guarantee_type = pure_dp;    ///< What guarantee() returns.
+  /// What guarantee() returns: pure_dp, or within_tv<pure_dp> with
+  /// constant_time_noise.
+  using guarantee_type =
+      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
 
   /// Lap(scale) noise on each of `dimension` coordinates. Throws unless scale
   /// is finite and > 0 and dimension >= 1; every such scale works, down to
@@ -79,7 +92,7 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
     const double ideal = detail::div_up(l1_sensitivity, eps);
     double scale = ideal;
     double g = 0;
-    if constexpr (std::same_as<Noise, secure_noise>) {
+    if constexpr (grid_noise<Noise>) {
       if (std::isfinite(ideal)) {
         g = detail::grid_for(ideal, grid_bits);
         scale = detail::div_up(grid_distance(l1_sensitivity, g, dimension), eps);
@@ -90,7 +103,7 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
                            " and l1_sensitivity = " + detail::format_value(l1_sensitivity) +
                            " exceeds the double range");
     }
-    if constexpr (std::same_as<Noise, secure_noise>) {
+    if constexpr (grid_noise<Noise>) {
       // scale / g is at least dimension / epsilon whatever g is.
       if (!(scale / g <= max_noise_steps)) {
         throw_invalid("target.epsilon", eps,
@@ -104,7 +117,7 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
     // The computed scale is exact up to one rounding; confirm through the
     // privacy map itself rather than trusting the algebra. A few next_up
     // steps at most: the cap only guards against a broken invariant.
-    for (int i = 0; m.guarantee(l1_sensitivity).epsilon() > eps; ++i) {
+    for (int i = 0; m.epsilon_for(l1_sensitivity) > eps; ++i) {
       if (i == 64) {
         throw overflow_error("privet: no Laplace scale found for " + to_string(target) +
                              " and l1_sensitivity = " + detail::format_value(l1_sensitivity));
@@ -117,10 +130,44 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
 
   /// The guarantee for inputs at L1 distance `l1_sensitivity`. Throws
   /// overflow_error when epsilon exceeds the double range (a scale far below
-  /// the sensitivity).
-  [[nodiscard]] pure_dp guarantee(double l1_sensitivity) const {
+  /// the sensitivity). With constant_time_noise: the same epsilon, within
+  /// total variation dimension * tau (see the file comment).
+  [[nodiscard]] guarantee_type guarantee(double l1_sensitivity) const {
+    const pure_dp base(epsilon_for(l1_sensitivity));
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return within_tv<pure_dp>(base, sampler_total_variation());
+    } else {
+      return base;
+    }
+  }
+
+  /// The total variation between a release's noise (all coordinates) and
+  /// the exact discrete Laplace's: dimension * tau with constant_time_noise,
+  /// rounded up; 0 with the exact samplers.
+  [[nodiscard]] double sampler_total_variation() const noexcept {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::mul_up(static_cast<double>(dimension_), sampler_->total_variation_bound());
+    } else {
+      return 0;
+    }
+  }
+
+  /// The 64-bit words each coordinate's sample draws with
+  /// constant_time_noise (the same for every sample); 0 otherwise, where it
+  /// varies.
+  [[nodiscard]] int words_per_coordinate() const noexcept {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return sampler_->words_per_sample();
+    } else {
+      return 0;
+    }
+  }
+
+ private:
+  // The epsilon of the privacy map (the base's, with constant_time_noise).
+  [[nodiscard]] double epsilon_for(double l1_sensitivity) const {
     validate_non_negative(l1_sensitivity, "l1_sensitivity");
-    if (l1_sensitivity == 0) return pure_dp(0);
+    if (l1_sensitivity == 0) return 0;
     double eps = 0;
     if constexpr (std::same_as<Noise, simulation_only_noise>) {
       eps = detail::div_up(l1_sensitivity, scale_);
@@ -132,9 +179,10 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
                            detail::format_value(l1_sensitivity) + " at scale = " +
                            detail::format_value(scale_) + " exceeds the double range");
     }
-    return pure_dp(eps);
+    return eps;
   }
 
+ public:
   /// The noise scale b (with secure_noise, a whole number of grid steps).
   [[nodiscard]] double scale() const noexcept { return scale_; }
   /// The output grid g with secure_noise; simulation_only_noise does not
@@ -156,7 +204,7 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
 
   laplace_mechanism(double scale, double granularity, std::size_t dimension)
       : scale_(scale), granularity_(granularity), dimension_(dimension) {
-    if constexpr (std::same_as<Noise, secure_noise>) sampler_.emplace(scale / granularity);
+    if constexpr (grid_noise<Noise>) sampler_.emplace(scale / granularity);
   }
 
   // The largest L1 distance between the rounded inputs, (floor(d / g) +
@@ -175,6 +223,8 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
       std::exponential_distribution<double> e(1 / scale_);
       const double noise = e(gen);
       return detail::add_saturated<Real>(x, (gen() & 1u) ? noise : -noise);
+    } else if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return detail::release_on_grid_constant_time<Real>(x, granularity_, (*sampler_)(gen));
     } else {
       return detail::release_on_grid<Real>(x, granularity_, (*sampler_)(gen));
     }
@@ -183,7 +233,9 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
   double scale_;
   double granularity_;
   std::size_t dimension_;
-  std::optional<discrete_laplace_distribution> sampler_;
+  std::optional<std::conditional_t<std::same_as<Noise, constant_time_noise>,
+                                   constant_time_discrete_laplace, discrete_laplace_distribution>>
+      sampler_;
 };
 
 }  // namespace privet

@@ -17,6 +17,13 @@
 // too and never throw: +-inf is read as the type's max / lowest and NaN,
 // which is no point of the input space, as 0, before the noise is added.
 //
+// constant_time_noise is secure_noise with samplers whose work does not
+// depend on the noise they return (mechanisms/constant_time_noise.hpp): the
+// same grid and the same release function, but the noise is exact only up
+// to a total variation distance below 2^-100 per coordinate, so the
+// mechanisms report their guarantee as within_tv<G> (core/guarantee.hpp)
+// of the secure one's G, which the accounting layer turns into delta.
+//
 // simulation_only_noise uses textbook floating-point sampling: fast, but its
 // low bits reveal the input, so it is for simulations and benchmarks only.
 #pragma once
@@ -28,11 +35,28 @@ namespace privet {
 /// Release-grade noise: exact integer samplers on a power-of-two grid.
 struct secure_noise {};
 
+/// Release-grade noise whose sampling time does not depend on the noise:
+/// secure_noise's grid with the constant-time samplers; guarantees are
+/// within_tv of secure_noise's.
+struct constant_time_noise {};
+
 /// Floating-point inverse-CDF noise. Not for release: the low-order bits of
 /// its outputs leak the input (Mironov 2012).
 struct simulation_only_noise {};
 
 template <class N>
 concept noise_policy = std::same_as<N, secure_noise> || std::same_as<N, simulation_only_noise>;
+
+/// The policies the additive-noise mechanisms (laplace_mechanism,
+/// gaussian_mechanism and the integer mechanisms) take: noise_policy and
+/// constant_time_noise. The algorithms built on them (DP-SGD, DPSU, DPNE)
+/// take noise_policy only: their accounting is written for exact noise.
+template <class N>
+concept mechanism_noise_policy = noise_policy<N> || std::same_as<N, constant_time_noise>;
+
+/// The policies that release on the power-of-two grid with exact integer
+/// arithmetic (secure_noise and constant_time_noise).
+template <class N>
+concept grid_noise = std::same_as<N, secure_noise> || std::same_as<N, constant_time_noise>;
 
 }  // namespace privet

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <privet/core/detail/int128.hpp>
+#include <privet/mechanisms/detail/constant_time.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -129,6 +130,194 @@ Real release_on_grid(Real x, double g, std::int64_t noise) {
     // A user-defined real type (number_traits): through double, as before.
     return static_cast<Real>(
         release_finite<double>(finite_input(static_cast<double>(x)), g, noise));
+  }
+}
+
+// ---- the same release without a branch on the data (constant_time_noise) ----
+//
+// release_on_grid_ct computes exactly what release_on_grid does for double
+// (and, through double, float), for every input including NaN, infinities
+// and values beyond 2^(53 + 64) g, but with masks where release_on_grid
+// branches: on NaN and infinity, on |x| beyond the exact range, on the
+// width of round(x / g) + noise (round_to_double's two regimes and its
+// tie), on saturation, and in the conversions (the library's nearbyint and
+// double-to-int128 conversion branch on the exponent). Every operation is
+// an integer or bitwise one, a shift by a computed count (constant time on
+// x86-64), or a floating-point division or product of normal numbers.
+// Not covered: subnormal operands (an input or a grid below 2^-1022, that
+// is a noise scale below about 2^-980) may take the floating-point unit's
+// slow path, and wide long double releases use release_on_grid.
+
+/// Bit width of x (0 for 0) by a branch-free binary search.
+inline int ct_bit_width(std::uint64_t x) noexcept {
+  int r = 0;
+  for (int step = 32; step > 0; step /= 2) {
+    const std::uint64_t above = ct_is_zero(x >> step) ^ 1;
+    const int shift = step * static_cast<int>(above);
+    x >>= shift;
+    r += shift;
+  }
+  return r + static_cast<int>(x);
+}
+
+/// mask ? a : b on the bits of two doubles.
+inline double ct_select_double(std::uint64_t mask, double a, double b) noexcept {
+  return std::bit_cast<double>(
+      ct_select(mask, std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)));
+}
+
+/// 2^e for e in [0, 1023], built from its bits.
+inline double ct_pow2(int e) noexcept {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(1023 + e) << 52);
+}
+
+/// A 128-bit value as two words, for shifts by a secret count: the
+/// compiler's uint128 shift tests the count against 64 with a branch.
+struct ct_words {
+  std::uint64_t hi;
+  std::uint64_t lo;
+};
+
+/// v >> n for n in [0, 127], branch-free.
+inline ct_words ct_shr(ct_words v, int n) noexcept {
+  const int s = n & 63;
+  // (hi << 1) << (63 - s) is hi << (64 - s) without the undefined shift by 64.
+  const std::uint64_t lo = (v.lo >> s) | ((v.hi << 1) << (63 - s));
+  const std::uint64_t hi = v.hi >> s;
+  const std::uint64_t whole = ct_mask(static_cast<std::uint64_t>(n >> 6) & 1);
+  return {ct_select(whole, 0, hi), ct_select(whole, hi, lo)};
+}
+
+/// v << n for n in [0, 127], branch-free.
+inline ct_words ct_shl(ct_words v, int n) noexcept {
+  const int s = n & 63;
+  const std::uint64_t hi = (v.hi << s) | ((v.lo >> 1) >> (63 - s));
+  const std::uint64_t lo = v.lo << s;
+  const std::uint64_t whole = ct_mask(static_cast<std::uint64_t>(n >> 6) & 1);
+  return {ct_select(whole, lo, hi), ct_select(whole, 0, lo)};
+}
+
+/// round_to_double without a branch: s rounded to the nearest double, ties
+/// to even, for |s| < 2^127.
+inline double ct_round_to_double(int128 s) noexcept {
+  const auto us = static_cast<uint128>(s);
+  const std::uint64_t negative = static_cast<std::uint64_t>(us >> 127);
+  const uint128 flip = uint128{0} - negative;
+  const uint128 abs = (us ^ flip) - flip;  // |s|
+  const ct_words m{static_cast<std::uint64_t>(abs >> 64), static_cast<std::uint64_t>(abs)};
+  const std::uint64_t hi_set = ct_is_zero(m.hi) ^ 1;
+  const int width = static_cast<int>(hi_set) * (64 + ct_bit_width(m.hi)) +
+                    static_cast<int>(hi_set ^ 1) * ct_bit_width(m.lo);
+  const int excess = width - 53;
+  const int shift = excess & ~(excess >> 31);  // max(excess, 0), at most 74
+  const ct_words kept = ct_shr(m, shift);      // < 2^53
+  const ct_words unit = ct_shl({0, 1}, shift);
+  // rest = m mod 2^shift, half = 2^shift / 2 (0 when shift = 0).
+  const std::uint64_t borrow = ct_is_zero(unit.lo);
+  const ct_words mask{unit.hi - borrow, unit.lo - 1};
+  const ct_words rest{m.hi & mask.hi, m.lo & mask.lo};
+  const ct_words half = ct_shr(unit, 1);
+  const std::uint64_t above = ct_lt_128(half.hi, half.lo, rest.hi, rest.lo);
+  const std::uint64_t tie = ct_is_zero((rest.hi ^ half.hi) | (rest.lo ^ half.lo)) &
+                            (ct_is_zero(static_cast<std::uint64_t>(shift)) ^ 1);
+  const std::uint64_t up = above | (tie & kept.lo & 1);
+  // kept + up <= 2^53: exact as a signed conversion, then an exact
+  // power-of-two product.
+  const double magnitude =
+      static_cast<double>(static_cast<std::int64_t>(kept.lo + up)) * ct_pow2(shift);
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(magnitude) | (negative << 63));
+}
+
+/// nearbyint (ties to even) of a finite double, without the library's
+/// branch on the exponent: the 2^52 trick below 2^52 in magnitude, y itself
+/// (already an integer) above.
+inline double ct_nearbyint(double y) noexcept {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(y);
+  const std::uint64_t sign = bits & (std::uint64_t{1} << 63);
+  const double c = std::bit_cast<double>(std::bit_cast<std::uint64_t>(0x1p52) | sign);
+  const double rounded = (y + c) - c;
+  const std::uint64_t small = ct_lt(bits & ~sign, std::bit_cast<std::uint64_t>(0x1p52));
+  return ct_select_double(ct_mask(small), rounded, y);
+}
+
+/// An integer-valued double |k| < 2^117 as an int128, from its bits.
+inline int128 ct_integer_to_int128(double k) noexcept {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(k);
+  const std::uint64_t negative = bits >> 63;
+  const auto e = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t normal = ct_is_zero(static_cast<std::uint64_t>(e)) ^ 1;
+  const std::uint64_t m = (bits & ((std::uint64_t{1} << 52) - 1)) | (normal << 52);
+  const int d = e - 1075;                                    // k = m 2^d
+  const int left = d & ~(d >> 31);                           // max(d, 0) <= 64
+  int right = (-d) & ~((-d) >> 31);                          // max(-d, 0)
+  right = right - ((right - 127) & ~((right - 127) >> 31));  // min(right, 127)
+  const ct_words w = ct_shr(ct_shl({0, m}, left), right);
+  uint128 v = (static_cast<uint128>(w.hi) << 64) | w.lo;
+  const uint128 flip = uint128{0} - negative;
+  v = (v ^ flip) - flip;
+  return static_cast<int128>(v);
+}
+
+/// release_on_grid<double> computed without a branch on x or the noise
+/// (see above). input_max is the input type's largest finite value (as a
+/// double), which +-inf inputs become, as finite_input does in that type.
+inline double release_on_grid_ct(double x, double g, std::int64_t noise,
+                                 double input_max = std::numeric_limits<double>::max()) noexcept {
+  constexpr std::uint64_t sign_bit = std::uint64_t{1} << 63;
+  constexpr std::uint64_t inf_bits = 0x7ff0000000000000ULL;
+  const double max = std::numeric_limits<double>::max();
+  // finite_input: NaN -> 0, +-inf -> +-input_max.
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const std::uint64_t nan = ct_lt(inf_bits, bits & ~sign_bit);
+  const std::uint64_t inf = ct_is_zero((bits & ~sign_bit) ^ inf_bits);
+  const double signed_max =
+      std::bit_cast<double>(std::bit_cast<std::uint64_t>(input_max) | (bits & sign_bit));
+  double xf = ct_select_double(ct_mask(inf), signed_max, x);
+  xf = ct_select_double(ct_mask(nan), 0.0, xf);
+  bits = std::bit_cast<std::uint64_t>(xf);
+  // |x| >= 2^(53 + 64) g comes back unchanged (release_finite's first
+  // regime); the arithmetic still runs, on 0.
+  const double limit = std::ldexp(g, 53 + 64);  // public; inf when out of range
+  const std::uint64_t big = ct_lt(bits & ~sign_bit, std::bit_cast<std::uint64_t>(limit)) ^ 1;
+  const double xs = ct_select_double(ct_mask(big), 0.0, xf);
+  // Exact: g is a power of two. A product by 1 / g where that is finite
+  // (g >= 2^-1023): some CPUs' division latency depends on its operands.
+  const double inverse = 1 / g;
+  const double k = ct_nearbyint(std::isfinite(inverse) ? xs * inverse : xs / g);
+  const double rounded = ct_round_to_double(ct_integer_to_int128(k) + noise);
+  const double y = rounded * g;  // a power-of-two factor: exact or beyond the range
+  const std::uint64_t ybits = std::bit_cast<std::uint64_t>(y);
+  const std::uint64_t over = ct_lt(std::bit_cast<std::uint64_t>(max), ybits & ~sign_bit);
+  const double saturated =
+      std::bit_cast<double>(std::bit_cast<std::uint64_t>(max) | (ybits & sign_bit));
+  const double out = ct_select_double(ct_mask(over), saturated, y);
+  return ct_select_double(ct_mask(big), xf, out);
+}
+
+/// The constant_time_noise release of one coordinate: release_on_grid_ct
+/// for double and for types of double's range or less (float), through
+/// double as release_on_grid does; release_on_grid for the others (wide
+/// long double and user-defined types, whose arithmetic is not made branch
+/// free).
+template <class Real>
+Real release_on_grid_constant_time(Real x, double g, std::int64_t noise) {
+  if constexpr (std::same_as<Real, double>) {
+    return release_on_grid_ct(x, g, noise);
+  } else if constexpr (std::floating_point<Real> && !wide_release_type<Real>) {
+    static_assert(std::numeric_limits<Real>::max() <= std::numeric_limits<double>::max() &&
+                  std::numeric_limits<Real>::digits <= 53);
+    // Real's saturation without a branch: the double result beyond Real's
+    // range becomes Real's max of its sign before the (rounding) conversion.
+    const double max = static_cast<double>(std::numeric_limits<Real>::max());
+    const double y = release_on_grid_ct(static_cast<double>(x), g, noise, max);
+    const std::uint64_t ybits = std::bit_cast<std::uint64_t>(y);
+    constexpr std::uint64_t sign_bit = std::uint64_t{1} << 63;
+    const std::uint64_t over = ct_lt(std::bit_cast<std::uint64_t>(max), ybits & ~sign_bit);
+    const double capped =
+        std::bit_cast<double>(std::bit_cast<std::uint64_t>(max) | (ybits & sign_bit));
+    return static_cast<Real>(ct_select_double(ct_mask(over), capped, y));
+  } else {
+    return release_on_grid<Real>(x, g, noise);
   }
 }
 

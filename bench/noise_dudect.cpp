@@ -1,0 +1,309 @@
+// A timing-independence check of the release samplers (issue 36), after
+// dudect (Reparaz, Balasch and Verbauwhede 2017, "Dude, is my code constant
+// time?", DATE), as bench/paillier_dudect.cpp does for Paillier.
+//
+// Every draw is timed with the cycle counter between serialising fences
+// (rdtsc after lfence), from the CSPRNG the releases use
+// (privet::secure_generator()), and the CSPRNG words it consumes are
+// counted (an exact stand-in for its work). Draws are then split into two
+// classes and compared by Welch's t-statistic, as dudect does, on all
+// measurements and on those below the pooled 50th, 75th and 90th
+// percentiles (the upper tail is mostly interference); the largest |t| is
+// reported, and |t| >= 4.5 (dudect's threshold) says the two timing
+// distributions differ. Splits:
+//  - by output: bottom against top quartile of |noise| (the middle half is
+//    left out), and noise = 0 against noise != 0 (for the samplers whose
+//    zero has probability above 1 %);
+//  - by input, for the mechanisms: x = 0 against x = 10^6, each draw's
+//    class chosen at random before it is made.
+// The exact samplers (discrete_laplace_distribution,
+// discrete_gaussian_distribution, and the mechanisms with secure_noise) are
+// the control: they are known to leak, so the harness must flag them.
+//
+// This is a benchmark, not a test: timing never goes into the test suite.
+// It needs a quiet machine; results in bench/README.md.
+//
+// Usage: noise_dudect [draws=1000000] [slow_draws=draws]
+//   slow_draws applies to the constant-time rejection samplers (sigma above
+//   the table's range), which take 50-150 us a draw.
+#include <privet/core/csprng.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
+#include <privet/mechanisms/discrete_gaussian.hpp>
+#include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/gaussian.hpp>
+#include <privet/mechanisms/integer_noise.hpp>
+#include <privet/mechanisms/laplace.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#else
+#include <ctime>
+#endif
+
+namespace {
+
+// The cycle counter between fences: no earlier instruction is still running
+// when it is read, and no later one has started.
+inline std::uint64_t cycles() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_lfence();
+  const std::uint64_t t = __rdtsc();
+  _mm_lfence();
+  return t;
+#else
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+#endif
+}
+
+// privet::secure_generator(), counting the words drawn through it.
+class counted_csprng {
+ public:
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+  result_type operator()() {
+    ++words;
+    return privet::secure_generator()();
+  }
+  std::uint64_t words = 0;
+};
+
+}  // namespace
+
+template <>
+struct privet::generator_traits<counted_csprng> {
+  static constexpr bool cryptographically_secure = true;  // it is the CSPRNG
+};
+
+namespace {
+
+struct welch {
+  double n[2] = {0, 0};
+  double mean[2] = {0, 0};
+  double m2[2] = {0, 0};
+  void push(int cls, double x) {
+    n[cls] += 1;
+    const double d = x - mean[cls];
+    mean[cls] += d / n[cls];
+    m2[cls] += d * (x - mean[cls]);
+  }
+  [[nodiscard]] double t() const {
+    if (n[0] < 2 || n[1] < 2) return 0;
+    const double v0 = m2[0] / (n[0] - 1);
+    const double v1 = m2[1] / (n[1] - 1);
+    if (v0 + v1 == 0) return mean[0] == mean[1] ? 0 : std::numeric_limits<double>::infinity();
+    return (mean[0] - mean[1]) / std::sqrt(v0 / n[0] + v1 / n[1]);
+  }
+};
+
+struct draw {
+  double cycles;
+  double magnitude;  // |noise|
+  int input_class;   // -1 when the split is by output
+  std::uint64_t words;
+};
+
+struct verdict {
+  double max_abs_t = 0;
+  double t_all = 0;
+  double mean[2] = {0, 0};
+  double n[2] = {0, 0};
+  double words_t = 0;  // Welch t of the word counts (0 when constant)
+};
+
+// dudect's crops: all draws, then those below the pooled percentiles.
+verdict compare(const std::vector<draw>& draws, const std::function<int(const draw&)>& cls) {
+  std::vector<double> sorted;
+  sorted.reserve(draws.size());
+  for (const auto& d : draws) {
+    if (cls(d) >= 0) sorted.push_back(d.cycles);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  verdict v;
+  if (sorted.empty()) return v;
+  for (double pct : {1.0, 0.9, 0.75, 0.5}) {
+    const double cut = sorted[std::min(
+        sorted.size() - 1, static_cast<std::size_t>(pct * static_cast<double>(sorted.size())))];
+    welch w;
+    for (const auto& d : draws) {
+      const int c = cls(d);
+      if (c >= 0 && (pct == 1.0 || d.cycles <= cut)) w.push(c, d.cycles);
+    }
+    if (pct == 1.0) {
+      v.t_all = w.t();
+      for (int c = 0; c < 2; ++c) {
+        v.mean[c] = w.mean[c];
+        v.n[c] = w.n[c];
+      }
+    }
+    v.max_abs_t = std::max(v.max_abs_t, std::abs(w.t()));
+  }
+  welch words;
+  for (const auto& d : draws) {
+    const int c = cls(d);
+    if (c >= 0) words.push(c, static_cast<double>(d.words));
+  }
+  v.words_t = words.t();
+  return v;
+}
+
+void report(const std::string& name, const std::string& split, const verdict& v,
+            std::uint64_t min_words, std::uint64_t max_words) {
+  std::printf("| %-44s | %-26s | %8.0f / %8.0f | %7.0f / %7.0f | %+9.2f | %8.2f | %s | ",
+              name.c_str(), split.c_str(), v.n[0], v.n[1], v.mean[0], v.mean[1], v.t_all,
+              v.max_abs_t, v.max_abs_t < 4.5 ? "no leak " : "LEAK    ");
+  if (min_words == max_words) {
+    std::printf("%llu (constant) |\n", static_cast<unsigned long long>(min_words));
+  } else {
+    std::printf("%llu..%llu, t = %.1f |\n", static_cast<unsigned long long>(min_words),
+                static_cast<unsigned long long>(max_words), v.words_t);
+  }
+  std::fflush(stdout);
+}
+
+// Runs `one(input_class, gen)` n times (returning |noise|), with a random
+// input class per draw when by_input, and reports the output splits (and
+// the input split when by_input).
+void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
+         const std::function<double(int, counted_csprng&)>& one) {
+  counted_csprng gen;
+  std::vector<draw> draws(n);
+  // Warm-up: caches, tables, branch predictors.
+  for (std::size_t i = 0; i < std::min<std::size_t>(n / 10, 10000); ++i) (void)one(0, gen);
+  for (auto& d : draws) {
+    const int input = by_input ? static_cast<int>(privet::secure_generator()() & 1) : -1;
+    const std::uint64_t w0 = gen.words;
+    const std::uint64_t c0 = cycles();
+    d.magnitude = one(input < 0 ? 0 : input, gen);
+    const std::uint64_t c1 = cycles();
+    d.cycles = static_cast<double>(c1 - c0);
+    d.words = gen.words - w0;
+    d.input_class = input;
+  }
+  std::uint64_t min_words = std::numeric_limits<std::uint64_t>::max(), max_words = 0;
+  for (const auto& d : draws) {
+    min_words = std::min(min_words, d.words);
+    max_words = std::max(max_words, d.words);
+  }
+  std::vector<double> mags;
+  mags.reserve(n);
+  for (const auto& d : draws) mags.push_back(d.magnitude);
+  std::sort(mags.begin(), mags.end());
+  const double q1 = mags[n / 4], q3 = mags[3 * n / 4];
+  // Bottom: |noise| <= the first quartile; top: >= the third and above the
+  // first (small scales tie at the quartiles; the bottom class then holds
+  // every value at the first quartile, often all the zeros).
+  report(name, "|noise| bottom vs top 25%",
+         compare(draws,
+                 [&](const draw& d) {
+                   if (d.magnitude <= q1) return 0;
+                   if (d.magnitude >= q3) return 1;
+                   return -1;
+                 }),
+         min_words, max_words);
+  if (zero_split) {
+    report(name, "noise = 0 vs != 0",
+           compare(draws, [](const draw& d) { return d.magnitude == 0 ? 0 : 1; }), min_words,
+           max_words);
+  }
+  if (by_input) {
+    report(name, "input x = 0 vs 10^6", compare(draws, [](const draw& d) { return d.input_class; }),
+           min_words, max_words);
+  }
+}
+
+template <class Sampler>
+void sampler_pair(const std::string& name, const Sampler& s, std::size_t n, bool zero_split) {
+  run(name, n, false, zero_split,
+      [&](int, counted_csprng& g) { return std::fabs(static_cast<double>(s(g))); });
+}
+
+template <class Mechanism>
+void mechanism(const std::string& name, const Mechanism& m, std::size_t n) {
+  const double inputs[2] = {0.0, 1e6};
+  const double g = m.granularity();
+  run(name, n, true, false, [&](int cls, counted_csprng& gen) {
+    const double x = inputs[cls];
+    return std::fabs(m(x, gen) - x) / g;
+  });
+}
+
+template <class Mechanism>
+void integer_mechanism(const std::string& name, const Mechanism& m, std::size_t n) {
+  const std::int64_t inputs[2] = {0, 1000000};
+  run(name, n, true, false, [&](int cls, counted_csprng& gen) {
+    const std::int64_t x = inputs[cls];
+    return std::fabs(static_cast<double>(m(x, gen) - x));
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
+  const std::size_t slow = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : n;
+  std::printf("draws: %zu (constant-time rejection samplers: %zu); cycles from rdtsc\n\n", n, slow);
+  std::printf(
+      "| sampler | split | draws per class | mean cycles per class | t (all) | max abs t | verdict "
+      "| "
+      "CSPRNG words per draw |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+
+  sampler_pair("control: discrete_laplace t = 1", privet::discrete_laplace_distribution(1, 1), n,
+               true);
+  sampler_pair("constant_time_discrete_laplace t = 1", privet::constant_time_discrete_laplace(1, 1),
+               n, true);
+  sampler_pair("control: discrete_laplace t = 100", privet::discrete_laplace_distribution(100, 1),
+               n, false);
+  sampler_pair("constant_time_discrete_laplace t = 100",
+               privet::constant_time_discrete_laplace(100, 1), n, false);
+  sampler_pair("control: discrete_gaussian sigma = 1", privet::discrete_gaussian_distribution(1, 1),
+               n, true);
+  sampler_pair("constant_time_discrete_gaussian sigma = 1 (table)",
+               privet::constant_time_discrete_gaussian(1, 1), n, true);
+  sampler_pair("control: discrete_gaussian sigma = 18.26",
+               privet::discrete_gaussian_distribution(18.26), n, false);
+  sampler_pair("constant_time_discrete_gaussian sigma = 18.26 (table)",
+               privet::constant_time_discrete_gaussian(18.26), n, false);
+  sampler_pair("control: discrete_gaussian sigma = 1000",
+               privet::discrete_gaussian_distribution(1000000, 1), n, false);
+  sampler_pair("constant_time_discrete_gaussian sigma = 1000 (rejection)",
+               privet::constant_time_discrete_gaussian(1000000, 1), slow, false);
+
+  mechanism("control: laplace_mechanism<> (secure_noise), b = 1",
+            privet::laplace_mechanism<>::from_scale(1.0), n);
+  mechanism("laplace_mechanism<double, constant_time_noise>, b = 1",
+            privet::laplace_mechanism<double, privet::constant_time_noise>::from_scale(1.0), n);
+  mechanism("control: gaussian_mechanism<> (secure_noise), sigma = 1",
+            privet::gaussian_mechanism<>::from_scale(1.0), n);
+  mechanism("gaussian_mechanism<double, constant_time_noise>, sigma = 1",
+            privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(1.0), slow);
+  integer_mechanism("control: discrete_laplace_mechanism<> t = 1",
+                    privet::discrete_laplace_mechanism<>::from_scale(1.0), n);
+  integer_mechanism(
+      "discrete_laplace_mechanism<int64, constant_time_noise> t = 1",
+      privet::discrete_laplace_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
+          1.0),
+      n);
+  integer_mechanism("control: discrete_gaussian_mechanism<> sigma = 18.26",
+                    privet::discrete_gaussian_mechanism<>::from_scale(18.26), n);
+  integer_mechanism(
+      "discrete_gaussian_mechanism<int64, constant_time_noise> sigma = 18.26",
+      privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
+          18.26),
+      n);
+  return 0;
+}

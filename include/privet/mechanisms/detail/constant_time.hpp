@@ -1,0 +1,453 @@
+// privet/mechanisms/detail/constant_time.hpp — coins whose cost does not
+// depend on their outcome or on the secret they are tossed for: the building
+// blocks of the constant-time release samplers (constant_time_noise.hpp).
+//
+// Why: a rejection sampler that stops at its first failing coin takes time
+// that depends on the sample it returns, and whoever times a release learns
+// the noise (Jin, McMurtry, Rubinstein & Ohrimenko 2022, "Are We There Yet?
+// Timing and Floating-Point Attacks on Differential Privacy Systems", IEEE
+// S&P). Everything here draws a fixed number of 64-bit words, runs loops
+// whose trip counts are fixed when the object is built (from public
+// parameters only), and combines secret bits with masks, never with a
+// branch or a secret-dependent memory index.
+//
+// The price is exactness: a coin with an irrational probability p cannot be
+// tossed exactly from a bounded number of random bits. Each coin here is a
+// comparison of a uniform 128-bit integer U with a threshold T fixed at
+// construction, P[U < T] = T / 2^128, and T is p * 2^128 rounded to the
+// nearest integer (clamped to 2^128 - 1), computed from certified bounds on
+// p that are 2^128 times finer (big integers with every rounding directed,
+// as in exp_bounds.hpp). So |T / 2^128 - p| <= 2^-129 + 2^-250 < 2^-128 for
+// every coin. A sampler that is a function of k independent coins is then
+// within total variation k 2^-128 of the same function of exact coins
+// (couple each coin with its exact twin: they differ with probability
+// |T / 2^128 - p|, and a union bound over the k coins), and the samplers
+// report that sum, with every other approximation, as their
+// total_variation_bound() for the accounting layer to turn into delta.
+//
+// Bernoulli(exp(-n / d)) for a secret integer n < 2^n_bits and a public
+// d >= 1 (ct_exp_coin): exp(-n / d) = prod_j exp(-2^j / d)^(n_j) over the
+// bits n_j of n, so it is the AND of independent coins C_j ~
+// Bernoulli(exp(-2^j / d)), each counted only where n_j = 1 (C_j | !n_j).
+// Every coin is drawn whatever n is. With n = floor(gamma) d + r this is the
+// product of exp(-2^i) coins over gamma's integer bits and exp(-2^j / d)
+// coins over the fraction's bits, without dividing the secret n by d (a
+// hardware division's time depends on its operands). Two public cuts keep
+// the number of coins near 136 whatever d is:
+//  - bits j with 2^j >= 89 d (89 > 128 ln 2): if any is set, exp(-n / d) <=
+//    exp(-89) < 2^-128 and the coin returns false (error below 2^-128);
+//  - bits j below L with 2^L <= 2^-129 d: together they weigh less than
+//    2^-129 in the exponent, so dropping them moves the probability by less
+//    than 2^-129.
+//
+// What this does not cover: the compiler's output (GCC 12 at -O1/-O2 on
+// x86-64 was checked to emit no conditional jump on a secret here; another
+// compiler could in principle turn a masked select into a branch, which the
+// value barriers below make unlikely but cannot forbid), cache and power
+// side channels, and the time of the random generator itself (ChaCha20's
+// time does not depend on its output).
+#pragma once
+
+#include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
+#include <privet/core/detail/int128.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/big_uint.hpp>
+#include <privet/mechanisms/detail/exp_bounds.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace privet::detail {
+
+// ---- branch-free word arithmetic ---------------------------------------------
+
+/// x, with the compiler forbidden to know anything about its value: a mask
+/// built from a secret bit stays a mask and does not become a branch.
+inline std::uint64_t ct_barrier(std::uint64_t x) noexcept {
+  __asm__("" : "+r"(x));
+  return x;
+}
+
+/// 1 when a < b, else 0 (Warren, "Hacker's Delight", 2nd ed., section 2-12).
+inline std::uint64_t ct_lt(std::uint64_t a, std::uint64_t b) noexcept {
+  return ((~a & b) | (~(a ^ b) & (a - b))) >> 63;
+}
+
+/// 1 when x == 0, else 0.
+inline std::uint64_t ct_is_zero(std::uint64_t x) noexcept {
+  return ((x | (0 - x)) >> 63) ^ 1;
+}
+
+/// All ones for bit = 1, zero for bit = 0.
+inline std::uint64_t ct_mask(std::uint64_t bit) noexcept {
+  return ct_barrier(0 - bit);
+}
+
+/// mask ? a : b for an all-ones or all-zero mask.
+inline std::uint64_t ct_select(std::uint64_t mask, std::uint64_t a, std::uint64_t b) noexcept {
+  return (a & mask) | (b & ~mask);
+}
+
+/// 1 when (a_hi 2^64 + a_lo) < (b_hi 2^64 + b_lo), else 0.
+inline std::uint64_t ct_lt_128(std::uint64_t a_hi, std::uint64_t a_lo, std::uint64_t b_hi,
+                               std::uint64_t b_lo) noexcept {
+  return ct_lt(a_hi, b_hi) | (ct_is_zero(a_hi ^ b_hi) & ct_lt(a_lo, b_lo));
+}
+
+/// A 256-bit unsigned integer as four little-endian words.
+using ct_u256 = std::array<std::uint64_t, 4>;
+
+/// k^2 for k = k_hi 2^64 + k_lo, without a data-dependent carry branch.
+inline ct_u256 ct_square_128(std::uint64_t k_hi, std::uint64_t k_lo) noexcept {
+  const uint128 p00 = static_cast<uint128>(k_lo) * k_lo;
+  const uint128 p01 = static_cast<uint128>(k_lo) * k_hi;
+  const uint128 p11 = static_cast<uint128>(k_hi) * k_hi;
+  ct_u256 r{};
+  r[0] = static_cast<std::uint64_t>(p00);
+  // Each partial sum stays below 2^66, so uint128 holds it with its carry.
+  uint128 t = (p00 >> 64) + (static_cast<uint128>(static_cast<std::uint64_t>(p01)) << 1);
+  r[1] = static_cast<std::uint64_t>(t);
+  t = (t >> 64) + ((p01 >> 64) << 1) + static_cast<std::uint64_t>(p11);
+  r[2] = static_cast<std::uint64_t>(t);
+  t = (t >> 64) + (p11 >> 64);
+  r[3] = static_cast<std::uint64_t>(t);
+  return r;
+}
+
+// ---- thresholds ----------------------------------------------------------------
+
+/// The probability T / 2^128 of a constant-time coin, T = hi 2^64 + lo.
+struct ct_threshold {
+  std::uint64_t hi = 0;  ///< High word of T.
+  std::uint64_t lo = 0;  ///< Low word of T.
+  /// T / 2^128, rounded to a double (for tests and reports).
+  [[nodiscard]] double probability() const noexcept {
+    return std::ldexp(static_cast<double>(hi), -64) + std::ldexp(static_cast<double>(lo), -128);
+  }
+};
+
+/// The working precision of the thresholds' bounds: 2^128 times finer than
+/// the thresholds, so that rounding to nearest is off by at most 2^-129
+/// plus the bounds' width.
+inline constexpr int ct_bound_bits = 256;
+
+/// Certified bounds on exp(-num / den) in units of 2^-bits, for num >= 0,
+/// den >= 1, bits >= 64: lo and hi at most a few units apart; exact at
+/// num = 0; 0 and 1 when exp(-num / den) <= 2^-(bits + 2). The rational
+/// counterpart of exp_neg_bounds (the same Taylor series of exp(y) for
+/// y = x / 2^r < 1/2, every term rounded down for lo and up for hi, squared
+/// r times, then inverted).
+inline fixed_interval exp_neg_ratio_bounds(const big_uint& num, const big_uint& den, int bits) {
+  fixed_interval out;
+  out.bits = bits;
+  const big_uint one = big_uint(1) << bits;
+  if (num.is_zero()) {
+    out.lo = one;
+    out.hi = one;
+    return out;
+  }
+  // x >= 0.7 (bits + 2) > (bits + 2) ln 2: exp(-x) <= 2^-(bits + 2).
+  if (big_uint(num * big_uint(10)) >=
+      big_uint(den * big_uint(7 * static_cast<std::uint64_t>(bits + 2)))) {
+    out.lo = big_uint(0);
+    out.hi = big_uint(1);
+    return out;
+  }
+  // x < 2^top with top = width(num) - width(den) + 1; y = x / 2^r < 1/2.
+  const int top = num.bit_width() - den.bit_width() + 1;
+  const int r = top + 1 > 0 ? top + 1 : 0;
+  const int w = bits + 2 * r + 64;
+  const big_uint unit = big_uint(1) << w;
+  const big_uint scaled_num = num << (w - r);  // y = scaled_num / den in units of 2^-w
+  big_uint y_lo = div_floor(scaled_num, den);
+  big_uint y_hi = div_ceil(scaled_num, den);
+  big_uint term_lo = unit, term_hi = unit;
+  big_uint sum_lo = unit, sum_hi = unit;
+  for (std::uint64_t k = 1; term_hi > big_uint(1); ++k) {
+    term_lo = div_floor(shift_floor(term_lo * y_lo, w), big_uint(k));
+    term_hi = div_ceil(shift_ceil(term_hi * y_hi, w), big_uint(k));
+    sum_lo += term_lo;
+    sum_hi += term_hi;
+  }
+  sum_hi += term_hi;  // the tail, every ratio below 1/2
+  for (int i = 0; i < r; ++i) {
+    sum_lo = shift_floor(sum_lo * sum_lo, w);
+    sum_hi = shift_ceil(sum_hi * sum_hi, w);
+  }
+  const big_uint numerator = big_uint(1) << (bits + w);
+  out.lo = div_floor(numerator, sum_hi);
+  out.hi = div_ceil(numerator, sum_lo);
+  return out;
+}
+
+/// Bounds on e / (1 + e) from bounds on e (increasing in e), same units.
+inline fixed_interval logistic_bounds(const fixed_interval& e) {
+  fixed_interval p;
+  p.bits = e.bits;
+  const big_uint one = big_uint(1) << e.bits;
+  p.lo = div_floor(e.lo << e.bits, one + e.lo);
+  p.hi = div_ceil(e.hi << e.bits, one + e.hi);
+  return p;
+}
+
+/// The threshold nearest to a probability known within `p` (ct_bound_bits
+/// bits), clamped to 2^128 - 1: off by at most 2^-129 plus the width of p,
+/// below 2^-128 for the widths this header produces (checked).
+inline ct_threshold nearest_threshold(const fixed_interval& p) {
+  if (p.bits != ct_bound_bits || big_uint(p.hi - p.lo) > big_uint(std::uint64_t{1} << 32)) {
+    throw error("privet: internal error: a constant-time coin's probability bounds are too wide");
+  }
+  constexpr int drop = ct_bound_bits - 128;
+  const big_uint mid = (p.lo + p.hi) >> 1;
+  big_uint t = (mid + (big_uint(1) << (drop - 1))) >> drop;
+  const big_uint cap = (big_uint(1) << 128) - big_uint(1);
+  if (t > cap) t = cap;
+  const uint128 v = low_u128(t);
+  return {static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v)};
+}
+
+/// The threshold of Bernoulli(exp(-num / den)).
+inline ct_threshold exp_neg_threshold(const big_uint& num, const big_uint& den) {
+  return nearest_threshold(exp_neg_ratio_bounds(num, den, ct_bound_bits));
+}
+
+/// The threshold of Bernoulli(e / (1 + e)) for e = exp(-num / den).
+inline ct_threshold logistic_threshold(const big_uint& num, const big_uint& den) {
+  return nearest_threshold(logistic_bounds(exp_neg_ratio_bounds(num, den, ct_bound_bits)));
+}
+
+/// The error of one coin against its exact probability: below 2^-128.
+inline constexpr double ct_coin_error = 0x1p-128;
+
+// ---- coins ---------------------------------------------------------------------
+
+/// Exactly two 64-bit words: 1 with probability T / 2^128, else 0.
+template <random_bit_source G>
+std::uint64_t ct_coin(G& gen, const ct_threshold& t) {
+  const std::uint64_t u_hi = random_u64(gen);
+  const std::uint64_t u_lo = random_u64(gen);
+  return ct_lt_128(u_hi, u_lo, t.hi, t.lo);
+}
+
+/// Bernoulli(exp(-n / d)) for a secret n < 2^n_bits (n_bits <= 256) and a
+/// public d in [1, 2^128), as the file comment describes: a fixed number of
+/// coins, every one drawn.
+class ct_exp_coin {
+ public:
+  ct_exp_coin() = default;
+
+  /// Thresholds exp(-2^j / d) for the bits that matter; throws
+  /// invalid_parameter for d = 0 or n_bits outside [1, 256].
+  ct_exp_coin(uint128 d, int n_bits) {
+    if (d == 0) throw_invalid("d", 0, ">= 1");
+    if (n_bits < 1 || n_bits > 256) throw_invalid("n_bits", n_bits, "[1, 256]");
+    const big_uint den = big_uint(static_cast<std::uint64_t>(d >> 64)) << 64 |
+                         big_uint(static_cast<std::uint64_t>(d));
+    // The least H with 2^H >= 89 d.
+    const big_uint limit = den * big_uint(89);
+    int high = limit.bit_width() - 1;
+    if ((big_uint(1) << high) < limit) ++high;
+    low_ = den.bit_width() - 1 - 129 > 0 ? den.bit_width() - 1 - 129 : 0;
+    top_ = high < n_bits ? high : n_bits;
+    if (low_ > top_) low_ = top_;
+    cut_high_ = high < n_bits;
+    cut_low_ = low_ > 0;
+    for (int w = 0; w < 4; ++w) {
+      const int first = 64 * w;
+      std::uint64_t m = 0;
+      if (cut_high_) {
+        if (high <= first) {
+          m = ~std::uint64_t{0};
+        } else if (high < first + 64) {
+          m = ~std::uint64_t{0} << (high - first);
+        }
+      }
+      high_mask_[static_cast<std::size_t>(w)] = m;
+    }
+    thresholds_.reserve(static_cast<std::size_t>(top_ - low_));
+    for (int j = low_; j < top_; ++j)
+      thresholds_.push_back(exp_neg_threshold(big_uint(1) << j, den));
+  }
+
+  /// 1 with probability exp(-n / d) up to total_variation(), else 0; draws
+  /// words() words whatever n is.
+  template <random_bit_source G>
+  std::uint64_t operator()(G& gen, const ct_u256& n) const {
+    std::uint64_t ok = 1;
+    for (int j = low_; j < top_; ++j) {
+      const std::uint64_t c = ct_coin(gen, thresholds_[static_cast<std::size_t>(j - low_)]);
+      const std::uint64_t bit = (n[static_cast<std::size_t>(j >> 6)] >> (j & 63)) & 1;
+      ok &= c | (bit ^ 1);
+    }
+    std::uint64_t high = 0;
+    for (std::size_t w = 0; w < 4; ++w) high |= n[w] & high_mask_[w];
+    return ok & ct_is_zero(ct_barrier(high));
+  }
+
+  /// The number of coins tossed per call.
+  [[nodiscard]] int coins() const noexcept { return top_ - low_; }
+  /// The number of 64-bit words drawn per call.
+  [[nodiscard]] int words() const noexcept { return 2 * coins(); }
+  /// An upper bound on |P[1] - exp(-n / d)| for every n: one coin error per
+  /// coin, 2^-129 for the dropped low bits, 2^-128 for the high cut.
+  [[nodiscard]] double total_variation() const noexcept {
+    return std::ldexp(
+        static_cast<double>(coins()) + (cut_high_ ? 1.0 : 0.0) + (cut_low_ ? 0.5 : 0.0), -128);
+  }
+
+ private:
+  int low_ = 0;
+  int top_ = 0;
+  bool cut_high_ = false;
+  bool cut_low_ = false;
+  std::array<std::uint64_t, 4> high_mask_{};
+  std::vector<ct_threshold> thresholds_;  // exp(-2^j / d) for j in [low_, top_)
+};
+
+/// A geometric variable G with P[G = g] proportional to q^g, q = exp(-s / t),
+/// conditioned on G < 2^digits, drawn from its binary digits. The digits of
+/// an untruncated geometric are independent with P[digit i = 1] =
+/// q^(2^i) / (1 + q^(2^i)): P[G = g] = (1 - q) prod_i (q^(2^i))^(g_i) is a
+/// product over the digits (and the product of the normalisers
+/// prod_i (1 + q^(2^i)) is 1 / (1 - q)). So B coins with those
+/// probabilities give exactly G conditioned on G < 2^B, which is within
+/// total variation q^(2^B) of G. digits is chosen so that q^(2^B) < 2^-128.
+class ct_geometric {
+ public:
+  ct_geometric() = default;
+
+  /// q = exp(-s / t) for s, t >= 1; B is the least number of digits with
+  /// 2^B s >= 89 t (so q^(2^B) <= exp(-89) < 2^-128), at least 1. Throws
+  /// invalid_parameter naming `scale` when B would exceed max_digits.
+  ct_geometric(std::uint64_t s, std::uint64_t t, int max_digits) {
+    const big_uint limit = big_uint(t) * big_uint(89);
+    int b = 1;
+    while (big_uint(big_uint(s) << b) < limit) ++b;
+    if (b > max_digits) {
+      throw_invalid("scale", detail::format_value(t) + "/" + detail::format_value(s),
+                    "at most 2^" + detail::format_value(max_digits) +
+                        " / 89 (the constant-time geometric's " + detail::format_value(max_digits) +
+                        " binary digits must hold all but 2^-128 of its mass)");
+    }
+    thresholds_.reserve(static_cast<std::size_t>(b));
+    for (int i = 0; i < b; ++i) thresholds_.push_back(logistic_threshold(big_uint(s) << i, t));
+  }
+
+  /// One draw, 2 digits() words, in [0, 2^digits()).
+  template <random_bit_source G>
+  std::uint64_t operator()(G& gen) const {
+    std::uint64_t g = 0;
+    const int b = digits();
+    for (int i = 0; i < b; ++i) g |= ct_coin(gen, thresholds_[static_cast<std::size_t>(i)]) << i;
+    return g;
+  }
+
+  /// The number of binary digits B.
+  [[nodiscard]] int digits() const noexcept { return static_cast<int>(thresholds_.size()); }
+  /// The number of 64-bit words drawn per call.
+  [[nodiscard]] int words() const noexcept { return 2 * digits(); }
+  /// The digits' coins, for tests.
+  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept { return thresholds_; }
+  /// An upper bound on the total variation between a draw and the
+  /// untruncated geometric: the cut (below 2^-128) and one coin error per
+  /// digit.
+  [[nodiscard]] double total_variation() const noexcept {
+    return std::ldexp(static_cast<double>(digits()) + 1.0, -128);
+  }
+
+ private:
+  std::vector<ct_threshold> thresholds_;  // digit i: q^(2^i) / (1 + q^(2^i))
+};
+
+/// A cumulative distribution table of |X| for the discrete Gaussian X with
+/// sigma^2 = a / b, cut at M = ceil(sqrt(178) sigma) (so P[|X| > M] <
+/// e^-89 < 2^-128, see below), scanned whole: |X| = #{k < M : U >= T_k} for
+/// a uniform 128-bit U and thresholds T_k = P[|X| <= k | |X| <= M] 2^128,
+/// rounded to nearest. Every entry is compared, in order, whatever U is.
+///
+/// The weights w(m) = exp(-m^2 b / (2 a)) are bounded in 320-bit fixed point
+/// by the recurrence w(m + 1) = w(m) f(m), f(m + 1) = f(m) r^2 with
+/// f(0) = r = exp(-b / (2 a)) (each product rounded down for the lower and
+/// up for the upper bound), which for M <= 2^16 widens the bounds by less
+/// than 2^-290; the thresholds come from the lower and upper bounds of the
+/// partial sums over the whole truncated sum.
+///
+/// The cut: sum_{m > M} w(m) <= integral_M^inf e^(-x^2 / (2 sigma^2)) dx <=
+/// (sigma^2 / M) e^(-M^2 / (2 sigma^2)), and the normaliser is at least
+/// sqrt(2 pi) sigma (Poisson summation), so P[|X| > M] <= 2 sigma / (sqrt(2
+/// pi) M) e^(-89) < e^(-89) for M >= sigma.
+class ct_gaussian_table {
+ public:
+  ct_gaussian_table() = default;
+
+  /// The table for sigma^2 = a / b, or an empty one (entries() == 0) when
+  /// M would exceed max_entries.
+  ct_gaussian_table(std::uint64_t a, std::uint64_t b, std::uint64_t max_entries) {
+    // M = ceil(sqrt(178 a / b)): the least M with M^2 b >= 178 a.
+    const uint128 target = static_cast<uint128>(a) * 178;
+    std::uint64_t m = 1;
+    while (static_cast<uint128>(m) * m * b < target) {
+      if (m > max_entries) return;
+      m = m < 16 ? m + 1 : m + m / 8;  // overshoot by at most 1/8, then walk back
+    }
+    while (m > 1 && static_cast<uint128>(m - 1) * (m - 1) * b >= target) --m;
+    if (m > max_entries) return;
+    constexpr int w = 320;
+    const fixed_interval r = exp_neg_ratio_bounds(big_uint(b), big_uint(2) * big_uint(a), w);
+    const fixed_interval r2 = exp_neg_ratio_bounds(big_uint(b), big_uint(a), w);
+    big_uint w_lo = big_uint(1) << w, w_hi = w_lo;  // w(0) = 1
+    big_uint f_lo = r.lo, f_hi = r.hi;
+    // Partial sums of the folded weights: w(0) + 2 (w(1) + ... + w(k)).
+    std::vector<big_uint> s_lo, s_hi;
+    s_lo.reserve(m + 1);
+    s_hi.reserve(m + 1);
+    big_uint sum_lo = w_lo, sum_hi = w_hi;
+    s_lo.push_back(sum_lo);
+    s_hi.push_back(sum_hi);
+    for (std::uint64_t k = 1; k <= m; ++k) {
+      w_lo = shift_floor(w_lo * f_lo, w);
+      w_hi = shift_ceil(w_hi * f_hi, w);
+      f_lo = shift_floor(f_lo * r2.lo, w);
+      f_hi = shift_ceil(f_hi * r2.hi, w);
+      sum_lo += w_lo << 1;
+      sum_hi += w_hi << 1;
+      s_lo.push_back(sum_lo);
+      s_hi.push_back(sum_hi);
+    }
+    thresholds_.reserve(m);
+    for (std::uint64_t k = 0; k < m; ++k) {
+      fixed_interval c;
+      c.bits = ct_bound_bits;
+      c.lo = div_floor(s_lo[k] << ct_bound_bits, s_hi[m]);
+      c.hi = div_ceil(s_hi[k] << ct_bound_bits, s_lo[m]);
+      thresholds_.push_back(nearest_threshold(c));
+    }
+  }
+
+  /// |X| for one uniform 128-bit U = u_hi 2^64 + u_lo: a full scan.
+  [[nodiscard]] std::uint64_t magnitude(std::uint64_t u_hi, std::uint64_t u_lo) const noexcept {
+    std::uint64_t count = 0;
+    for (const ct_threshold& t : thresholds_) count += ct_lt_128(u_hi, u_lo, t.hi, t.lo) ^ 1;
+    return count;
+  }
+
+  /// M, the number of thresholds (0 when the table was not built).
+  [[nodiscard]] std::uint64_t entries() const noexcept { return thresholds_.size(); }
+  /// The thresholds, for tests.
+  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept { return thresholds_; }
+  /// An upper bound on the total variation between |X|'s table law and the
+  /// exact one: 2^-128 for the cut and one rounding error per threshold.
+  [[nodiscard]] double total_variation() const noexcept {
+    return std::ldexp(static_cast<double>(entries()) + 1.0, -128);
+  }
+
+ private:
+  std::vector<ct_threshold> thresholds_;  // P[|X| <= k | |X| <= M] for k < M
+};
+
+}  // namespace privet::detail
