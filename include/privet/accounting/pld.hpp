@@ -77,9 +77,11 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -984,7 +986,250 @@ inline pld_pmf self_convolve(const pld_pmf& a, std::uint64_t k, double tau) {
   return truncate_tails(h, lo_idx, std::move(out), std::min(1.0, inf + above + past + err), tau);
 }
 
+/// One term of a heterogeneous composition: a pmf and how many times it
+/// runs (>= 1).
+struct pmf_runs {
+  const pld_pmf* pmf;
+  std::uint64_t count;
+};
+
+/// A term's finite part from its first to its last positive mass.
+struct runs_span {
+  const pld_pmf* pmf;
+  std::size_t first, last;
+  double k;
+};
+
+/// chernoff_edge for the sum of independent terms, term i summed k_i times:
+/// the cumulant generating functions add, K = sum_i k_i K_i, so the bound
+/// (K(+-t) + c) / t and its Newton iteration are those of one term with the
+/// sums in place of k K_i.
+inline double chernoff_edge(const std::vector<runs_span>& terms, double c, double side) {
+  double var = 0;
+  for (const runs_span& s : terms) var += s.k * log_mgf(*s.pmf, s.first, s.last, 0).d2;
+  double t = var > 0 ? std::sqrt(2 * c / var) : 1.0;
+  double best = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < 14; ++it) {
+    double upper = 0, d1 = 0, d2 = 0;
+    for (const runs_span& s : terms) {
+      const log_mgf_value v = log_mgf(*s.pmf, s.first, s.last, side * t);
+      upper += s.k * v.upper;
+      d1 += s.k * v.d1;
+      d2 += s.k * v.d2;
+    }
+    // The sum of upper bounds rounds within n u of itself: 1e-12 relative
+    // of its magnitude covers it for any realistic n.
+    best = std::min(best, (upper + std::fabs(upper) * 1e-12 + c) / t);
+    const double g = t * side * d1 - upper - c;
+    const double gp = t * d2;
+    double next = gp > 0 ? t - g / gp : 8 * t;
+    next = std::clamp(next, t / 8, 8 * t);
+    if (!(std::fabs(next - t) > 1e-4 * t)) break;
+    t = next;
+  }
+  return side * best;
+}
+
+/// c^k by squaring; relative error at most (1 + u)^{2k} - 1 (a value used in
+/// d of the k factors counting d times, as in complex_power).
+inline double real_power(double c, std::uint64_t k) {
+  double r = 1;
+  bool first = true;
+  while (k > 0) {
+    if (k & 1) r = first ? c : r * c, first = false;
+    k >>= 1;
+    if (k > 0) c *= c;
+  }
+  return r;
+}
+
+/// The composition of term i run k_i times, for every term, in one
+/// frequency domain: one window for the whole sum (Chernoff bounds on the
+/// sum of all the terms' losses), each term's pmf transformed once at that
+/// size and raised to its count, the powers multiplied, one inverse
+/// transform. The cost is one forward transform per term plus one inverse,
+/// instead of a convolution per term on a grid that grows with each.
+///
+/// Round-off, per frequency j (real_fft.hpp's componentwise bounds): term i's
+/// computed spectrum X^ is within alpha_i = forward_error ||x_i||_1 of the
+/// exact X, and c = |X^| + alpha_i >= |X|. Its computed power Y^ and the
+/// exact Y = X^k satisfy |Y^ - Y| <= e_i = k c^{k-1} alpha_i + rho_i |X^|^k
+/// (rho_i = (1 + 4u)^{2k} - 1, complex_power's bound) and |Y|, |Y^| <= D_i =
+/// c^k (1 + rho_i). With the running product Z^ (computed) and Z (exact)
+/// bounded by B and |Z^ - Z| <= E, one more factor, multiplied within 4u
+/// relative, gives |Z^ Y^ (1 + eps) - Z Y| <= B e_i + D_i E + 4u B D_i and
+/// |Z Y|, |Z^ Y^ (1 + eps)| <= B' = B D_i (1 + 4u); so the relative error
+/// r = E / B grows by at most e_i / D_i + 4u <= k_i alpha_i / c + rho_i + 4u
+/// per factor: the bound is B r at the end, summed over all n frequencies
+/// (twice for 0 < j < n / 2). A frequency whose B falls to e^-80 or below
+/// is set to 0 and left out of later terms: its exact product is at most
+/// e^-80 times the largest any later factor can grow it, prod max(1,
+/// ||x_i||_1^{k_i}) (about 1 + 1e-10). The inverse transform adds
+/// inverse_error times the 1-norm of the computed product spectrum; the
+/// total bounds the 1-norm of the output's error and is added to the mass at
+/// +infinity before the negative outputs are set to 0, as in self_convolve.
+///
+/// The mass at +infinity of the product measure is prod (f_i + i_i)^{k_i} -
+/// prod f_i^{k_i} (finite masses f_i, infinite i_i; 1 - prod (1 -
+/// i_i)^{k_i} when each total is 1), computed as prod f_i^{k_i} expm1(sum_i
+/// k_i log1p(i_i / f_i)) and rounded up by a bound on its relative error.
+inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
+  const double h = terms.front().pmf->interval();
+  // Masses and finite spans.
+  std::vector<runs_span> spans;
+  spans.reserve(terms.size());
+  double log_finite = 0, log_ratio = 0, log_total = 0, k_total = 0, log_growth = 0;
+  bool no_finite = false;
+  std::size_t widest = 1;
+  std::vector<double> fin(terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const pld_pmf& a = *terms[i].pmf;
+    const double kd = static_cast<double>(terms[i].count);
+    const auto& x = a.probs();
+    const double fa = a.finite_mass(), ia = a.infinity_mass();
+    fin[i] = fa;
+    k_total += kd;
+    log_total += kd * std::log(fa + ia);
+    std::size_t first = 0, last = x.size();
+    while (first < x.size() && !(x[first] > 0)) ++first;
+    while (last > first && !(x[last - 1] > 0)) --last;
+    if (first == last || !(fa > 0)) {
+      no_finite = true;
+      continue;
+    }
+    log_finite += kd * std::log(fa);
+    log_ratio += kd * std::log1p(ia / fa);
+    log_growth += std::max(0.0, kd * std::log(fa * (1 + 4 * unit_roundoff)));
+    spans.push_back({&a, first, last - 1, kd});
+    widest = std::max(widest, last - first);
+  }
+  const double n_terms = static_cast<double>(terms.size());
+  if (no_finite) {
+    // Some term has no finite mass: neither has the composition.
+    const double all = std::exp(log_total) * (1 + (4 * k_total + 4 * n_terms + 16) * unit_roundoff);
+    return pld_pmf(pmf_built_t{}, h, 0, {0.0}, std::min(1.0, all));
+  }
+  // Each log carries at most 3 u of its argument's relative error (the
+  // compensated masses' few ulps) plus its own rounding, times k_i; exp and
+  // expm1 add their own ulps and amplify an error in their argument y by at
+  // most 1 + y.
+  const double inf_rel = (4 * k_total + 8 * n_terms + 16) * unit_roundoff * (1 + log_ratio);
+  const double inf = std::exp(log_finite) * std::expm1(log_ratio) * (1 + inf_rel);
+  // The window, in grid units.
+  double full_lo = 0, full_hi = 0;
+  for (const runs_span& s : spans) {
+    full_lo +=
+        s.k * static_cast<double>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.first));
+    full_hi += s.k * static_cast<double>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.last));
+  }
+  double win_hi = full_hi, win_lo = full_lo;
+  const bool use_window =
+      full_hi - full_lo > std::max(8.0 * static_cast<double>(widest), 1048576.0);
+  if (use_window) {
+    const double c = -std::log(tau);
+    win_hi = std::min(win_hi, chernoff_edge(spans, c, 1) / h);
+    win_lo = std::max(win_lo, chernoff_edge(spans, c, -1) / h);
+  }
+  check_index_range(win_lo * h, h);
+  check_index_range(win_hi * h, h);
+  const auto lo_idx = static_cast<std::int64_t>(std::floor(win_lo));
+  const auto hi_idx = static_cast<std::int64_t>(std::ceil(win_hi));
+  check_span(lo_idx, hi_idx, h);
+  const auto width = static_cast<std::size_t>(hi_idx - lo_idx + 1);
+  std::size_t big_n = 8;
+  while (big_n < std::max(width, widest)) big_n *= 2;
+  // Mass above the array's top wraps downwards: Chernoff bounds it by tau,
+  // which goes to +infinity. Mass below lo_idx wraps upwards (pessimistic).
+  const double above =
+      static_cast<double>(lo_idx) + static_cast<double>(big_n) - 1 < full_hi ? tau : 0.0;
+  const real_fft fft(big_n);
+  const std::size_t half = big_n / 2;
+  std::vector<std::complex<double>> prod(half + 1, {1.0, 0.0});
+  std::vector<double> bound(half + 1, 1.0), rel(half + 1, 0.0);
+  std::vector<std::size_t> live(half + 1);
+  for (std::size_t j = 0; j <= half; ++j) live[j] = j;
+  std::vector<double> y(big_n);
+  std::vector<std::complex<double>> f(half + 1);
+  const double cut_level = std::exp(-80.0);
+  double n_cut = 0;
+  // The base of the cyclic index: the sum at grid index g sits at
+  // (g - sum_i k_i low_i) mod big_n (big_n divides 2^64).
+  std::uint64_t low_sum = 0;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const runs_span& s = spans[i];
+    const std::uint64_t k = terms[i].count;
+    const auto& x = s.pmf->probs();
+    low_sum +=
+        k * static_cast<std::uint64_t>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.first));
+    std::fill(y.begin(), y.end(), 0.0);
+    std::copy(x.begin() + static_cast<std::ptrdiff_t>(s.first),
+              x.begin() + static_cast<std::ptrdiff_t>(s.last + 1), y.begin());
+    fft.forward(y.data(), f.data());
+    const double alpha = fft.forward_error() * fin[i] * (1 + 4 * unit_roundoff);
+    const double rho = std::expm1(2 * s.k * std::log1p(4 * unit_roundoff));
+    const double d_factor = (1 + rho) * (1 + rho) * (1 + 8 * unit_roundoff);
+    const double step_rel = rho + 4 * unit_roundoff;
+    std::size_t kept = 0;
+    for (const std::size_t j : live) {
+      const double re = f[j].real(), im = f[j].imag();
+      // |X^| within 1.5 u, or 1e-161 absolute where the squares underflow.
+      const double c = std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150 + alpha;
+      // real_power rounds within (1 + u)^{2k} - 1 <= rho: (1 + rho) once for
+      // that and once for D_i; the products here within 8 u.
+      const double b = bound[j] * real_power(c, k) * d_factor;
+      if (!(b > cut_level)) {
+        prod[j] = 0;
+        n_cut += (j == 0 || j == half) ? 1.0 : 2.0;
+        continue;
+      }
+      prod[j] = complex_mul(prod[j], complex_power(f[j], k));
+      rel[j] += s.k * alpha / c + step_rel;
+      bound[j] = b;
+      live[kept++] = j;
+    }
+    live.resize(kept);
+  }
+  double forward = 0, spectrum = 0;
+  for (const std::size_t j : live) {
+    const double wj = (j == 0 || j == half) ? 1.0 : 2.0;
+    forward += wj * bound[j] * rel[j];
+    const double re = prod[j].real(), im = prod[j].imag();
+    spectrum += wj * (std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150);
+  }
+  // A cut frequency's exact product is at most e^-80 times the growth of
+  // the later factors (each |X_j|^k <= ||x||_1^k); 2 covers the roundings.
+  const double cut = 2 * n_cut * cut_level * std::exp(log_growth) * (1 + 1e-10);
+  std::vector<double> cyc(big_n);
+  fft.inverse(prod.data(), cyc.data());
+  const std::uint64_t base = static_cast<std::uint64_t>(lo_idx) - low_sum;
+  std::vector<double> out(width);
+  double past = 0;
+  for (std::size_t i = 0; i < big_n; ++i) {
+    const double v = std::max(0.0, cyc[static_cast<std::size_t>((base + i) & (big_n - 1))]);
+    if (i < width) {
+      out[i] = v;
+    } else {
+      past += v;
+    }
+  }
+  const double err = 1.01 * (forward + cut + fft.inverse_error() * spectrum);
+  return truncate_tails(h, lo_idx, std::move(out), std::min(1.0, inf + above + past + err), tau);
+}
+
 }  // namespace detail
+
+class privacy_loss_distribution;
+
+/// One kind of event in a heterogeneous composition
+/// (privacy_loss_distribution::compose_all): its PLD and how many times it
+/// runs.
+struct pld_runs {
+  /// The kind's PLD (referred to, not copied: a PLD at the default grid is
+  /// tens of thousands of doubles).
+  std::reference_wrapper<const privacy_loss_distribution> pld;
+  /// How many times it runs, >= 1.
+  std::uint64_t count;
+};
 
 /// A privacy loss distribution for both orders of a pair of neighbours.
 class privacy_loss_distribution {
@@ -1151,6 +1396,45 @@ class privacy_loss_distribution {
     pld_pmf r = detail::self_convolve(remove_, k, tau_);
     if (symmetric()) return privacy_loss_distribution(std::move(r), tau_);
     return privacy_loss_distribution(std::move(r), detail::self_convolve(*add_, k, tau_), tau_);
+  }
+
+  /// The PLD of running every kind in `kinds` its count times (on the same
+  /// neighbours), in one frequency domain: one window sized for the whole
+  /// composition, each kind's pmf transformed once and raised to its count,
+  /// the powers multiplied and transformed back (detail::compose_runs), with
+  /// the same pessimism as self_compose (every round-off bound, the tails'
+  /// Chernoff bound and the mass at +infinity added). Its cost is one
+  /// transform per kind at the final size, where composing kinds pair by pair
+  /// costs one per kind on a grid that grows with each. One kind is
+  /// self_compose(count). The truncation is the smallest of the kinds'.
+  /// Throws invalid_parameter naming `kinds` if it is empty, `count` for a
+  /// count of 0, and `value_discretization_interval` unless all kinds share
+  /// one grid.
+  [[nodiscard]] static privacy_loss_distribution compose_all(std::span<const pld_runs> kinds) {
+    if (kinds.empty()) {
+      throw invalid_parameter("kinds", "privet: kinds is empty; allowed: at least one element");
+    }
+    const privacy_loss_distribution& first = kinds.front().pld.get();
+    double tau = first.tau_;
+    bool symmetric_all = true;
+    for (const pld_runs& k : kinds) {
+      validate_at_least<std::uint64_t>(k.count, 1, "count");
+      const privacy_loss_distribution& p = k.pld.get();
+      same_grid(first.remove_, p.remove_);
+      tau = std::min(tau, p.tau_);
+      symmetric_all = symmetric_all && p.symmetric();
+    }
+    if (kinds.size() == 1) return first.self_compose(kinds.front().count);
+    std::vector<detail::pmf_runs> rm, ad;
+    rm.reserve(kinds.size());
+    ad.reserve(kinds.size());
+    for (const pld_runs& k : kinds) {
+      rm.push_back({&k.pld.get().remove_, k.count});
+      ad.push_back({&k.pld.get().add(), k.count});
+    }
+    pld_pmf r = detail::compose_runs(rm, tau);
+    if (symmetric_all) return privacy_loss_distribution(std::move(r), tau);
+    return privacy_loss_distribution(std::move(r), detail::compose_runs(ad, tau), tau);
   }
 
   // ---- privacy -------------------------------------------------------------------
