@@ -1043,6 +1043,58 @@ inline double real_power(double c, std::uint64_t k) {
   return r;
 }
 
+/// direct_dft's error bound per output, in units of u ||x||_1.
+inline constexpr double direct_dft_ulps = 24;
+
+/// X_j = sum_l x_l e^{-2 pi i j l / n} for each j in `js` (n = fft.size(),
+/// x of length len <= n), directly: blocks of 16 points against a table of
+/// the 16 twiddles of each frequency (each product exact up to u; summed
+/// pairwise, within gamma_4 of the block's 1-norm, Higham 2002, section
+/// 4.2), each block's sum turned by the twiddle of its offset (a complex
+/// product, within sqrt(2) gamma_2, Higham's Lemma 3.5) and added with a
+/// compensated sum (2 u of the total). With the twiddles' error mu < 4 u
+/// (real_fft.hpp) twice, every output is within (4 + sqrt(2) 5 + 4 + 2.83 +
+/// 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one: direct_dft_ulps = 24.
+/// A few times dearer per output than one transform is per frequency, and
+/// about 20 times more accurate than its 40 log2 n u.
+inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
+                       const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out) {
+  constexpr std::size_t block = 16;
+  const std::size_t n = fft.size(), nj = js.size();
+  std::vector<double> tre(nj * block), tim(nj * block);
+  for (std::size_t r = 0; r < nj; ++r) {
+    for (std::size_t b = 0; b < block; ++b) {
+      const std::complex<double> w = fft.twiddle((js[r] * b) & (n - 1));
+      tre[r * block + b] = w.real();
+      tim[r * block + b] = w.imag();
+    }
+  }
+  std::vector<compensated_sum> acc_re(nj), acc_im(nj);
+  auto pairwise = [](const double* p) {
+    const double a0 = (p[0] + p[1]) + (p[2] + p[3]), a1 = (p[4] + p[5]) + (p[6] + p[7]);
+    const double a2 = (p[8] + p[9]) + (p[10] + p[11]), a3 = (p[12] + p[13]) + (p[14] + p[15]);
+    return (a0 + a1) + (a2 + a3);
+  };
+  for (std::size_t start = 0; start < len; start += block) {
+    double xb[block] = {};
+    std::copy(x + start, x + std::min(len, start + block), xb);
+    for (std::size_t r = 0; r < nj; ++r) {
+      double pr[block], pi[block];
+      const double* cr = tre.data() + r * block;
+      const double* ci = tim.data() + r * block;
+      for (std::size_t b = 0; b < block; ++b) {
+        pr[b] = xb[b] * cr[b];
+        pi[b] = xb[b] * ci[b];
+      }
+      const double yr = pairwise(pr), yi = pairwise(pi);
+      const std::complex<double> w = fft.twiddle((js[r] * start) & (n - 1));
+      acc_re[r].add(w.real() * yr - w.imag() * yi);
+      acc_im[r].add(w.real() * yi + w.imag() * yr);
+    }
+  }
+  for (std::size_t r = 0; r < nj; ++r) out[r] = {acc_re[r].value(), acc_im[r].value()};
+}
+
 /// The composition of term i run k_i times, for every term, in one
 /// frequency domain: one window for the whole sum (Chernoff bounds on the
 /// sum of all the terms' losses), each term's pmf transformed once at that
@@ -1145,56 +1197,129 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
   const real_fft fft(big_n);
   const std::size_t half = big_n / 2;
   std::vector<std::complex<double>> prod(half + 1, {1.0, 0.0});
-  std::vector<double> bound(half + 1, 1.0), rel(half + 1, 0.0);
+  // Per frequency: the bound B on the exact and computed products, and the
+  // relative error r split into its forward-transform part (sum_i k_i
+  // alpha_i / c) and the rest (the powers' and products' roundings).
+  std::vector<double> bound(half + 1, 1.0), fwd(half + 1, 0.0), other(half + 1, 0.0);
   std::vector<std::size_t> live(half + 1);
   for (std::size_t j = 0; j <= half; ++j) live[j] = j;
   std::vector<double> y(big_n);
   std::vector<std::complex<double>> f(half + 1);
   const double cut_level = std::exp(-80.0);
   double n_cut = 0;
+  auto weight = [half](std::size_t j) { return (j == 0 || j == half) ? 1.0 : 2.0; };
+  // Multiplies frequency j's product by the computed spectrum value v (within
+  // err of the exact one) raised to k; false (and the product set to 0) when
+  // its bound falls to the cut level.
+  struct factor {
+    std::uint64_t k;
+    double kd, err, d_factor, step_rel;
+  };
+  auto apply = [&](std::size_t j, std::complex<double> v, const factor& t) {
+    const double re = v.real(), im = v.imag();
+    // |v| within 1.5 u, or 1e-161 absolute where the squares underflow.
+    const double c = std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150 + t.err;
+    // real_power rounds within (1 + u)^{2k} - 1 <= rho: (1 + rho) once for
+    // that and once for D_i; the products here within 8 u.
+    const double b = bound[j] * real_power(c, t.k) * t.d_factor;
+    if (!(b > cut_level)) {
+      prod[j] = 0;
+      return false;
+    }
+    prod[j] = complex_mul(prod[j], complex_power(v, t.k));
+    fwd[j] += t.kd * t.err / c;
+    other[j] += t.step_rel;
+    bound[j] = b;
+    return true;
+  };
+  auto factor_of = [&](std::size_t i, double err) {
+    const double kd = spans[i].k;
+    const double rho = std::expm1(2 * kd * std::log1p(4 * unit_roundoff));
+    return factor{terms[i].count, kd, err, (1 + rho) * (1 + rho) * (1 + 8 * unit_roundoff),
+                  rho + 4 * unit_roundoff};
+  };
   // The base of the cyclic index: the sum at grid index g sits at
   // (g - sum_i k_i low_i) mod big_n (big_n divides 2^64).
   std::uint64_t low_sum = 0;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const runs_span& s = spans[i];
-    const std::uint64_t k = terms[i].count;
     const auto& x = s.pmf->probs();
-    low_sum +=
-        k * static_cast<std::uint64_t>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.first));
+    low_sum += terms[i].count * static_cast<std::uint64_t>(s.pmf->lowest_index() +
+                                                           static_cast<std::int64_t>(s.first));
     std::fill(y.begin(), y.end(), 0.0);
     std::copy(x.begin() + static_cast<std::ptrdiff_t>(s.first),
               x.begin() + static_cast<std::ptrdiff_t>(s.last + 1), y.begin());
     fft.forward(y.data(), f.data());
-    const double alpha = fft.forward_error() * fin[i] * (1 + 4 * unit_roundoff);
-    const double rho = std::expm1(2 * s.k * std::log1p(4 * unit_roundoff));
-    const double d_factor = (1 + rho) * (1 + rho) * (1 + 8 * unit_roundoff);
-    const double step_rel = rho + 4 * unit_roundoff;
+    const factor t = factor_of(i, fft.forward_error() * fin[i] * (1 + 4 * unit_roundoff));
     std::size_t kept = 0;
     for (const std::size_t j : live) {
-      const double re = f[j].real(), im = f[j].imag();
-      // |X^| within 1.5 u, or 1e-161 absolute where the squares underflow.
-      const double c = std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150 + alpha;
-      // real_power rounds within (1 + u)^{2k} - 1 <= rho: (1 + rho) once for
-      // that and once for D_i; the products here within 8 u.
-      const double b = bound[j] * real_power(c, k) * d_factor;
-      if (!(b > cut_level)) {
-        prod[j] = 0;
-        n_cut += (j == 0 || j == half) ? 1.0 : 2.0;
-        continue;
+      if (apply(j, f[j], t)) {
+        live[kept++] = j;
+      } else {
+        n_cut += weight(j);
       }
-      prod[j] = complex_mul(prod[j], complex_power(f[j], k));
-      rel[j] += s.k * alpha / c + step_rel;
-      bound[j] = b;
-      live[kept++] = j;
     }
     live.resize(kept);
   }
+  // The powers magnify each transform's error k_i times: for the
+  // frequencies that carry most of the forward-error bound (k_total >= 16,
+  // as in self_convolve), largest first, every term's spectrum is recomputed
+  // by direct_dft (within direct_dft_ulps u ||x||_1, against about 40 log2 n
+  // u for the transform) until what is left is below the powers' own
+  // round-off (or 1e-13), at most 64 frequencies: each costs a pass over
+  // every term's pmf.
+  if (k_total >= 16) {
+    std::vector<std::pair<double, std::size_t>> by_weight;
+    by_weight.reserve(live.size());
+    double remaining = 0, power_estimate = 0;
+    for (const std::size_t j : live) {
+      by_weight.emplace_back(weight(j) * bound[j] * fwd[j], j);
+      remaining += by_weight.back().first;
+      power_estimate += weight(j) * bound[j] * other[j];
+    }
+    const std::size_t most = std::min<std::size_t>(64, by_weight.size());
+    std::partial_sort(by_weight.begin(), by_weight.begin() + static_cast<std::ptrdiff_t>(most),
+                      by_weight.end(), std::greater<>());
+    const double enough = std::max(1e-13, power_estimate);
+    std::vector<std::size_t> redo;
+    for (std::size_t r = 0; r < most && remaining > enough; ++r) {
+      remaining -= by_weight[r].first;
+      redo.push_back(by_weight[r].second);
+    }
+    if (!redo.empty()) {
+      for (const std::size_t j : redo) {
+        prod[j] = {1.0, 0.0};
+        bound[j] = 1;
+        fwd[j] = other[j] = 0;
+      }
+      std::vector<std::complex<double>> direct(redo.size());
+      std::vector<bool> gone(redo.size(), false);
+      for (std::size_t i = 0; i < terms.size(); ++i) {
+        const runs_span& s = spans[i];
+        direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct);
+        const factor t =
+            factor_of(i, direct_dft_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
+        for (std::size_t r = 0; r < redo.size(); ++r) {
+          if (!gone[r] && !apply(redo[r], direct[r], t)) gone[r] = true;
+        }
+      }
+      std::size_t kept = 0;
+      for (const std::size_t j : live) {
+        const auto at = std::find(redo.begin(), redo.end(), j);
+        if (at != redo.end() && gone[static_cast<std::size_t>(at - redo.begin())]) {
+          n_cut += weight(j);
+        } else {
+          live[kept++] = j;
+        }
+      }
+      live.resize(kept);
+    }
+  }
   double forward = 0, spectrum = 0;
   for (const std::size_t j : live) {
-    const double wj = (j == 0 || j == half) ? 1.0 : 2.0;
-    forward += wj * bound[j] * rel[j];
+    forward += weight(j) * bound[j] * (fwd[j] + other[j]);
     const double re = prod[j].real(), im = prod[j].imag();
-    spectrum += wj * (std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150);
+    spectrum += weight(j) * (std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150);
   }
   // A cut frequency's exact product is at most e^-80 times the growth of
   // the later factors (each |X_j|^k <= ||x||_1^k); 2 covers the roundings.
