@@ -75,6 +75,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -83,6 +84,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -405,6 +407,15 @@ struct pmf_builder {
   }
 };
 
+/// A loss model that also gives P's and Q's upper tails together,
+/// m.gt_pair(l) = (m.p_gt(l), m.q_gt(l)), and likewise m.le_pair(l), each
+/// the same values as the separate calls, computed once where they share work.
+template <class Model>
+concept joint_tails = requires(const Model& m, double l) {
+  { m.gt_pair(l) } -> std::same_as<std::pair<double, double>>;
+  { m.le_pair(l) } -> std::same_as<std::pair<double, double>>;
+};
+
 /// Discretises a privacy loss given by its tails under P and Q: m.p_gt(l) =
 /// P(L > l), m.p_le(l) = P(L <= l), and likewise q_gt, q_le, each accurate to
 /// a few ulps of its own value. [lo, hi] holds all but the truncated tails:
@@ -446,15 +457,47 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
     }
   };
   const std::size_t split_p = split([&](double l) { return m.p_gt(l); });
-  fill(
-      split_p, pg, pl, [&](double l) { return m.p_gt(l); }, [&](double l) { return m.p_le(l); });
   std::size_t split_q = n;
-  if (o.discretization == pld_discretization::connect_dots) {
+  const bool dots = o.discretization == pld_discretization::connect_dots;
+  if (dots) {
     qg.assign(n, nan);
     ql.assign(n, nan);
     split_q = split([&](double l) { return m.q_gt(l); });
+  }
+  bool filled = false;
+  if constexpr (joint_tails<Model>) {
+    // Where P's and Q's tails are wanted on the same side, one call gives
+    // both (the same values, from one inverse loss and one shared normal
+    // tail): a third fewer special functions per point.
+    if (dots) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double l = b.grid(ilo + static_cast<std::int64_t>(j));
+        bool want_pg = j >= split_p || j + 1 == n, want_pl = j <= split_p || j == 0;
+        bool want_qg = j >= split_q || j + 1 == n, want_ql = j <= split_q || j == 0;
+        if (want_pg && want_qg) {
+          std::tie(pg[j], qg[j]) = m.gt_pair(l);
+          want_pg = want_qg = false;
+        }
+        if (want_pl && want_ql) {
+          std::tie(pl[j], ql[j]) = m.le_pair(l);
+          want_pl = want_ql = false;
+        }
+        if (want_pg) pg[j] = m.p_gt(l);
+        if (want_pl) pl[j] = m.p_le(l);
+        if (want_qg) qg[j] = m.q_gt(l);
+        if (want_ql) ql[j] = m.q_le(l);
+      }
+      filled = true;
+    }
+  }
+  if (!filled) {
     fill(
-        split_q, qg, ql, [&](double l) { return m.q_gt(l); }, [&](double l) { return m.q_le(l); });
+        split_p, pg, pl, [&](double l) { return m.p_gt(l); }, [&](double l) { return m.p_le(l); });
+    if (dots) {
+      fill(
+          split_q, qg, ql, [&](double l) { return m.q_gt(l); },
+          [&](double l) { return m.q_le(l); });
+    }
   }
   auto between = [&](const std::vector<double>& gt, const std::vector<double>& le, std::size_t at,
                      std::size_t j, double& err) {
@@ -619,6 +662,19 @@ struct subsampled_gaussian_remove_loss {
   }
   [[nodiscard]] double q_gt(double l) const { return below_range(l) ? 1 : normal_sf(x_at(l) / s); }
   [[nodiscard]] double q_le(double l) const { return below_range(l) ? 0 : normal_sf(-x_at(l) / s); }
+  // (p_gt, q_gt) and (p_le, q_le): one x_at and one shared N(0, s^2) tail.
+  [[nodiscard]] std::pair<double, double> gt_pair(double l) const {
+    if (below_range(l)) return {1, 1};
+    const double x = x_at(l);
+    const double t = normal_sf(x / s);
+    return {(1 - q) * t + q * normal_sf((x - 1) / s), t};
+  }
+  [[nodiscard]] std::pair<double, double> le_pair(double l) const {
+    if (below_range(l)) return {0, 0};
+    const double x = x_at(l);
+    const double t = normal_sf(-x / s);
+    return {(1 - q) * t + q * normal_sf((1 - x) / s), t};
+  }
 };
 
 /// The add order: P = N(0, s^2), Q the mixture; L = -log(1 - q + q e^{(2x - 1)
@@ -639,6 +695,19 @@ struct subsampled_gaussian_add_loss {
     if (above_range(l)) return 1;
     const double x = x_at(l);
     return (1 - q) * normal_sf(x / s) + q * normal_sf((x - 1) / s);
+  }
+  // (p_gt, q_gt) and (p_le, q_le): one x_at and one shared N(0, s^2) tail.
+  [[nodiscard]] std::pair<double, double> gt_pair(double l) const {
+    if (above_range(l)) return {0, 0};
+    const double x = x_at(l);
+    const double t = normal_sf(-x / s);
+    return {t, (1 - q) * t + q * normal_sf((1 - x) / s)};
+  }
+  [[nodiscard]] std::pair<double, double> le_pair(double l) const {
+    if (above_range(l)) return {1, 1};
+    const double x = x_at(l);
+    const double t = normal_sf(x / s);
+    return {t, (1 - q) * t + q * normal_sf((x - 1) / s)};
   }
 };
 
@@ -1010,16 +1079,18 @@ inline double chernoff_edge(const std::vector<runs_span>& terms, double c, doubl
   double t = var > 0 ? std::sqrt(2 * c / var) : 1.0;
   double best = std::numeric_limits<double>::infinity();
   for (int it = 0; it < 14; ++it) {
-    double upper = 0, d1 = 0, d2 = 0;
+    double upper = 0, magnitude = 0, d1 = 0, d2 = 0;
     for (const runs_span& s : terms) {
       const log_mgf_value v = log_mgf(*s.pmf, s.first, s.last, side * t);
       upper += s.k * v.upper;
+      magnitude += std::fabs(s.k * v.upper);
       d1 += s.k * v.d1;
       d2 += s.k * v.d2;
     }
-    // The sum of upper bounds rounds within n u of itself: 1e-12 relative
-    // of its magnitude covers it for any realistic n.
-    best = std::min(best, (upper + std::fabs(upper) * 1e-12 + c) / t);
+    // The products and the sum round within (n + 1) u of the terms'
+    // magnitudes (recursive summation, Higham 2002, section 4.2).
+    const double slack = magnitude * 2 * (static_cast<double>(terms.size()) + 2) * unit_roundoff;
+    best = std::min(best, (upper + slack + c) / t);
     const double g = t * side * d1 - upper - c;
     const double gp = t * d2;
     double next = gp > 0 ? t - g / gp : 8 * t;
