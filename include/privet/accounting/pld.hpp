@@ -51,7 +51,10 @@
 //   window, which the cyclic convolution would wrap to lower losses, is
 //   bounded the same way (its Chernoff bound is added to the +infinity
 //   mass), while mass below the window wraps upwards, which is pessimistic
-//   already.
+//   already. A composition of several kinds, each run its own number of
+//   times (compose_all, the odometer's), is one such power per kind in one
+//   frequency domain, with one window for the whole sum; the round-off
+//   bound is carried per frequency through the product (compose_runs).
 //
 // Ordered pairs: one PLD gives delta for one order (P, Q). For add/remove
 // neighbours privet keeps both, as dp_accounting does: `remove()` is P = M(D),
