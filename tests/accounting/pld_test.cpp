@@ -681,10 +681,11 @@ TEST_CASE("the real FFT is within its componentwise round-off bound") {
   }
 }
 
-TEST_CASE("the direct DFT is within its error bound") {
+TEST_CASE("the direct DFTs are within their error bounds") {
   // Reference: the DFT at each frequency summed in long double with
   // long-double twiddles; every output of direct_dft within direct_dft_ulps
-  // u ||x||_1 (pld.hpp), for lengths that leave a partial block.
+  // u ||x||_1 and of direct_dft_blocked within direct_dft_blocked_ulps u
+  // ||x||_1 (pld.hpp), for lengths that leave a partial block.
   const double u = std::numeric_limits<double>::epsilon() / 2;
   for (std::size_t n : {64, 4096}) {
     const privet::detail::real_fft fft(n);
@@ -700,8 +701,9 @@ TEST_CASE("the direct DFT is within its error bound") {
       double l1 = 0;
       for (double v : x) l1 += std::fabs(v);
       const std::vector<std::size_t> js{0, 1, 7, n / 4 + 1, n / 2 - 1, n / 2};
-      std::vector<std::complex<double>> got(js.size());
+      std::vector<std::complex<double>> got(js.size()), blocked(js.size());
       privet::detail::direct_dft(fft, x.data(), len, js, got);
+      privet::detail::direct_dft_blocked(fft, x.data(), len, js, blocked);
       const long double two_pi = 6.283185307179586476925286766559L;
       for (std::size_t r = 0; r < js.size(); ++r) {
         long double re = 0, im = 0;
@@ -714,6 +716,9 @@ TEST_CASE("the direct DFT is within its error bound") {
         CHECK(std::hypot(static_cast<double>(got[r].real() - re),
                          static_cast<double>(got[r].imag() - im)) <=
               privet::detail::direct_dft_ulps * u * l1);
+        CHECK(std::hypot(static_cast<double>(blocked[r].real() - re),
+                         static_cast<double>(blocked[r].imag() - im)) <=
+              privet::detail::direct_dft_blocked_ulps * u * l1);
       }
     }
   }

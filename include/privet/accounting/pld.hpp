@@ -1118,31 +1118,74 @@ inline double real_power(double c, std::uint64_t k) {
 }
 
 /// direct_dft's error bound per output, in units of u ||x||_1.
-inline constexpr double direct_dft_ulps = 24;
+inline constexpr double direct_dft_ulps = 12;
 
 /// X_j = sum_l x_l e^{-2 pi i j l / n} for each j in `js` (n = fft.size(),
-/// x of length len <= n), directly: blocks of 16 points against a table of
-/// the 16 twiddles of each frequency (each product exact up to u; summed
-/// pairwise, within gamma_4 of the block's 1-norm, Higham 2002, section
-/// 4.2), each block's sum turned by the twiddle of its offset (a complex
-/// product, within sqrt(2) gamma_2, Higham's Lemma 3.5) and added with a
-/// compensated sum (2 u of the total). With the twiddles' error mu < 4 u
-/// (real_fft.hpp) twice, every output is within (4 + sqrt(2) 5 + 4 + 2.83 +
-/// 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one: direct_dft_ulps = 24.
-/// A few times dearer per output than one transform is per frequency, and
-/// about 20 times more accurate than its 40 log2 n u.
+/// x of length len <= n), directly: each term x_l times the table's twiddle
+/// w_{jl mod n} (within mu < 4 u of the exact one, real_fft.hpp; the two
+/// real products within u each), four terms summed pairwise (within gamma_2
+/// of their magnitudes, Higham 2002, section 4.2), and the blocks added by a
+/// cascade of Knuth's TwoSum (within u of the total plus gamma_{n-1}^2 of
+/// the magnitudes: Ogita, Rump & Oishi 2005, Proposition 4.5). Per component
+/// that is (1 + 2) u of ||x||_1 besides the twiddles, so every output is
+/// within (4 + sqrt(2) 3 + sqrt(2)) u ||x||_1 < 10 u ||x||_1 (plus terms of
+/// order n u^2) of the exact one: direct_dft_ulps = 12, against about 40
+/// log2 n u for a transform's outputs. About 1 ns per point and frequency.
 inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
                        const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out) {
+  const std::size_t mask = fft.size() - 1;
+  // Knuth's TwoSum, branch-free, into a running sum and its compensation.
+  auto add = [](double& sum, double& comp, double v) {
+    const double t = sum + v, z = t - sum;
+    comp += (sum - (t - z)) + (v - z);
+    sum = t;
+  };
+  const std::size_t whole = len - len % 4;
+  for (std::size_t r = 0; r < js.size(); ++r) {
+    const std::size_t j = js[r] & mask;
+    double sr = 0, er = 0, si = 0, ei = 0;
+    std::size_t at = 0;  // j l mod n
+    double pr[4], pi[4];
+    auto term = [&](double v, std::size_t b) {
+      const std::complex<double> w = fft.twiddle(at);
+      pr[b] = v * w.real();
+      pi[b] = v * w.imag();
+      at = (at + j) & mask;
+    };
+    for (std::size_t l = 0; l < whole; l += 4) {
+      for (std::size_t b = 0; b < 4; ++b) term(x[l + b], b);
+      add(sr, er, (pr[0] + pr[1]) + (pr[2] + pr[3]));
+      add(si, ei, (pi[0] + pi[1]) + (pi[2] + pi[3]));
+    }
+    for (std::size_t l = whole; l < len; ++l) {
+      term(x[l], 0);
+      add(sr, er, pr[0]);
+      add(si, ei, pi[0]);
+    }
+    out[r] = {sr + er, si + ei};
+  }
+}
+
+/// direct_dft_blocked's error bound per output, in units of u ||x||_1.
+inline constexpr double direct_dft_blocked_ulps = 24;
+
+/// direct_dft by blocks of 16 points against a table of each frequency's 16
+/// twiddles, about twice as fast and half as accurate: each product within
+/// u, a block's 16 summed pairwise (gamma_4 of the block's 1-norm), its sum
+/// turned by the twiddle of the block's offset (a complex product, within
+/// sqrt(2) gamma_2, Higham's Lemma 3.5) and the blocks added by the TwoSum
+/// cascade. With both twiddles' mu < 4 u, every output is within (4 +
+/// sqrt(2) 5 + 4 + 2.83 + 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one.
+inline void direct_dft_blocked(const real_fft& fft, const double* x, std::size_t len,
+                               const std::vector<std::size_t>& js,
+                               std::vector<std::complex<double>>& out) {
   constexpr std::size_t block = 16;
-  const std::size_t n = fft.size(), mask = n - 1;
+  const std::size_t mask = fft.size() - 1;
   auto pairwise = [](const double* p) {
     const double a0 = (p[0] + p[1]) + (p[2] + p[3]), a1 = (p[4] + p[5]) + (p[6] + p[7]);
     const double a2 = (p[8] + p[9]) + (p[10] + p[11]), a3 = (p[12] + p[13]) + (p[14] + p[15]);
     return (a0 + a1) + (a2 + a3);
   };
-  // Knuth's TwoSum, branch-free: the cascaded sum is within u of the total
-  // plus gamma_{n-1}^2 of the terms' magnitudes (Ogita, Rump & Oishi 2005,
-  // Proposition 4.5), inside the 2 u allowed above.
   auto add = [](double& sum, double& comp, double v) {
     const double t = sum + v, z = t - sum;
     comp += (sum - (t - z)) + (v - z);
@@ -1152,7 +1195,7 @@ inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
   double tail[block] = {};
   std::copy(x + whole, x + len, tail);
   for (std::size_t r = 0; r < js.size(); ++r) {
-    const std::size_t j = js[r];
+    const std::size_t j = js[r] & mask;
     double cr[block], ci[block];
     for (std::size_t b = 0; b < block; ++b) {
       const std::complex<double> w = fft.twiddle((j * b) & mask);
@@ -1333,9 +1376,9 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
   }
   // The terms that spread the sum most (largest k_i Var_i) go first: they
   // cut the most frequencies, and once few are left a term's spectrum at
-  // just those is cheaper by direct_dft (and 20 times more accurate) than a
-  // whole transform. The order changes only the roundings, which are bounded
-  // either way.
+  // just those is cheaper by direct_dft_blocked (and about 20 times more
+  // accurate) than a whole transform. The order changes only the roundings,
+  // which are bounded either way.
   std::vector<std::size_t> order(terms.size());
   std::vector<double> spread(terms.size());
   for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -1344,12 +1387,16 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return spread[a] > spread[b]; });
-  // direct_dft is used while live frequencies times points stay below
+  // direct_dft_blocked is used while live frequencies times points stay below
   // 2 (n / 2) log2(n / 2), the transform's butterflies: on the 200-kind
   // DP-SGD job the two cost alike at a factor between 1 and 4.
   const double transform_cost =
       2 * static_cast<double>(half) * std::log2(static_cast<double>(half));
   std::vector<std::complex<double>> at_live;
+  // A term computed directly keeps its values (for up to 1,024 live
+  // frequencies, ascending): the redo below needs no second pass over it.
+  std::vector<std::vector<std::size_t>> kept_at(terms.size());
+  std::vector<std::vector<std::complex<double>>> kept_value(terms.size());
   for (const std::size_t i : order) {
     const runs_span& s = spans[i];
     const auto& x = s.pmf->probs();
@@ -1358,9 +1405,13 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
     factor t{};
     if (static_cast<double>(live.size()) * static_cast<double>(len) <= transform_cost) {
       at_live.resize(live.size());
-      direct_dft(fft, x.data() + s.first, len, live, at_live);
-      t = factor_of(i, direct_dft_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
+      direct_dft_blocked(fft, x.data() + s.first, len, live, at_live);
+      t = factor_of(i, direct_dft_blocked_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
       value = at_live.data();
+      if (live.size() <= 1024) {
+        kept_at[i] = live;
+        kept_value[i] = at_live;
+      }
     } else {
       std::fill(y.begin(), y.end(), 0.0);
       std::copy(x.begin() + static_cast<std::ptrdiff_t>(s.first),
@@ -1385,7 +1436,7 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
   // by direct_dft (within direct_dft_ulps u ||x||_1, against about 40 log2 n
   // u for the transform) until what is left is below the powers' own
   // round-off (or 1e-13), at most 64 frequencies: each costs a pass over
-  // every term's pmf.
+  // every term's pmf, except the terms already computed directly above.
   if (k_total >= 16) {
     std::vector<std::pair<double, std::size_t>> by_weight;
     by_weight.reserve(live.size());
@@ -1414,9 +1465,21 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
       std::vector<bool> gone(redo.size(), false);
       for (std::size_t i = 0; i < terms.size(); ++i) {
         const runs_span& s = spans[i];
-        direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct);
-        const factor t =
-            factor_of(i, direct_dft_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
+        double ulps = direct_dft_ulps;
+        // A term kept from the first pass is reused unless it holds an eighth
+        // of all runs or more (at most eight terms), whose error the power
+        // magnifies most: those get the more accurate direct_dft.
+        if (!kept_at[i].empty() && 8 * s.k < k_total) {
+          // Every redone frequency was live when this term was computed.
+          for (std::size_t r = 0; r < redo.size(); ++r) {
+            const auto at = std::lower_bound(kept_at[i].begin(), kept_at[i].end(), redo[r]);
+            direct[r] = kept_value[i][static_cast<std::size_t>(at - kept_at[i].begin())];
+          }
+          ulps = direct_dft_blocked_ulps;
+        } else {
+          direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct);
+        }
+        const factor t = factor_of(i, ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
         for (std::size_t r = 0; r < redo.size(); ++r) {
           if (!gone[r] && !apply(redo[r], direct[r], t)) gone[r] = true;
         }
