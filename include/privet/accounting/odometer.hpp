@@ -26,7 +26,7 @@
 // Gaussian with sigma = 1), which also spares each query rebuilding it. The
 // composition is not cached: a query costs one PLD composition (about 50 ms
 // for 10^4 DP-SGD steps at the default grid h = 1e-4, 5 ms at 1e-3; about
-// 6 ms more for each further kind of step), which keeps const queries safe
+// 5 ms more for each further kind of step), which keeps const queries safe
 // to run from several threads.
 //
 // No silent fall-back: when an accountant that is on gives no answer (an
