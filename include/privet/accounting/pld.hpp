@@ -1394,9 +1394,11 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
       2 * static_cast<double>(half) * std::log2(static_cast<double>(half));
   std::vector<std::complex<double>> at_live;
   // A term computed directly keeps its values (for up to 1,024 live
-  // frequencies, ascending): the redo below needs no second pass over it.
+  // frequencies, ascending, and 2^22 values in all: 96 MiB): the redo below
+  // needs no second pass over it.
   std::vector<std::vector<std::size_t>> kept_at(terms.size());
   std::vector<std::vector<std::complex<double>>> kept_value(terms.size());
+  std::size_t kept_total = 0;
   for (const std::size_t i : order) {
     const runs_span& s = spans[i];
     const auto& x = s.pmf->probs();
@@ -1408,9 +1410,10 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
       direct_dft_blocked(fft, x.data() + s.first, len, live, at_live);
       t = factor_of(i, direct_dft_blocked_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
       value = at_live.data();
-      if (live.size() <= 1024) {
+      if (live.size() <= 1024 && kept_total + live.size() <= (std::size_t{1} << 22)) {
         kept_at[i] = live;
         kept_value[i] = at_live;
+        kept_total += live.size();
       }
     } else {
       std::fill(y.begin(), y.end(), 0.0);
