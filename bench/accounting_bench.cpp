@@ -9,6 +9,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -249,3 +250,79 @@ BENCHMARK(pld_scale_check)
     ->Arg(1'000'000)
     ->Unit(benchmark::kMillisecond);
 // ------------------------- end of the PLD block ----------------------------
+
+// ---------------------------------------------------------------------------
+// Heterogeneous compositions (issue 34): an odometer over `kinds` kinds of
+// DP-SGD step, each recorded `steps` times, then epsilon(1e-5) on the
+// default PLD grid (h = 1e-4). Kind i of n has q_i = 0.001 + 0.009 i / (n - 1)
+// and sigma_i = 0.8 + 0.7 ((7 i) mod n) / (n - 1) (one kind: q = 0.0055,
+// sigma = 1.15, the midpoints), so that q and sigma are not in step.
+// bench/compare_dp_accounting.py --job heterogeneous builds the same kinds
+// for dp_accounting's PLDAccountant.
+namespace {
+
+privet::subsampled_gaussian_event heterogeneous_kind(std::int64_t i, std::int64_t n) {
+  if (n == 1) return {0.0055, 1.15};
+  const double span = static_cast<double>(n - 1);
+  return {0.001 + 0.009 * static_cast<double>(i) / span,
+          0.8 + 0.7 * static_cast<double>((7 * i) % n) / span};
+}
+
+privet::privacy_odometer heterogeneous_odometer(std::int64_t kinds, std::int64_t steps) {
+  privet::odometer_options o;
+  o.use_prv = false;
+  privet::privacy_odometer odometer(o);
+  for (std::int64_t i = 0; i < kinds; ++i) {
+    odometer.record(heterogeneous_kind(i, kinds), static_cast<std::uint64_t>(steps));
+  }
+  return odometer;
+}
+
+// The whole job as a user runs it: recording (each kind's PLD is built
+// then) and one report.
+void pld_heterogeneous_job(benchmark::State& state) {
+  double eps = 0;
+  for (auto _ : state) {
+    const auto odometer = heterogeneous_odometer(state.range(0), state.range(1));
+    const auto r = odometer.report(1e-5);
+    eps = r.pld ? r.pld->epsilon() : -1;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+}
+
+// The composition alone: report(1e-5) on an odometer recorded beforehand.
+void pld_heterogeneous_query(benchmark::State& state) {
+  const auto odometer = heterogeneous_odometer(state.range(0), state.range(1));
+  double eps = 0;
+  for (auto _ : state) {
+    const auto r = odometer.report(1e-5);
+    eps = r.pld ? r.pld->epsilon() : -1;
+    benchmark::DoNotOptimize(eps);
+  }
+  state.counters["epsilon"] = eps;
+  // The composition's size and its mass at +infinity (truncation and
+  // round-off allowances), outside the timing.
+  if (const auto p = odometer.composed_pld()) {
+    state.counters["points"] = static_cast<double>(p->remove().probs().size());
+    state.counters["infinity"] = std::max(p->remove().infinity_mass(), p->add().infinity_mass());
+  }
+}
+
+}  // namespace
+
+BENCHMARK(pld_heterogeneous_job)
+    ->Name("pld/heterogeneous_job")
+    ->ArgNames({"kinds", "steps"})
+    ->Args({1, 10'000})
+    ->Args({20, 500})
+    ->Args({200, 50})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(pld_heterogeneous_query)
+    ->Name("pld/heterogeneous_query")
+    ->ArgNames({"kinds", "steps"})
+    ->Args({1, 10'000})
+    ->Args({20, 500})
+    ->Args({200, 50})
+    ->Unit(benchmark::kMillisecond);
+// ------------------------- end of the heterogeneous block ------------------

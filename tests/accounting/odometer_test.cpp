@@ -130,6 +130,40 @@ TEST_CASE("GDP and Gaussian events compose to the exact Gaussian") {
   }
 }
 
+TEST_CASE("an odometer over many kinds composes them in one transform, above the exact GDP") {
+  // Twelve kinds of Gaussian release, sigma_i = 4 + i / 2 run i + 1 times,
+  // then a thirteenth entry that repeats the first kind:
+  // exactly mu-GDP with mu^2 = sum_i k_i / sigma_i^2 (Dong, Roth & Su 2022,
+  // Corollary 3.3). The odometer's PLD is compose_all over its entries;
+  // never below the exact delta, above it by at most connect-the-dots'
+  // second-order error (1e-6 here) and the mass at +infinity.
+  privacy_odometer odo;
+  double mu2 = 0;
+  for (int i = 0; i < 12; ++i) {
+    const double sigma = 4 + i / 2.0;
+    const auto k = static_cast<std::uint64_t>(i + 1);
+    odo.record(privet::gaussian_event{sigma}, k);
+    mu2 += static_cast<double>(k) / (sigma * sigma);
+  }
+  odo.record(privet::gaussian_event{4.0}, 5);
+  mu2 += 5 / 16.0;
+  REQUIRE(odo.entries().size() == 13);
+  const auto p = odo.composed_pld();
+  REQUIRE(p);
+  const double mu = std::sqrt(mu2);
+  for (double eps : {0.0, 0.5, 1.0, 3.0, 6.0}) {
+    CAPTURE(eps);
+    const double exact = privet::gdp_delta(privet::gdp(mu), eps);
+    CHECK(p->delta(eps) >= exact);
+    CHECK(p->delta(eps) <= exact + 1e-6 + p->remove().infinity_mass());
+    CHECK(odo.delta(eps) <= p->delta(eps));
+  }
+  const auto r = odo.report(1e-5);
+  REQUIRE(r.pld);
+  CHECK(r.pld->epsilon() >= privet::to_approx_dp(privet::gdp(mu), 1e-5).epsilon());
+  CHECK(r.pld->epsilon() <= privet::to_approx_dp(privet::gdp(mu), 1e-5).epsilon() + 1e-3);
+}
+
 TEST_CASE("events without a PLD leave the RDP accountant alone") {
   privacy_odometer odo;
   odo.record(privet::gaussian_event{2.0}, 3);

@@ -51,7 +51,10 @@
 //   window, which the cyclic convolution would wrap to lower losses, is
 //   bounded the same way (its Chernoff bound is added to the +infinity
 //   mass), while mass below the window wraps upwards, which is pessimistic
-//   already.
+//   already. A composition of several kinds, each run its own number of
+//   times (compose_all, the odometer's), is one such power per kind in one
+//   frequency domain, with one window for the whole sum; the round-off
+//   bound is carried per frequency through the product (compose_runs).
 //
 // Ordered pairs: one PLD gives delta for one order (P, Q). For add/remove
 // neighbours privet keeps both, as dp_accounting does: `remove()` is P = M(D),
@@ -75,12 +78,16 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -403,6 +410,15 @@ struct pmf_builder {
   }
 };
 
+/// A loss model that also gives P's and Q's upper tails together,
+/// m.gt_pair(l) = (m.p_gt(l), m.q_gt(l)), and likewise m.le_pair(l), each
+/// the same values as the separate calls, computed once where they share work.
+template <class Model>
+concept joint_tails = requires(const Model& m, double l) {
+  { m.gt_pair(l) } -> std::same_as<std::pair<double, double>>;
+  { m.le_pair(l) } -> std::same_as<std::pair<double, double>>;
+};
+
 /// Discretises a privacy loss given by its tails under P and Q: m.p_gt(l) =
 /// P(L > l), m.p_le(l) = P(L <= l), and likewise q_gt, q_le, each accurate to
 /// a few ulps of its own value. [lo, hi] holds all but the truncated tails:
@@ -444,15 +460,47 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
     }
   };
   const std::size_t split_p = split([&](double l) { return m.p_gt(l); });
-  fill(
-      split_p, pg, pl, [&](double l) { return m.p_gt(l); }, [&](double l) { return m.p_le(l); });
   std::size_t split_q = n;
-  if (o.discretization == pld_discretization::connect_dots) {
+  const bool dots = o.discretization == pld_discretization::connect_dots;
+  if (dots) {
     qg.assign(n, nan);
     ql.assign(n, nan);
     split_q = split([&](double l) { return m.q_gt(l); });
+  }
+  bool filled = false;
+  if constexpr (joint_tails<Model>) {
+    // Where P's and Q's tails are wanted on the same side, one call gives
+    // both (the same values, from one inverse loss and one shared normal
+    // tail): a third fewer special functions per point.
+    if (dots) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double l = b.grid(ilo + static_cast<std::int64_t>(j));
+        bool want_pg = j >= split_p || j + 1 == n, want_pl = j <= split_p || j == 0;
+        bool want_qg = j >= split_q || j + 1 == n, want_ql = j <= split_q || j == 0;
+        if (want_pg && want_qg) {
+          std::tie(pg[j], qg[j]) = m.gt_pair(l);
+          want_pg = want_qg = false;
+        }
+        if (want_pl && want_ql) {
+          std::tie(pl[j], ql[j]) = m.le_pair(l);
+          want_pl = want_ql = false;
+        }
+        if (want_pg) pg[j] = m.p_gt(l);
+        if (want_pl) pl[j] = m.p_le(l);
+        if (want_qg) qg[j] = m.q_gt(l);
+        if (want_ql) ql[j] = m.q_le(l);
+      }
+      filled = true;
+    }
+  }
+  if (!filled) {
     fill(
-        split_q, qg, ql, [&](double l) { return m.q_gt(l); }, [&](double l) { return m.q_le(l); });
+        split_p, pg, pl, [&](double l) { return m.p_gt(l); }, [&](double l) { return m.p_le(l); });
+    if (dots) {
+      fill(
+          split_q, qg, ql, [&](double l) { return m.q_gt(l); },
+          [&](double l) { return m.q_le(l); });
+    }
   }
   auto between = [&](const std::vector<double>& gt, const std::vector<double>& le, std::size_t at,
                      std::size_t j, double& err) {
@@ -617,6 +665,19 @@ struct subsampled_gaussian_remove_loss {
   }
   [[nodiscard]] double q_gt(double l) const { return below_range(l) ? 1 : normal_sf(x_at(l) / s); }
   [[nodiscard]] double q_le(double l) const { return below_range(l) ? 0 : normal_sf(-x_at(l) / s); }
+  // (p_gt, q_gt) and (p_le, q_le): one x_at and one shared N(0, s^2) tail.
+  [[nodiscard]] std::pair<double, double> gt_pair(double l) const {
+    if (below_range(l)) return {1, 1};
+    const double x = x_at(l);
+    const double t = normal_sf(x / s);
+    return {(1 - q) * t + q * normal_sf((x - 1) / s), t};
+  }
+  [[nodiscard]] std::pair<double, double> le_pair(double l) const {
+    if (below_range(l)) return {0, 0};
+    const double x = x_at(l);
+    const double t = normal_sf(-x / s);
+    return {(1 - q) * t + q * normal_sf((1 - x) / s), t};
+  }
 };
 
 /// The add order: P = N(0, s^2), Q the mixture; L = -log(1 - q + q e^{(2x - 1)
@@ -637,6 +698,19 @@ struct subsampled_gaussian_add_loss {
     if (above_range(l)) return 1;
     const double x = x_at(l);
     return (1 - q) * normal_sf(x / s) + q * normal_sf((x - 1) / s);
+  }
+  // (p_gt, q_gt) and (p_le, q_le): one x_at and one shared N(0, s^2) tail.
+  [[nodiscard]] std::pair<double, double> gt_pair(double l) const {
+    if (above_range(l)) return {0, 0};
+    const double x = x_at(l);
+    const double t = normal_sf(-x / s);
+    return {t, (1 - q) * t + q * normal_sf((1 - x) / s)};
+  }
+  [[nodiscard]] std::pair<double, double> le_pair(double l) const {
+    if (above_range(l)) return {1, 1};
+    const double x = x_at(l);
+    const double t = normal_sf(x / s);
+    return {t, (1 - q) * t + q * normal_sf((x - 1) / s)};
   }
 };
 
@@ -984,7 +1058,421 @@ inline pld_pmf self_convolve(const pld_pmf& a, std::uint64_t k, double tau) {
   return truncate_tails(h, lo_idx, std::move(out), std::min(1.0, inf + above + past + err), tau);
 }
 
+/// One term of a heterogeneous composition: a pmf and how many times it
+/// runs (>= 1).
+struct pmf_runs {
+  const pld_pmf* pmf;
+  std::uint64_t count;
+};
+
+/// A term's finite part from its first to its last positive mass.
+struct runs_span {
+  const pld_pmf* pmf;
+  std::size_t first, last;
+  double k;
+};
+
+/// chernoff_edge for the sum of independent terms, term i summed k_i times:
+/// the cumulant generating functions add, K = sum_i k_i K_i, so the bound
+/// (K(+-t) + c) / t and its Newton iteration are those of one term with the
+/// sums in place of k K_i.
+inline double chernoff_edge(const std::vector<runs_span>& terms, double c, double side) {
+  double var = 0;
+  for (const runs_span& s : terms) var += s.k * log_mgf(*s.pmf, s.first, s.last, 0).d2;
+  double t = var > 0 ? std::sqrt(2 * c / var) : 1.0;
+  double best = std::numeric_limits<double>::infinity();
+  for (int it = 0; it < 14; ++it) {
+    double upper = 0, magnitude = 0, d1 = 0, d2 = 0;
+    for (const runs_span& s : terms) {
+      const log_mgf_value v = log_mgf(*s.pmf, s.first, s.last, side * t);
+      upper += s.k * v.upper;
+      magnitude += std::fabs(s.k * v.upper);
+      d1 += s.k * v.d1;
+      d2 += s.k * v.d2;
+    }
+    // The products and the sum round within (n + 1) u of the terms'
+    // magnitudes (recursive summation, Higham 2002, section 4.2).
+    const double slack = magnitude * 2 * (static_cast<double>(terms.size()) + 2) * unit_roundoff;
+    best = std::min(best, (upper + slack + c) / t);
+    const double g = t * side * d1 - upper - c;
+    const double gp = t * d2;
+    double next = gp > 0 ? t - g / gp : 8 * t;
+    next = std::clamp(next, t / 8, 8 * t);
+    if (!(std::fabs(next - t) > 1e-4 * t)) break;
+    t = next;
+  }
+  return side * best;
+}
+
+/// c^k by squaring; relative error at most (1 + u)^{2k} - 1 (a value used in
+/// d of the k factors counting d times, as in complex_power).
+inline double real_power(double c, std::uint64_t k) {
+  double r = 1;
+  bool first = true;
+  while (k > 0) {
+    if (k & 1) r = first ? c : r * c, first = false;
+    k >>= 1;
+    if (k > 0) c *= c;
+  }
+  return r;
+}
+
+/// direct_dft's error bound per output, in units of u ||x||_1.
+inline constexpr double direct_dft_ulps = 24;
+
+/// X_j = sum_l x_l e^{-2 pi i j l / n} for each j in `js` (n = fft.size(),
+/// x of length len <= n), directly: blocks of 16 points against a table of
+/// the 16 twiddles of each frequency (each product exact up to u; summed
+/// pairwise, within gamma_4 of the block's 1-norm, Higham 2002, section
+/// 4.2), each block's sum turned by the twiddle of its offset (a complex
+/// product, within sqrt(2) gamma_2, Higham's Lemma 3.5) and added with a
+/// compensated sum (2 u of the total). With the twiddles' error mu < 4 u
+/// (real_fft.hpp) twice, every output is within (4 + sqrt(2) 5 + 4 + 2.83 +
+/// 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one: direct_dft_ulps = 24.
+/// A few times dearer per output than one transform is per frequency, and
+/// about 20 times more accurate than its 40 log2 n u.
+inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
+                       const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out) {
+  constexpr std::size_t block = 16;
+  const std::size_t n = fft.size(), mask = n - 1;
+  auto pairwise = [](const double* p) {
+    const double a0 = (p[0] + p[1]) + (p[2] + p[3]), a1 = (p[4] + p[5]) + (p[6] + p[7]);
+    const double a2 = (p[8] + p[9]) + (p[10] + p[11]), a3 = (p[12] + p[13]) + (p[14] + p[15]);
+    return (a0 + a1) + (a2 + a3);
+  };
+  // Knuth's TwoSum, branch-free: the cascaded sum is within u of the total
+  // plus gamma_{n-1}^2 of the terms' magnitudes (Ogita, Rump & Oishi 2005,
+  // Proposition 4.5), inside the 2 u allowed above.
+  auto add = [](double& sum, double& comp, double v) {
+    const double t = sum + v, z = t - sum;
+    comp += (sum - (t - z)) + (v - z);
+    sum = t;
+  };
+  const std::size_t whole = len - len % block;
+  double tail[block] = {};
+  std::copy(x + whole, x + len, tail);
+  for (std::size_t r = 0; r < js.size(); ++r) {
+    const std::size_t j = js[r];
+    double cr[block], ci[block];
+    for (std::size_t b = 0; b < block; ++b) {
+      const std::complex<double> w = fft.twiddle((j * b) & mask);
+      cr[b] = w.real();
+      ci[b] = w.imag();
+    }
+    const std::size_t step = (j * block) & mask;  // the twiddle index of a block's offset
+    double sr = 0, er = 0, si = 0, ei = 0;
+    std::size_t at = 0;
+    auto one_block = [&](const double* xb) {
+      double pr[block], pi[block];
+      for (std::size_t b = 0; b < block; ++b) {
+        pr[b] = xb[b] * cr[b];
+        pi[b] = xb[b] * ci[b];
+      }
+      const double yr = pairwise(pr), yi = pairwise(pi);
+      const std::complex<double> w = fft.twiddle(at);
+      add(sr, er, w.real() * yr - w.imag() * yi);
+      add(si, ei, w.real() * yi + w.imag() * yr);
+      at = (at + step) & mask;
+    };
+    for (std::size_t start = 0; start < whole; start += block) one_block(x + start);
+    if (whole < len) one_block(tail);
+    out[r] = {sr + er, si + ei};
+  }
+}
+
+/// The composition of term i run k_i times, for every term, in one
+/// frequency domain: one window for the whole sum (Chernoff bounds on the
+/// sum of all the terms' losses), each term's pmf transformed once at that
+/// size and raised to its count, the powers multiplied, one inverse
+/// transform. The cost is one forward transform per term plus one inverse,
+/// instead of a convolution per term on a grid that grows with each.
+///
+/// Round-off, per frequency j (real_fft.hpp's componentwise bounds): term i's
+/// computed spectrum X^ is within alpha_i = forward_error ||x_i||_1 of the
+/// exact X, and c = |X^| + alpha_i >= |X|. Its computed power Y^ and the
+/// exact Y = X^k satisfy |Y^ - Y| <= e_i = k c^{k-1} alpha_i + rho_i |X^|^k
+/// (rho_i = (1 + 4u)^{2k} - 1, complex_power's bound) and |Y|, |Y^| <= D_i =
+/// c^k (1 + rho_i). With the running product Z^ (computed) and Z (exact)
+/// bounded by B and |Z^ - Z| <= E, one more factor, multiplied within 4u
+/// relative, gives |Z^ Y^ (1 + eps) - Z Y| <= B e_i + D_i E + 4u B D_i and
+/// |Z Y|, |Z^ Y^ (1 + eps)| <= B' = B D_i (1 + 4u); so the relative error
+/// r = E / B grows by at most e_i / D_i + 4u <= k_i alpha_i / c + rho_i + 4u
+/// per factor: the bound is B r at the end, summed over all n frequencies
+/// (twice for 0 < j < n / 2). A frequency whose B falls to e^-80 or below
+/// is set to 0 and left out of later terms: its exact product is at most
+/// e^-80 times the largest any later factor can grow it, prod max(1,
+/// ||x_i||_1^{k_i}) (about 1 + 1e-10). The inverse transform adds
+/// inverse_error times the 1-norm of the computed product spectrum; the
+/// total bounds the 1-norm of the output's error and is added to the mass at
+/// +infinity before the negative outputs are set to 0, as in self_convolve.
+///
+/// The mass at +infinity of the product measure is prod (f_i + i_i)^{k_i} -
+/// prod f_i^{k_i} (finite masses f_i, infinite i_i; 1 - prod (1 -
+/// i_i)^{k_i} when each total is 1), computed as prod f_i^{k_i} expm1(sum_i
+/// k_i log1p(i_i / f_i)) and rounded up by a bound on its relative error.
+inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
+  const double h = terms.front().pmf->interval();
+  // Masses and finite spans.
+  std::vector<runs_span> spans;
+  spans.reserve(terms.size());
+  double log_finite = 0, log_ratio = 0, log_total = 0, k_total = 0, log_growth = 0;
+  bool no_finite = false;
+  std::size_t widest = 1;
+  std::vector<double> fin(terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const pld_pmf& a = *terms[i].pmf;
+    const double kd = static_cast<double>(terms[i].count);
+    const auto& x = a.probs();
+    const double fa = a.finite_mass(), ia = a.infinity_mass();
+    fin[i] = fa;
+    k_total += kd;
+    log_total += kd * std::log(fa + ia);
+    std::size_t first = 0, last = x.size();
+    while (first < x.size() && !(x[first] > 0)) ++first;
+    while (last > first && !(x[last - 1] > 0)) --last;
+    if (first == last || !(fa > 0)) {
+      no_finite = true;
+      continue;
+    }
+    log_finite += kd * std::log(fa);
+    log_ratio += kd * std::log1p(ia / fa);
+    log_growth += std::max(0.0, kd * std::log(fa * (1 + 4 * unit_roundoff)));
+    spans.push_back({&a, first, last - 1, kd});
+    widest = std::max(widest, last - first);
+  }
+  const double n_terms = static_cast<double>(terms.size());
+  if (no_finite) {
+    // Some term has no finite mass: neither has the composition.
+    const double all = std::exp(log_total) * (1 + (4 * k_total + 4 * n_terms + 16) * unit_roundoff);
+    return pld_pmf(pmf_built_t{}, h, 0, {0.0}, std::min(1.0, all));
+  }
+  // Each log carries at most 3 u of its argument's relative error (the
+  // compensated masses' few ulps) plus its own rounding, times k_i; exp and
+  // expm1 add their own ulps and amplify an error in their argument y by at
+  // most 1 + y.
+  const double inf_rel = (4 * k_total + 8 * n_terms + 16) * unit_roundoff * (1 + log_ratio);
+  const double inf = std::exp(log_finite) * std::expm1(log_ratio) * (1 + inf_rel);
+  // The window, in grid units.
+  double full_lo = 0, full_hi = 0;
+  for (const runs_span& s : spans) {
+    full_lo +=
+        s.k * static_cast<double>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.first));
+    full_hi += s.k * static_cast<double>(s.pmf->lowest_index() + static_cast<std::int64_t>(s.last));
+  }
+  double win_hi = full_hi, win_lo = full_lo;
+  const bool use_window =
+      full_hi - full_lo > std::max(8.0 * static_cast<double>(widest), 1048576.0);
+  if (use_window) {
+    const double c = -std::log(tau);
+    win_hi = std::min(win_hi, chernoff_edge(spans, c, 1) / h);
+    win_lo = std::max(win_lo, chernoff_edge(spans, c, -1) / h);
+  }
+  check_index_range(win_lo * h, h);
+  check_index_range(win_hi * h, h);
+  const auto lo_idx = static_cast<std::int64_t>(std::floor(win_lo));
+  const auto hi_idx = static_cast<std::int64_t>(std::ceil(win_hi));
+  check_span(lo_idx, hi_idx, h);
+  const auto width = static_cast<std::size_t>(hi_idx - lo_idx + 1);
+  std::size_t big_n = 8;
+  while (big_n < std::max(width, widest)) big_n *= 2;
+  // Mass above the array's top wraps downwards: Chernoff bounds it by tau,
+  // which goes to +infinity. Mass below lo_idx wraps upwards (pessimistic).
+  const double above =
+      static_cast<double>(lo_idx) + static_cast<double>(big_n) - 1 < full_hi ? tau : 0.0;
+  const real_fft fft(big_n);
+  const std::size_t half = big_n / 2;
+  std::vector<std::complex<double>> prod(half + 1, {1.0, 0.0});
+  // Per frequency: the bound B on the exact and computed products, and the
+  // relative error r split into its forward-transform part (sum_i k_i
+  // alpha_i / c) and the rest (the powers' and products' roundings).
+  std::vector<double> bound(half + 1, 1.0), fwd(half + 1, 0.0), other(half + 1, 0.0);
+  std::vector<std::size_t> live(half + 1);
+  for (std::size_t j = 0; j <= half; ++j) live[j] = j;
+  std::vector<double> y(big_n);
+  std::vector<std::complex<double>> f(half + 1);
+  const double cut_level = std::exp(-80.0);
+  double n_cut = 0;
+  auto weight = [half](std::size_t j) { return (j == 0 || j == half) ? 1.0 : 2.0; };
+  // Multiplies frequency j's product by the computed spectrum value v (within
+  // err of the exact one) raised to k; false (and the product set to 0) when
+  // its bound falls to the cut level.
+  struct factor {
+    std::uint64_t k;
+    double kd, err, d_factor, step_rel;
+  };
+  auto apply = [&](std::size_t j, std::complex<double> v, const factor& t) {
+    const double re = v.real(), im = v.imag();
+    // |v| within 1.5 u, or 1e-161 absolute where the squares underflow.
+    const double c = std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150 + t.err;
+    // real_power rounds within (1 + u)^{2k} - 1 <= rho: (1 + rho) once for
+    // that and once for D_i; the products here within 8 u.
+    const double b = bound[j] * real_power(c, t.k) * t.d_factor;
+    if (!(b > cut_level)) {
+      prod[j] = 0;
+      return false;
+    }
+    prod[j] = complex_mul(prod[j], complex_power(v, t.k));
+    fwd[j] += t.kd * t.err / c;
+    other[j] += t.step_rel;
+    bound[j] = b;
+    return true;
+  };
+  auto factor_of = [&](std::size_t i, double err) {
+    const double kd = spans[i].k;
+    const double rho = std::expm1(2 * kd * std::log1p(4 * unit_roundoff));
+    return factor{terms[i].count, kd, err, (1 + rho) * (1 + rho) * (1 + 8 * unit_roundoff),
+                  rho + 4 * unit_roundoff};
+  };
+  // The base of the cyclic index: the sum at grid index g sits at
+  // (g - sum_i k_i low_i) mod big_n (big_n divides 2^64).
+  std::uint64_t low_sum = 0;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    low_sum +=
+        terms[i].count * static_cast<std::uint64_t>(spans[i].pmf->lowest_index() +
+                                                    static_cast<std::int64_t>(spans[i].first));
+  }
+  // The terms that spread the sum most (largest k_i Var_i) go first: they
+  // cut the most frequencies, and once few are left a term's spectrum at
+  // just those is cheaper by direct_dft (and 20 times more accurate) than a
+  // whole transform. The order changes only the roundings, which are bounded
+  // either way.
+  std::vector<std::size_t> order(terms.size());
+  std::vector<double> spread(terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    order[i] = i;
+    spread[i] = spans[i].k * log_mgf(*spans[i].pmf, spans[i].first, spans[i].last, 0).d2;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return spread[a] > spread[b]; });
+  // direct_dft is used while live frequencies times points stay below
+  // 2 (n / 2) log2(n / 2), the transform's butterflies: on the 200-kind
+  // DP-SGD job the two cost alike at a factor between 1 and 4.
+  const double transform_cost =
+      2 * static_cast<double>(half) * std::log2(static_cast<double>(half));
+  std::vector<std::complex<double>> at_live;
+  for (const std::size_t i : order) {
+    const runs_span& s = spans[i];
+    const auto& x = s.pmf->probs();
+    const std::size_t len = s.last - s.first + 1;
+    const std::complex<double>* value = nullptr;
+    factor t{};
+    if (static_cast<double>(live.size()) * static_cast<double>(len) <= transform_cost) {
+      at_live.resize(live.size());
+      direct_dft(fft, x.data() + s.first, len, live, at_live);
+      t = factor_of(i, direct_dft_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
+      value = at_live.data();
+    } else {
+      std::fill(y.begin(), y.end(), 0.0);
+      std::copy(x.begin() + static_cast<std::ptrdiff_t>(s.first),
+                x.begin() + static_cast<std::ptrdiff_t>(s.last + 1), y.begin());
+      fft.forward(y.data(), f.data());
+      t = factor_of(i, fft.forward_error() * fin[i] * (1 + 4 * unit_roundoff));
+    }
+    std::size_t kept = 0;
+    for (std::size_t r = 0; r < live.size(); ++r) {
+      const std::size_t j = live[r];
+      if (apply(j, value ? value[r] : f[j], t)) {
+        live[kept++] = j;
+      } else {
+        n_cut += weight(j);
+      }
+    }
+    live.resize(kept);
+  }
+  // The powers magnify each transform's error k_i times: for the
+  // frequencies that carry most of the forward-error bound (k_total >= 16,
+  // as in self_convolve), largest first, every term's spectrum is recomputed
+  // by direct_dft (within direct_dft_ulps u ||x||_1, against about 40 log2 n
+  // u for the transform) until what is left is below the powers' own
+  // round-off (or 1e-13), at most 64 frequencies: each costs a pass over
+  // every term's pmf.
+  if (k_total >= 16) {
+    std::vector<std::pair<double, std::size_t>> by_weight;
+    by_weight.reserve(live.size());
+    double remaining = 0, power_estimate = 0;
+    for (const std::size_t j : live) {
+      by_weight.emplace_back(weight(j) * bound[j] * fwd[j], j);
+      remaining += by_weight.back().first;
+      power_estimate += weight(j) * bound[j] * other[j];
+    }
+    const std::size_t most = std::min<std::size_t>(64, by_weight.size());
+    std::partial_sort(by_weight.begin(), by_weight.begin() + static_cast<std::ptrdiff_t>(most),
+                      by_weight.end(), std::greater<>());
+    const double enough = std::max(1e-13, power_estimate);
+    std::vector<std::size_t> redo;
+    for (std::size_t r = 0; r < most && remaining > enough; ++r) {
+      remaining -= by_weight[r].first;
+      redo.push_back(by_weight[r].second);
+    }
+    if (!redo.empty()) {
+      for (const std::size_t j : redo) {
+        prod[j] = {1.0, 0.0};
+        bound[j] = 1;
+        fwd[j] = other[j] = 0;
+      }
+      std::vector<std::complex<double>> direct(redo.size());
+      std::vector<bool> gone(redo.size(), false);
+      for (std::size_t i = 0; i < terms.size(); ++i) {
+        const runs_span& s = spans[i];
+        direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct);
+        const factor t =
+            factor_of(i, direct_dft_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
+        for (std::size_t r = 0; r < redo.size(); ++r) {
+          if (!gone[r] && !apply(redo[r], direct[r], t)) gone[r] = true;
+        }
+      }
+      std::size_t kept = 0;
+      for (const std::size_t j : live) {
+        const auto at = std::find(redo.begin(), redo.end(), j);
+        if (at != redo.end() && gone[static_cast<std::size_t>(at - redo.begin())]) {
+          n_cut += weight(j);
+        } else {
+          live[kept++] = j;
+        }
+      }
+      live.resize(kept);
+    }
+  }
+  double forward = 0, spectrum = 0;
+  for (const std::size_t j : live) {
+    forward += weight(j) * bound[j] * (fwd[j] + other[j]);
+    const double re = prod[j].real(), im = prod[j].imag();
+    spectrum += weight(j) * (std::sqrt(re * re + im * im) * (1 + 3 * unit_roundoff) + 1e-150);
+  }
+  // A cut frequency's exact product is at most e^-80 times the growth of
+  // the later factors (each |X_j|^k <= ||x||_1^k); 2 covers the roundings.
+  const double cut = 2 * n_cut * cut_level * std::exp(log_growth) * (1 + 1e-10);
+  std::vector<double> cyc(big_n);
+  fft.inverse(prod.data(), cyc.data());
+  const std::uint64_t base = static_cast<std::uint64_t>(lo_idx) - low_sum;
+  std::vector<double> out(width);
+  double past = 0;
+  for (std::size_t i = 0; i < big_n; ++i) {
+    const double v = std::max(0.0, cyc[static_cast<std::size_t>((base + i) & (big_n - 1))]);
+    if (i < width) {
+      out[i] = v;
+    } else {
+      past += v;
+    }
+  }
+  const double err = 1.01 * (forward + cut + fft.inverse_error() * spectrum);
+  return truncate_tails(h, lo_idx, std::move(out), std::min(1.0, inf + above + past + err), tau);
+}
+
 }  // namespace detail
+
+class privacy_loss_distribution;
+
+/// One kind of event in a heterogeneous composition
+/// (privacy_loss_distribution::compose_all): its PLD and how many times it
+/// runs.
+struct pld_runs {
+  /// The kind's PLD (referred to, not copied: a PLD at the default grid is
+  /// tens of thousands of doubles).
+  std::reference_wrapper<const privacy_loss_distribution> pld;
+  /// How many times it runs, >= 1.
+  std::uint64_t count;
+};
 
 /// A privacy loss distribution for both orders of a pair of neighbours.
 class privacy_loss_distribution {
@@ -1151,6 +1639,45 @@ class privacy_loss_distribution {
     pld_pmf r = detail::self_convolve(remove_, k, tau_);
     if (symmetric()) return privacy_loss_distribution(std::move(r), tau_);
     return privacy_loss_distribution(std::move(r), detail::self_convolve(*add_, k, tau_), tau_);
+  }
+
+  /// The PLD of running every kind in `kinds` its count times (on the same
+  /// neighbours), in one frequency domain: one window sized for the whole
+  /// composition, each kind's pmf transformed once and raised to its count,
+  /// the powers multiplied and transformed back (detail::compose_runs), with
+  /// the same pessimism as self_compose (every round-off bound, the tails'
+  /// Chernoff bound and the mass at +infinity added). Its cost is one
+  /// transform per kind at the final size, where composing kinds pair by pair
+  /// costs one per kind on a grid that grows with each. One kind is
+  /// self_compose(count). The truncation is the smallest of the kinds'.
+  /// Throws invalid_parameter naming `kinds` if it is empty, `count` for a
+  /// count of 0, and `value_discretization_interval` unless all kinds share
+  /// one grid.
+  [[nodiscard]] static privacy_loss_distribution compose_all(std::span<const pld_runs> kinds) {
+    if (kinds.empty()) {
+      throw invalid_parameter("kinds", "privet: kinds is empty; allowed: at least one element");
+    }
+    const privacy_loss_distribution& first = kinds.front().pld.get();
+    double tau = first.tau_;
+    bool symmetric_all = true;
+    for (const pld_runs& k : kinds) {
+      validate_at_least<std::uint64_t>(k.count, 1, "count");
+      const privacy_loss_distribution& p = k.pld.get();
+      same_grid(first.remove_, p.remove_);
+      tau = std::min(tau, p.tau_);
+      symmetric_all = symmetric_all && p.symmetric();
+    }
+    if (kinds.size() == 1) return first.self_compose(kinds.front().count);
+    std::vector<detail::pmf_runs> rm, ad;
+    rm.reserve(kinds.size());
+    ad.reserve(kinds.size());
+    for (const pld_runs& k : kinds) {
+      rm.push_back({&k.pld.get().remove_, k.count});
+      ad.push_back({&k.pld.get().add(), k.count});
+    }
+    pld_pmf r = detail::compose_runs(rm, tau);
+    if (symmetric_all) return privacy_loss_distribution(std::move(r), tau);
+    return privacy_loss_distribution(std::move(r), detail::compose_runs(ad, tau), tau);
   }
 
   // ---- privacy -------------------------------------------------------------------

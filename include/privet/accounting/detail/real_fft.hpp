@@ -93,7 +93,7 @@ class real_fft {
 
   /// e^{-2 pi i j / n} for any j (reduced mod n).
   [[nodiscard]] std::complex<double> twiddle(std::size_t j) const noexcept {
-    j %= n_;
+    if (j >= n_) j %= n_;  // callers mostly pass reduced indices: no division
     return j < m_ ? w_[j] : -w_[j - m_];
   }
 
