@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <string>
 #include <vector>
 
 namespace {
@@ -80,6 +82,51 @@ void pld_dpsgd_calibration(benchmark::State& state) {
   state.counters["sigma"] = sigma;
 }
 
+// Calibration at ordinary and extreme targets (issue 34, item 3: every
+// calibration within 10 s). Each job is the Poisson-subsampled Gaussian's
+// (q, steps, target epsilon at delta = 1e-5) by one accountant; the counters
+// say how many accountant evaluations the search made and the sigma found.
+struct calibration_job {
+  double q;
+  std::uint64_t steps;
+  double epsilon;
+  privet::accountant_kind accountant;
+};
+constexpr calibration_job calibration_jobs[] = {
+    {0.01, 10'000, 5.19, privet::accountant_kind::pld},
+    {0.5, 10, 800, privet::accountant_kind::pld},
+    {0.01, 10'000, 0.1, privet::accountant_kind::pld},
+    {1, 1'000, 80, privet::accountant_kind::pld},
+    {1, 1, 0.01, privet::accountant_kind::pld},
+    {0.001, 1'000'000, 1, privet::accountant_kind::pld},
+    {0.5, 10, 800, privet::accountant_kind::prv},
+    {1, 1'000, 80, privet::accountant_kind::prv},
+    {0.01, 10'000, 5.19, privet::accountant_kind::prv},
+    {0.5, 10, 800, privet::accountant_kind::rdp},
+};
+
+void calibration_at_any_target(benchmark::State& state) {
+  const calibration_job& job = calibration_jobs[state.range(0)];
+  privet::calibration_options c;
+  c.accountant = job.accountant;
+  double sigma = 0;
+  std::uint64_t evaluations = 0;
+  for (auto _ : state) {
+    evaluations = 0;
+    sigma = privet::smallest_noise_multiplier(
+        [&](double s) {
+          ++evaluations;
+          return privet::subsampled_gaussian_event{job.q, s};
+        },
+        job.steps, privet::approx_dp(job.epsilon, 1e-5), c);
+    benchmark::DoNotOptimize(sigma);
+  }
+  state.counters["sigma"] = sigma;
+  state.counters["evaluations"] = static_cast<double>(evaluations);
+  state.SetLabel(std::string(privet::to_string(job.accountant)) + " q=" + std::to_string(job.q) +
+                 " steps=" + std::to_string(job.steps) + " eps=" + std::to_string(job.epsilon));
+}
+
 // Sampling without replacement: the curve on the default orders (gamma =
 // 0.01, sigma = 1.1 in replace-one units) and eps for 10^4 steps.
 void wor_dpsgd_epsilon(benchmark::State& state) {
@@ -113,6 +160,11 @@ BENCHMARK(pld_dpsgd_epsilon)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(odometer_dpsgd_report)->Name("odometer/dpsgd_report")->Unit(benchmark::kMillisecond);
 BENCHMARK(pld_dpsgd_calibration)->Name("pld/dpsgd_calibration")->Unit(benchmark::kMillisecond);
+BENCHMARK(calibration_at_any_target)
+    ->Name("calibration/any_target/job")
+    ->DenseRange(0, std::size(calibration_jobs) - 1)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(wor_dpsgd_epsilon)->Name("rdp/wor_dpsgd_epsilon")->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------------------
