@@ -1,0 +1,15 @@
+// python/src/bindings.hpp — what each translation unit of the extension
+// module privet._privet registers. One file per submodule so that they
+// compile in parallel; module.cpp calls them in order.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace privet::python {
+
+/// privet's exceptions as Python classes (privet.Error and its subclasses),
+/// with the C++ message unchanged. Registered first: the other submodules'
+/// functions rely on the translators.
+void bind_errors(pybind11::module_& m);
+
+}  // namespace privet::python
