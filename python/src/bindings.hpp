@@ -12,4 +12,8 @@ namespace privet::python {
 /// functions rely on the translators.
 void bind_errors(pybind11::module_& m);
 
+/// privet.accounting: privacy events, the RDP / PLD / PRV accountants, the
+/// odometer and noise calibration (accounting.cpp).
+void bind_accounting(pybind11::module_& m);
+
 }  // namespace privet::python
