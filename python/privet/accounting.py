@@ -37,6 +37,7 @@ from ._privet.accounting import (  # noqa: F401
     PrvBounds,
     PureDp,
     RandomizedResponseEvent,
+    RdpCurve,
     SelfComposedEvent,
     SubsampledGaussianEvent,
     Zcdp,
@@ -67,6 +68,7 @@ __all__ = [
     "PureDp",
     "RandomizedResponseEvent",
     "RdpAccountant",
+    "RdpCurve",
     "SelfComposedEvent",
     "SubsampledGaussianEvent",
     "Zcdp",
@@ -89,6 +91,7 @@ Event = (
     ApproxDp,
     Zcdp,
     Gdp,
+    RdpCurve,
     SelfComposedEvent,
     ComposedEvent,
 )

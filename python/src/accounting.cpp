@@ -44,7 +44,7 @@ namespace {
 using any_event =
     std::variant<gaussian_event, laplace_event, discrete_gaussian_event, discrete_laplace_event,
                  randomized_response_event, subsampled_gaussian_event,
-                 fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp>;
+                 fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp>;
 
 /// `count` runs of one event (Python object: any event, composite or not).
 struct self_composed_event {
@@ -104,7 +104,8 @@ void flatten(py::handle event, std::uint64_t count, flat_events& out, int depth 
       take<subsampled_gaussian_event>(event, count, out) ||
       take<fixed_size_subsampled_gaussian_event>(event, count, out) ||
       take<pure_dp>(event, count, out) || take<approx_dp>(event, count, out) ||
-      take<zcdp>(event, count, out) || take<gdp>(event, count, out)) {
+      take<zcdp>(event, count, out) || take<gdp>(event, count, out) ||
+      take<rdp>(event, count, out)) {
     return;
   }
   throw py::type_error("privet: " + std::string(py::str(py::type::of(event).attr("__name__"))) +
@@ -145,7 +146,7 @@ std::optional<std::string> unsupported_reason(const any_event& event, accountant
         using E = std::decay_t<decltype(e)>;
         if (kind == accountant_kind::pld) {
           if constexpr (std::is_same_v<E, fixed_size_subsampled_gaussian_event> ||
-                        std::is_same_v<E, zcdp>) {
+                        std::is_same_v<E, zcdp> || std::is_same_v<E, rdp>) {
             return "no PLD for " + std::string(describe(e));
           }
         } else if (kind == accountant_kind::prv) {
@@ -228,7 +229,8 @@ class accountant {
   [[nodiscard]] double epsilon(double delta) {
     std::lock_guard lock(mutex_);
     validate_delta_positive(delta);
-    if (kind_ == accountant_kind::pld && !odometer_.entries().empty()) {
+    if (odometer_.releases() == 0) return 0;  // nothing spent, by every accountant
+    if (kind_ == accountant_kind::pld) {
       // The composed PLD is kept for later queries (a composition costs
       // tens of milliseconds, a query microseconds).
       try {
@@ -256,7 +258,7 @@ class accountant {
   [[nodiscard]] double delta(double epsilon) {
     std::lock_guard lock(mutex_);
     validate_non_negative(epsilon, "epsilon");
-    if (odometer_.entries().empty()) return 0;
+    if (odometer_.releases() == 0) return 0;
     if (kind_ == accountant_kind::rdp) return odometer_.delta(epsilon);
     if (kind_ == accountant_kind::pld) {
       try {
@@ -285,7 +287,7 @@ class accountant {
   [[nodiscard]] prv_bounds epsilon_bounds(double delta) {
     std::lock_guard lock(mutex_);
     validate_delta_positive(delta);
-    if (odometer_.entries().empty()) return {0, 0, 0};
+    if (odometer_.releases() == 0) return {0, 0, 0};
     const auto acc = odometer_.prv_accounting();
     if (!acc) throw_unavailable(kind_, delta, odometer_.report(delta).prv_unavailable);
     return acc->compose(delta).epsilon(delta);
@@ -294,7 +296,7 @@ class accountant {
   [[nodiscard]] prv_bounds delta_bounds(double epsilon) {
     std::lock_guard lock(mutex_);
     validate_non_negative(epsilon, "epsilon");
-    if (odometer_.entries().empty()) return {0, 0, 0};
+    if (odometer_.releases() == 0) return {0, 0, 0};
     const auto acc = odometer_.prv_accounting();
     if (!acc) {
       throw invalid_parameter(
@@ -590,6 +592,20 @@ void bind_accounting(py::module_& parent) {
   g.def(py::init<double>(), py::arg("mu"), "Throws InvalidParameter unless mu is finite and >= 0.")
       .def_property_readonly("mu", &gdp::mu, "The Gaussian DP parameter mu.");
   bind_event_common(g);
+
+  py::class_<rdp> curve(m, "RdpCurve",
+                        "A release known by its Renyi DP curve: epsilons[i] at orders[i] (RDP "
+                        "accountant only; it must be on the accountant's orders).");
+  curve
+      .def(py::init<std::vector<double>, std::vector<double>>(), py::arg("orders"),
+           py::arg("epsilons"),
+           "Throws InvalidParameter unless the orders are finite, > 1 and increasing and the "
+           "epsilons, one per order, are >= 0 (+inf allowed).")
+      .def_property_readonly("orders", &rdp::orders, "The Renyi orders.")
+      .def_property_readonly("epsilons", &rdp::epsilons, "The curve's value at each order.")
+      .def("__repr__", [](const rdp& g) { return "<privet.accounting." + describe(g) + ">"; })
+      .def("describe", [](const rdp& g) { return describe(g); },
+           "The event's kind (curves are never merged by an odometer).");
 
   py::class_<self_composed_event>(m, "SelfComposedEvent", "`count` runs of one event.")
       .def(py::init([](py::object event, std::int64_t count) {

@@ -50,6 +50,7 @@ class _Leaves:
     def __init__(self) -> None:
         self.events: List[Tuple[object, int]] = []
         self.non_private = False
+        self.orders: Optional[List[float]] = None
 
 
 def _effective_gaussian(event: dp_event.DpEvent) -> Optional[float]:
@@ -76,13 +77,18 @@ def _effective_gaussian(event: dp_event.DpEvent) -> Optional[float]:
 
 
 def translate(
-    event: dp_event.DpEvent, count: int, relation: NeighboringRelation, kind: str
+    event: dp_event.DpEvent,
+    count: int,
+    relation: NeighboringRelation,
+    kind: str,
+    orders: Optional[List[float]] = None,
 ) -> _Leaves:
     """privet events (with counts) for ``count`` runs of ``event`` under
     ``relation`` for accountant ``kind`` ("rdp" or "pld"). Raises Unsupported
     for what privet cannot account for, and privet.InvalidParameter (a
     ValueError) for invalid parameters."""
     out = _Leaves()
+    out.orders = orders
     _translate(event, count, relation, kind, out)
     return out
 
@@ -148,9 +154,15 @@ def _translate(event, count, relation, kind, out) -> None:
     if isinstance(event, E.ZCDpEvent):
         if kind != "rdp":
             raise Unsupported(event, "zCDP fixes the Renyi divergences, not the PLD")
-        if event.xi != 0:
-            raise Unsupported(event, "privet accounts for rho-zCDP only (xi = 0)")
-        _add(out, _acc.Zcdp(event.rho), count)
+        if event.xi == 0:
+            _add(out, _acc.Zcdp(event.rho), count)
+        else:
+            # (xi, rho)-zCDP is, by definition, the RDP curve xi + rho alpha.
+            _acc.Zcdp(event.rho)  # privet's check of rho
+            if not event.xi >= 0:
+                raise ValueError(f"xi must be non-negative, not {event.xi}")
+            curve = [event.xi + event.rho * a for a in out.orders]
+            _add(out, _acc.RdpCurve(out.orders, curve), count)
         return
     if isinstance(event, E.EpsilonDeltaDpEvent):
         if event.epsilon == 0 and event.delta == 0:
@@ -161,6 +173,8 @@ def _translate(event, count, relation, kind, out) -> None:
             _add(out, _acc.ApproxDp(event.epsilon, event.delta), count)
         return
     if isinstance(event, (E.ExponentialMechanismDpEvent, E.PermuteAndFlipDpEvent)):
+        if isinstance(event, E.PermuteAndFlipDpEvent) and kind == "pld" and relation not in (_AOR, _RS):
+            raise Unsupported(event, _relation_message((_AOR, _RS)))
         if event.epsilon > 0:
             _add(out, _acc.PureDp(event.epsilon), count)
         elif event.epsilon < 0:
@@ -168,7 +182,7 @@ def _translate(event, count, relation, kind, out) -> None:
         return
     if isinstance(event, E.RandomizedResponseDpEvent):
         if relation not in (_RO, _RS):
-            raise Unsupported(event, _relation_message((_RS, _RO)))
+            raise Unsupported(event, _relation_message((_RO, _RS)))
         p, k = event.noise_parameter, event.num_buckets
         if not (0 <= p <= 1):
             raise ValueError(f"noise_parameter must be in [0, 1], not {p}")
@@ -240,7 +254,9 @@ class NativeAccountant(PrivacyAccountant):
 
     def _maybe_compose(self, event, count, do_compose):
         try:
-            leaves = translate(event, count, self._neighboring_relation, self._kind)
+            leaves = translate(
+                event, count, self._neighboring_relation, self._kind, self._native.orders
+            )
             for native, _ in leaves.events:
                 reason = self._native.unsupported_reason(native)
                 if reason is not None:

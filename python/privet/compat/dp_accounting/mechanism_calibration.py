@@ -139,6 +139,9 @@ def calibrate_dp_mechanism(
 
 
 def _find_bracket(interval: LowerEndpointAndGuess, gap):
+    """Widens geometrically around the guess (lower + scale 2^k, k = 1..30 up
+    and down), each time on the side whose last gap was closer to 0, until
+    the gap changes sign."""
     lower, guess = interval.lower_endpoint, interval.initial_guess
     if not lower < guess:
         raise ValueError(
@@ -147,19 +150,26 @@ def _find_bracket(interval: LowerEndpointAndGuess, gap):
         )
     scale = guess - lower
     g0 = gap(guess)
-    sign = g0 <= 0
+    feasible = g0 <= 0
     up = down = guess
-    for power in range(1, 31):
-        x = lower + scale * 2**power
-        gx = gap(x)
-        if (gx <= 0) != sign:
-            return up, x, gap(up), gx
-        up = x
-        y = lower + scale * 2**-power
-        gy = gap(y)
-        if (gy <= 0) != sign:
-            return y, down, gy, gap(down)
-        down = y
+    g_up = g_down = g0
+    k_up = k_down = 0
+    while k_up < 30 or k_down < 30:
+        go_up = k_down >= 30 or (k_up < 30 and abs(g_up) <= abs(g_down))
+        if go_up:
+            k_up += 1
+            x = lower + scale * 2**k_up
+            gx = gap(x)
+            if (gx <= 0) != feasible:
+                return up, x, g_up, gx
+            up, g_up = x, gx
+        else:
+            k_down += 1
+            x = lower + scale * 2**-k_down
+            gx = gap(x)
+            if (gx <= 0) != feasible:
+                return x, down, gx, g_down
+            down, g_down = x, gx
     raise NoBracketIntervalFoundError(
         f"no bracket found within a factor 2^30 of the initial guess {guess}"
     )
