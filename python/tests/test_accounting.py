@@ -238,3 +238,21 @@ def test_wrong_types_raise_type_error():
         acc.ComposedEvent([acc.GaussianEvent(1.0), "gaussian"])
     with pytest.raises(TypeError):
         acc.GaussianEvent("1.0")
+
+
+def test_example_runs_and_answers_help():
+    import os
+    import subprocess
+    import sys
+
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "dpsgd_accounting.py")
+    help_text = subprocess.run([sys.executable, example, "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "--noise-multiplier" in help_text
+    out = subprocess.run([sys.executable, example, "--epochs", "1", "--target-epsilon", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "PLD: epsilon = " in out and "by PLD: sigma = " in out
+    bad = subprocess.run([sys.executable, example, "--noise-multiplier", "nan"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert "privet: noise_multiplier = nan is invalid; allowed: finite and > 0" in bad.stderr
