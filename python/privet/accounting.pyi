@@ -123,6 +123,10 @@ class RdpCurve:
     @property
     def epsilons(self) -> List[float]: ...
     def describe(self) -> str: ...
+    def epsilon(self, delta: float) -> Tuple[float, float]:
+        """(epsilon, order) by the improved conversion."""
+    def delta(self, epsilon: float) -> Tuple[float, float]:
+        """(delta, order) by the improved conversion, capped at 1."""
 
 LeafEvent = Union[
     GaussianEvent,

@@ -403,9 +403,6 @@ accountant_settings settings_from(std::optional<std::vector<double>> orders, dou
   return s;
 }
 
-py::tuple bounds_tuple(const prv_bounds& b) {
-  return py::make_tuple(b.lower, b.estimate, b.upper);
-}
 
 template <class E>
 void bind_event_common(py::class_<E>& c) {
@@ -603,9 +600,36 @@ void bind_accounting(py::module_& parent) {
            "epsilons, one per order, are >= 0 (+inf allowed).")
       .def_property_readonly("orders", &rdp::orders, "The Renyi orders.")
       .def_property_readonly("epsilons", &rdp::epsilons, "The curve's value at each order.")
+      .def(
+          "epsilon",
+          [](const rdp& g, double delta) {
+            const auto [guarantee, order] = to_approx_dp_with_order(g, delta);
+            return py::make_tuple(guarantee.epsilon(), order);
+          },
+          py::arg("delta"),
+          "(epsilon, order): the smallest epsilon for delta in (0, 1) by the improved "
+          "conversion (Balle et al. 2020, Theorem 21) and the order attaining it.")
+      .def(
+          "delta",
+          [](const rdp& g, double epsilon) {
+            // rdp_delta is a minimum over the orders: each order alone gives
+            // its term, and the smallest is the answer.
+            double best = rdp_delta(g, epsilon), order = g.orders().front();
+            for (std::size_t i = 0; i < g.orders().size(); ++i) {
+              if (rdp_delta(rdp({g.orders()[i]}, {g.epsilons()[i]}), epsilon) == best) {
+                order = g.orders()[i];
+                break;
+              }
+            }
+            return py::make_tuple(best, order);
+          },
+          py::arg("epsilon"),
+          "(delta, order): the smallest delta at epsilon >= 0 by the improved conversion "
+          "(capped at 1) and the order attaining it.")
       .def("__repr__", [](const rdp& g) { return "<privet.accounting." + describe(g) + ">"; })
-      .def("describe", [](const rdp& g) { return describe(g); },
-           "The event's kind (curves are never merged by an odometer).");
+      .def(
+          "describe", [](const rdp& g) { return describe(g); },
+          "The event's kind (curves are never merged by an odometer).");
 
   py::class_<self_composed_event>(m, "SelfComposedEvent", "`count` runs of one event.")
       .def(py::init([](py::object event, std::int64_t count) {

@@ -177,3 +177,14 @@ def test_bad_input_raises_privets_message():
         dp_accounting.pld.PLDAccountant().compose(dp_event.GaussianDpEvent(1.0), 0)
     with pytest.raises(TypeError):
         dp_accounting.rdp.RdpAccountant().compose("gaussian")
+
+
+def test_compute_epsilon_and_delta_of_a_curve():
+    # dp_accounting rdp test_compute_epsilon_delta_pure_dp: a constant curve
+    # 1.1 on orders 2..32 gives epsilon 1.32783806176 at delta 1e-5, order 32,
+    # and back.
+    orders = range(2, 33)
+    eps, order = dp_accounting.rdp.compute_epsilon(orders, [1.1] * len(orders), 1e-5)
+    assert eps == pytest.approx(1.32783806176, abs=1e-10) and order == 32
+    delta, order = dp_accounting.rdp.compute_delta(orders, [1.1] * len(orders), 1.32783806176)
+    assert delta == pytest.approx(1e-5, rel=1e-8) and order == 32
