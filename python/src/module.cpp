@@ -10,4 +10,10 @@ PYBIND11_MODULE(_privet, m) {
   m.doc() = "privet's C++ core (header-only, compiled into this module); import privet instead";
   m.attr("__version__") = privet::version_string;
   privet::python::bind_errors(m);
+  auto mechanisms = m.def_submodule(
+      "mechanisms", "Secure Laplace, Gaussian, discrete Laplace and discrete Gaussian noise");
+  privet::python::bind_mechanisms(mechanisms);
+  auto testing = m.def_submodule(
+      "testing", "The mechanisms driven by a seeded generator: for tests, never for releases");
+  privet::python::bind_testing(testing);
 }
