@@ -211,7 +211,7 @@ py::array_t<std::int64_t> integer_array(py::handle x) {
 // The array result in the input's form: a list for a list or tuple.
 py::object as_input_form(py::handle x, py::array result) {
   if (is_sequence_input(x)) return result.attr("tolist")();
-  return std::move(result);
+  return result;
 }
 
 // ---- releasing -------------------------------------------------------------
