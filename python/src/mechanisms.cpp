@@ -94,6 +94,22 @@ bool is_sequence_input(py::handle x) {
   return py::isinstance<py::list>(x) || py::isinstance<py::tuple>(x);
 }
 
+// Whether x is released as an array: an ndarray, a list or tuple, or any
+// other array-like (a pandas Series, a memoryview: anything NumPy reads
+// through __array__, __array_interface__ or the buffer protocol), but not a
+// NumPy scalar, which has __array__ too and is released as a scalar.
+bool is_array_input(py::handle x) {
+  if (py::isinstance<py::array>(x) || is_sequence_input(x)) return true;
+  // Leaked on purpose: a static py::object would be released after the
+  // interpreter has shut down.
+  static const auto* numpy_generic = new py::object(py::module_::import("numpy").attr("generic"));
+  if (py::isinstance(x, *numpy_generic) || PyBytes_Check(x.ptr()) || PyUnicode_Check(x.ptr())) {
+    return false;
+  }
+  return py::hasattr(x, "__array__") || py::hasattr(x, "__array_interface__") ||
+         PyObject_CheckBuffer(x.ptr()) != 0;
+}
+
 [[noreturn]] void wrong_kind(const char* what, py::handle x) {
   throw py::type_error(std::string("privet: ") + what + "; got " +
                        std::string(py::str(py::type::handle_of(x).attr("__name__"))));
@@ -233,7 +249,7 @@ void without_gil(F&& f) {
 // to `dimension` (the C++ data rule) and comes back one-dimensional.
 template <bool ReleaseGil, class Mechanism, class G>
 py::object release_real(const Mechanism& m, py::handle x, G& gen) {
-  if (!py::isinstance<py::array>(x) && !is_sequence_input(x)) {
+  if (!is_array_input(x)) {
     const double v = real_scalar(x);
     double out = 0;
     without_gil<ReleaseGil>([&] { out = m(v, gen); });
@@ -260,7 +276,7 @@ constexpr std::size_t integer_noise_block = 4096;
 // array's shape is kept.
 template <bool ReleaseGil, class Mechanism, class G>
 py::object release_integer(const Mechanism& m, py::handle x, G& gen) {
-  if (!py::isinstance<py::array>(x) && !is_sequence_input(x)) {
+  if (!is_array_input(x)) {
     const std::int64_t v = integer_scalar(x);
     std::int64_t out = 0;
     without_gil<ReleaseGil>([&] { out = m(v, gen); });

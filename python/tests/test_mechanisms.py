@@ -415,3 +415,20 @@ def test_releases_from_several_python_threads():
         t.join()
     assert all(r is not None and r.shape == (50_000,) and np.isfinite(r).all() for r in results)
     assert len({r.tobytes() for r in results}) == 4
+
+
+def test_other_array_likes_are_arrays_and_numpy_scalars_are_scalars():
+    gen = T.SeededReleaseGenerator(31)
+    vec = M.Laplace.from_scale(1.0, l1_sensitivity=1.0, dimension=4)
+
+    class ArrayLike:  # what a pandas Series or an xarray offers NumPy
+        def __array__(self, dtype=None):
+            return np.array([1.0, 2.0, 3.0, 4.0])
+
+    assert T.release(vec, ArrayLike(), gen).shape == (4,)
+    assert T.release(vec, memoryview(np.arange(4.0)), gen).shape == (4,)
+    dl = M.DiscreteLaplace.from_scale(1.0, l1_sensitivity=1.0)
+    assert T.release(dl, memoryview(np.arange(4, dtype=np.int32)), gen).dtype == np.int64
+    scalar = M.Laplace.from_scale(1.0, l1_sensitivity=1.0)
+    assert type(T.release(scalar, np.float64(1.0), gen)) is float
+    assert type(T.release(dl, np.int64(1), gen)) is int
