@@ -341,51 +341,53 @@ void bind_release(py::class_<W>& c) {
           py::arg("x"), "Same as release(x).");
 }
 
-template <class G>
-void bind_value_semantics(py::class_<G>& c) {
+// Adds method `name` to a bound type that does not define it itself (the
+// type may come from another submodule, see bind_guarantees).
+template <class F, class... Extra>
+void add_method(py::handle type, const char* name, F&& f, const Extra&... extra) {
+  if (type.attr("__dict__").contains(name)) return;
+  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type),
+                                     py::sibling(py::getattr(type, name, py::none())), extra...);
+}
+
+// The bound class for guarantee G: this module's own, or the one another
+// submodule registered first (privet.accounting binds the same C++ types
+// as its events, and pybind11 refuses a second registration; when it runs
+// first, the mechanisms return its classes). Either way the class gets the
+// methods below that it lacks.
+template <class G, class Define>
+py::handle guarantee_class(py::module_& m, const char* name, Define&& define) {
+  if (const auto* info = py::detail::get_type_info(typeid(G))) {
+    py::handle type(reinterpret_cast<PyObject*>(info->type));
+    m.attr(name) = type;
+    return type;
+  }
+  py::class_<G> c(m, name);
+  define(c);
   c.def(
-       "__eq__", [](const G& a, const G& b) { return a == b; }, py::is_operator(),
-       "Exact comparison of the parameters.")
-      .def(
-          "__str__", [](const G& g) { return privet::to_string(g); },
-          "privet::to_string: the parameters and the guarantee's name.");
+      "__eq__", [](const G& a, const G& b) { return a == b; }, py::is_operator(),
+      "Exact comparison of the parameters.");
+  return c;
 }
 
 void bind_guarantees(py::module_& m) {
-  // The guarantee types are privet's core ones; if another submodule
-  // registered them first (pybind11 refuses a second registration), this
-  // module re-exports those classes.
-  auto reuse = [&m](const std::type_info& t, const char* name) {
-    if (const auto* info = py::detail::get_type_info(t)) {
-      m.attr(name) = py::handle(reinterpret_cast<PyObject*>(info->type));
-      return true;
-    }
-    return false;
-  };
-  if (!reuse(typeid(pure_dp), "PureDp")) {
-    py::class_<pure_dp> c(m, "PureDp",
-                          "Pure differential privacy (privet::pure_dp): for all neighbours and "
-                          "events, P[M(x) in S] <= e^epsilon P[M(x') in S].");
+  const py::handle pure = guarantee_class<pure_dp>(m, "PureDp", [](py::class_<pure_dp>& c) {
+    c.doc() =
+        "Pure differential privacy (privet::pure_dp): for all neighbours and events, "
+        "P[M(x) in S] <= e^epsilon P[M(x') in S].";
     c.def(py::init<double>(), py::arg("epsilon"),
           "Raises InvalidParameter unless epsilon is finite and >= 0.")
         .def_property_readonly("epsilon", &pure_dp::epsilon,
                                "The privacy loss bound epsilon (>= 0).")
-        .def(
-            "to_approx_dp", [](const pure_dp& g) { return privet::to_approx_dp(g); },
-            "eps-DP is (eps, 0)-DP.")
-        .def(
-            "to_zcdp", [](const pure_dp& g) { return privet::to_zcdp(g); },
-            "eps-DP implies (eps^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).")
         .def("__hash__",
              [](const pure_dp& g) { return py::hash(py::make_tuple("PureDp", g.epsilon())); })
         .def("__repr__",
              [](const pure_dp& g) { return "PureDp(epsilon=" + repr_double(g.epsilon()) + ")"; });
-    bind_value_semantics(c);
-  }
-  if (!reuse(typeid(approx_dp), "ApproxDp")) {
-    py::class_<approx_dp> c(m, "ApproxDp",
-                            "Approximate differential privacy (privet::approx_dp): "
-                            "P[M(x) in S] <= e^epsilon P[M(x') in S] + delta.");
+  });
+  const py::handle approx = guarantee_class<approx_dp>(m, "ApproxDp", [](py::class_<approx_dp>& c) {
+    c.doc() =
+        "Approximate differential privacy (privet::approx_dp): "
+        "P[M(x) in S] <= e^epsilon P[M(x') in S] + delta.";
     c.def(py::init<double, double>(), py::arg("epsilon"), py::arg("delta"),
           "Raises InvalidParameter unless epsilon is finite and >= 0 and delta is in [0, 1].")
         .def_property_readonly("epsilon", &approx_dp::epsilon,
@@ -399,25 +401,36 @@ void bind_guarantees(py::module_& m) {
           return "ApproxDp(epsilon=" + repr_double(g.epsilon()) +
                  ", delta=" + repr_double(g.delta()) + ")";
         });
-    bind_value_semantics(c);
-  }
-  if (!reuse(typeid(zcdp), "Zcdp")) {
-    py::class_<zcdp> c(m, "Zcdp",
-                       "Zero-concentrated differential privacy (privet::zcdp; Bun & Steinke "
-                       "2016): D_alpha(M(x) || M(x')) <= rho * alpha for every order alpha > 1.");
+  });
+  const py::handle z = guarantee_class<zcdp>(m, "Zcdp", [](py::class_<zcdp>& c) {
+    c.doc() =
+        "Zero-concentrated differential privacy (privet::zcdp; Bun & Steinke 2016): "
+        "D_alpha(M(x) || M(x')) <= rho * alpha for every order alpha > 1.";
     c.def(py::init<double>(), py::arg("rho"),
           "Raises InvalidParameter unless rho is finite and >= 0.")
         .def_property_readonly("rho", &zcdp::rho, "The zCDP parameter rho (>= 0).")
-        .def(
-            "to_approx_dp",
-            [](const zcdp& g, double delta) { return privet::to_approx_dp(g, delta); },
-            py::arg("delta"),
-            "(eps, delta)-DP by Canonne, Kamath & Steinke (2020, Corollary 13), eps rounded up "
-            "(privet's accounting layer). delta in (0, 1).")
         .def("__hash__", [](const zcdp& g) { return py::hash(py::make_tuple("Zcdp", g.rho())); })
         .def("__repr__", [](const zcdp& g) { return "Zcdp(rho=" + repr_double(g.rho()) + ")"; });
-    bind_value_semantics(c);
-  }
+  });
+
+  const char* str_doc = "privet::to_string: the parameters and the guarantee's name.";
+  add_method(
+      pure, "__str__", [](const pure_dp& g) { return privet::to_string(g); }, str_doc);
+  add_method(
+      approx, "__str__", [](const approx_dp& g) { return privet::to_string(g); }, str_doc);
+  add_method(
+      z, "__str__", [](const zcdp& g) { return privet::to_string(g); }, str_doc);
+  add_method(
+      pure, "to_approx_dp", [](const pure_dp& g) { return privet::to_approx_dp(g); },
+      "eps-DP is (eps, 0)-DP.");
+  add_method(
+      pure, "to_zcdp", [](const pure_dp& g) { return privet::to_zcdp(g); },
+      "eps-DP implies (eps^2 / 2)-zCDP (Bun & Steinke 2016, Proposition 1.4).");
+  add_method(
+      z, "to_approx_dp", [](const zcdp& g, double delta) { return privet::to_approx_dp(g, delta); },
+      py::arg("delta"),
+      "(eps, delta)-DP by Canonne, Kamath & Steinke (2020, Corollary 13), eps rounded up "
+      "(privet's accounting layer). delta in (0, 1).");
 }
 
 using laplace_t = privet::laplace_mechanism<double>;

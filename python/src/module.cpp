@@ -10,6 +10,9 @@ PYBIND11_MODULE(_privet, m) {
   m.doc() = "privet's C++ core (header-only, compiled into this module); import privet instead";
   m.attr("__version__") = privet::version_string;
   privet::python::bind_errors(m);
+  // After bind_accounting when both are present: accounting registers
+  // privet::pure_dp, approx_dp and zcdp as its event classes without checking
+  // whether they are bound already; bind_mechanisms checks and reuses them.
   auto mechanisms = m.def_submodule(
       "mechanisms", "Secure Laplace, Gaussian, discrete Laplace and discrete Gaussian noise");
   privet::python::bind_mechanisms(mechanisms);
