@@ -333,11 +333,15 @@ template <class W>
 void bind_release(py::class_<W>& c) {
   c.def(
        "release",
-       [](const W& w, py::handle x) { return release<true>(w, x, privet::secure_generator()); },
+       [](const W& w, const py::object& x) {
+         return release<true>(w, x, privet::secure_generator());
+       },
        py::arg("x"), release_doc)
       .def(
           "__call__",
-          [](const W& w, py::handle x) { return release<true>(w, x, privet::secure_generator()); },
+          [](const W& w, const py::object& x) {
+            return release<true>(w, x, privet::secure_generator());
+          },
           py::arg("x"), "Same as release(x).");
 }
 
@@ -740,7 +744,9 @@ template <class W>
 void bind_seeded_release(py::module_& m) {
   m.def(
       "release",
-      [](const W& w, py::handle x, seeded_generator_py& g) { return release<false>(w, x, g.gen); },
+      [](const W& w, const py::object& x, seeded_generator_py& g) {
+        return release<false>(w, x, g.gen);
+      },
       py::arg("mechanism"), py::arg("x"), py::arg("generator"),
       "mechanism.release(x) with the noise drawn from `generator` (its state advances), so that a\n"
       "test can replay it. Arrays are noised on every core from keyed streams under a secret\n"
