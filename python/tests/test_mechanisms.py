@@ -74,39 +74,60 @@ def test_nan_sigma_and_rho_are_refused_with_the_cpp_message():
     )
 
 
-def test_parameter_messages_match_the_cpp_tests():
-    # tests/mechanisms/laplace_test.cpp, "rejects bad parameters" and "names every refused parameter".
-    IP = privet.InvalidParameter
-    raises_exactly(IP, "privet: scale = 0 is invalid; allowed: finite and > 0", M.Laplace.from_scale, 0.0, l1_sensitivity=1.0)
-    raises_exactly(IP, "privet: target.epsilon = 0 is invalid; allowed: finite and > 0", M.Laplace, 0.0, l1_sensitivity=1.0)
-    raises_exactly(IP, "privet: l1_sensitivity = 0 is invalid; allowed: finite and > 0", M.Laplace, 1.0, l1_sensitivity=0.0)
-    raises_exactly(IP, "privet: dimension = 0 is invalid; allowed: >= 1", M.Laplace, 1.0, l1_sensitivity=1.0, dimension=0)
-    raises_exactly(IP, "privet: dimension = -3 is invalid; allowed: >= 1", M.Gaussian.from_sigma, 1.0, l2_sensitivity=1.0, dimension=-3)
-    m = M.Laplace.from_scale(1.0, l1_sensitivity=1.0)
-    raises_exactly(IP, "privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0", m.guarantee, -1.0)
-    raises_exactly(IP, "privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0", M.Laplace.from_scale, 1.0, l1_sensitivity=-1.0)
-    v = M.Laplace.from_scale(1.0, l1_sensitivity=1.0, dimension=3)
-    raises_exactly(
-        IP,
-        "privet: dimension = 3 is invalid; allowed: 1 for a scalar input (pass a vector of that size)",
-        v.release,
-        1.0,
-    )
-    # tests/mechanisms/integer_noise_test.cpp, "integer-noise messages name the parameter, value and range".
-    raises_exactly(IP, "privet: target.rho = 0 is invalid; allowed: finite and > 0", M.DiscreteGaussian, 0.0, l2_sensitivity=1.0)
-    raises_exactly(
-        IP,
-        "privet: l2_sensitivity = nan is invalid; allowed: finite and >= 0",
-        M.DiscreteGaussian.from_sigma(1.0, l2_sensitivity=1.0).guarantee,
-        float("nan"),
-    )
-    raises_exactly(IP, "privet: target.epsilon = 0 is invalid; allowed: finite and > 0", M.DiscreteLaplace, 0.0, l1_sensitivity=1.0)
-    raises_exactly(IP, "privet: l1_sensitivity = -1 is invalid; allowed: finite and > 0", M.DiscreteLaplace, 1.0, l1_sensitivity=-1.0)
-    raises_exactly(IP, "privet: sigma2_num = 0 is invalid; allowed: >= 1", M.DiscreteGaussian.from_sigma2, 0, 1, l2_sensitivity=1.0)
-    raises_exactly(IP, "privet: sigma2_den = -1 is invalid; allowed: [1, 2^64 - 1]", M.DiscreteGaussian.from_sigma2, 1, -1, l2_sensitivity=1.0)
-    raises_exactly(IP, "privet: delta = 0 is invalid; allowed: (0, 1)", M.Gaussian.from_sigma(1.0, l2_sensitivity=1.0).approx_guarantee, 0.0)
-    raises_exactly(IP, "privet: delta = 2 is invalid; allowed: [0, 1]", M.ApproxDp, 1.0, 2.0)
-    raises_exactly(IP, "privet: seed = -1 is invalid; allowed: [0, 2^64 - 1]", T.SeededReleaseGenerator, -1)
+def _laplace_scale_one(dimension=1):
+    return M.Laplace.from_scale(1.0, l1_sensitivity=1.0, dimension=dimension)
+
+
+# (message, call): the C++ tests' messages, cited per group; the last group's
+# values cannot reach C++ (negative ints for unsigned parameters) and the
+# binding refuses them in the same form.
+REFUSALS = [
+    # tests/mechanisms/laplace_test.cpp, "rejects bad parameters" and
+    # "names every refused parameter".
+    ("privet: scale = 0 is invalid; allowed: finite and > 0",
+     lambda: M.Laplace.from_scale(0.0, l1_sensitivity=1.0)),
+    ("privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+     lambda: M.Laplace(0.0, l1_sensitivity=1.0)),
+    ("privet: l1_sensitivity = 0 is invalid; allowed: finite and > 0",
+     lambda: M.Laplace(1.0, l1_sensitivity=0.0)),
+    ("privet: dimension = 0 is invalid; allowed: >= 1",
+     lambda: M.Laplace(1.0, l1_sensitivity=1.0, dimension=0)),
+    ("privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0",
+     lambda: _laplace_scale_one().guarantee(-1.0)),
+    ("privet: l1_sensitivity = -1 is invalid; allowed: finite and >= 0",
+     lambda: M.Laplace.from_scale(1.0, l1_sensitivity=-1.0)),
+    ("privet: dimension = 3 is invalid; allowed: 1 for a scalar input (pass a vector of that size)",
+     lambda: _laplace_scale_one(3).release(1.0)),
+    # tests/mechanisms/integer_noise_test.cpp, "integer-noise messages name
+    # the parameter, value and range".
+    ("privet: target.rho = 0 is invalid; allowed: finite and > 0",
+     lambda: M.DiscreteGaussian(0.0, l2_sensitivity=1.0)),
+    ("privet: l2_sensitivity = nan is invalid; allowed: finite and >= 0",
+     lambda: M.DiscreteGaussian.from_sigma(1.0, l2_sensitivity=1.0).guarantee(float("nan"))),
+    ("privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
+     lambda: M.DiscreteLaplace(0.0, l1_sensitivity=1.0)),
+    ("privet: l1_sensitivity = -1 is invalid; allowed: finite and > 0",
+     lambda: M.DiscreteLaplace(1.0, l1_sensitivity=-1.0)),
+    ("privet: sigma2_num = 0 is invalid; allowed: >= 1",
+     lambda: M.DiscreteGaussian.from_sigma2(0, 1, l2_sensitivity=1.0)),
+    # core/validate.hpp's validate_delta_positive and approx_dp's constructor.
+    ("privet: delta = 0 is invalid; allowed: (0, 1)",
+     lambda: M.Gaussian.from_sigma(1.0, l2_sensitivity=1.0).approx_guarantee(0.0)),
+    ("privet: delta = 2 is invalid; allowed: [0, 1]",
+     lambda: M.ApproxDp(1.0, 2.0)),
+    # Python-only values, refused by the binding in privet's form.
+    ("privet: dimension = -3 is invalid; allowed: >= 1",
+     lambda: M.Gaussian.from_sigma(1.0, l2_sensitivity=1.0, dimension=-3)),
+    ("privet: sigma2_den = -1 is invalid; allowed: [1, 2^64 - 1]",
+     lambda: M.DiscreteGaussian.from_sigma2(1, -1, l2_sensitivity=1.0)),
+    ("privet: seed = -1 is invalid; allowed: [0, 2^64 - 1]",
+     lambda: T.SeededReleaseGenerator(-1)),
+]
+
+
+@pytest.mark.parametrize("message,call", REFUSALS, ids=[m for m, _ in REFUSALS])
+def test_parameter_messages_match_the_cpp_tests(message, call):
+    raises_exactly(privet.InvalidParameter, message, call)
 
 
 def test_gaussian_takes_rho_or_epsilon_and_delta():
@@ -421,7 +442,7 @@ def test_other_array_likes_are_arrays_and_numpy_scalars_are_scalars():
     gen = T.SeededReleaseGenerator(31)
     vec = M.Laplace.from_scale(1.0, l1_sensitivity=1.0, dimension=4)
 
-    class ArrayLike:  # what a pandas Series or an xarray offers NumPy
+    class ArrayLike:  # what a pandas Series offers NumPy
         def __array__(self, dtype=None):
             return np.array([1.0, 2.0, 3.0, 4.0])
 
