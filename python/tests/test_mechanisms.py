@@ -453,3 +453,21 @@ def test_other_array_likes_are_arrays_and_numpy_scalars_are_scalars():
     scalar = M.Laplace.from_scale(1.0, l1_sensitivity=1.0)
     assert type(T.release(scalar, np.float64(1.0), gen)) is float
     assert type(T.release(dl, np.int64(1), gen)) is int
+
+
+def test_the_stubs_name_every_public_member():
+    # The .pyi files are hand-written: each mechanism's public methods and
+    # properties, and privet.testing's names, must be in them.
+    import ast
+    import pathlib
+
+    here = pathlib.Path(M.__file__).parent
+    for module, names in ((M, ["Laplace", "Gaussian", "DiscreteLaplace", "DiscreteGaussian"]), (T, T.__all__)):
+        tree = ast.parse((here / (module.__name__.split(".")[-1] + ".pyi")).read_text())
+        stub = {n.name: n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+        for name in names:
+            assert name in stub, name
+            obj = getattr(module, name)
+            if isinstance(obj, type):
+                members = {f.name for f in stub[name].body if isinstance(f, ast.FunctionDef)}
+                assert {a for a in dir(obj) if not a.startswith("_")} <= members, name
