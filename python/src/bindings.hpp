@@ -16,4 +16,12 @@ void bind_errors(pybind11::module_& m);
 /// odometer and noise calibration (accounting.cpp).
 void bind_accounting(pybind11::module_& m);
 
+/// privet.mechanisms: the secure Laplace, Gaussian, discrete Laplace and
+/// discrete Gaussian mechanisms and their guarantees (PureDp, ApproxDp, Zcdp).
+void bind_mechanisms(pybind11::module_& m);
+
+/// privet.testing: the mechanisms driven by a seeded generator, for tests
+/// only. After bind_mechanisms.
+void bind_testing(pybind11::module_& m);
+
 }  // namespace privet::python
