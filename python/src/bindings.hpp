@@ -12,4 +12,7 @@ namespace privet::python {
 /// functions rely on the translators.
 void bind_errors(pybind11::module_& m);
 
+/// privet.paillier (keys, ciphertexts, encrypted reals, batches, JSON).
+void bind_paillier(pybind11::module_& m);
+
 }  // namespace privet::python

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_privet, m) {
   m.doc() = "privet's C++ core (header-only, compiled into this module); import privet instead";
   m.attr("__version__") = privet::version_string;
   privet::python::bind_errors(m);
+  privet::python::bind_paillier(m);
 }
