@@ -44,6 +44,9 @@ numbers_to_json = _native.numbers_to_json
 numbers_from_json = _native.numbers_from_json
 encode = _native.encode
 decode = _native.decode
+random_below = _native.random_below
+random_prime = _native.random_prime
+is_probable_prime = _native.is_probable_prime
 
 default_key_bits: int = _native.default_key_bits
 min_key_bits: int = _native.min_key_bits
@@ -65,6 +68,7 @@ __all__ = [
     "encode",
     "encrypt_array",
     "generate_keypair",
+    "is_probable_prime",
     "max_digits",
     "max_key_bits",
     "max_peer_key_bits",
@@ -72,6 +76,8 @@ __all__ = [
     "min_key_bits",
     "numbers_from_json",
     "numbers_to_json",
+    "random_below",
+    "random_prime",
 ]
 
 
