@@ -118,7 +118,10 @@ class PaillierPrivateKey(object):
             raise ValueError("given public key does not match the given p and q.")
         if p == q:
             raise ValueError("p and q have to be different")
-        key = _native.PrivateKey.from_primes(p, q, allow_insecure_key_size=_insecure(allow_insecure_key_size))
+        # A public key below 2048 bits exists only if its maker opted in:
+        # that opt-in covers its private key.
+        insecure = _insecure(allow_insecure_key_size) or public_key._key.bits < _native.min_key_bits
+        key = _native.PrivateKey.from_primes(p, q, allow_insecure_key_size=insecure)
         self._init(public_key, key)
 
     @classmethod
