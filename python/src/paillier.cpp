@@ -24,6 +24,7 @@
 #include <privet/core/error.hpp>
 #include <privet/core/parallel.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
 #include <privet/crypto/detail/primes.hpp>
 #include <privet/crypto/encrypted_number.hpp>
 #include <privet/crypto/fixed_point.hpp>
@@ -217,6 +218,7 @@ Int mantissa_of(const py::handle& value, unsigned digits, pp::rounding mode) {
 
 // The bound mantissa of a public bound given in real units: rounded up.
 Int bound_mantissa(const py::handle& bound, unsigned digits) {
+  if (PyFloat_Check(bound.ptr())) privet::validate_finite(bound.cast<double>(), "bound");
   Int b = mantissa_of(bound, digits, pp::rounding::up);
   if (b < 0) privet::throw_invalid("bound", py::str(bound).cast<std::string>(), ">= 0");
   return b;
@@ -323,20 +325,27 @@ py::list to_list(std::vector<T>&& xs) {
   return out;
 }
 
-std::vector<ciphertext> ciphertexts_of(const py::handle& values) {
-  std::vector<ciphertext> out;
+// The items of `values`, each a bound T (TypeError naming the first that is
+// not).
+template <class T>
+std::vector<T> items_of(const py::handle& values, const char* name, const char* type) {
+  std::vector<T> out;
   for (const auto& item : py::reinterpret_borrow<py::iterable>(values)) {
-    out.push_back(item.cast<const ciphertext&>());
+    if (!py::isinstance<T>(item)) {
+      throw py::type_error(std::string("privet: ") + name + "[" + std::to_string(out.size()) +
+                           "] is not a privet.paillier." + type);
+    }
+    out.push_back(item.cast<const T&>());
   }
   return out;
 }
 
+std::vector<ciphertext> ciphertexts_of(const py::handle& values) {
+  return items_of<ciphertext>(values, "ciphertexts", "Ciphertext");
+}
+
 std::vector<number> numbers_of(const py::handle& values) {
-  std::vector<number> out;
-  for (const auto& item : py::reinterpret_borrow<py::iterable>(values)) {
-    out.push_back(item.cast<const number&>());
-  }
-  return out;
+  return items_of<number>(values, "numbers", "EncryptedNumber");
 }
 
 // One scale for a list of numbers (the finest of them).

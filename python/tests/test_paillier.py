@@ -206,6 +206,12 @@ def test_batches_of_ints_and_reals(keys, threads):
         pk.encrypt_batch([1, 2.0])
     with pytest.raises(privet.RepresentationOverflow, match="exceeds its bound"):
         pk.encrypt_numbers([0.5, 7.0], bound=1.0)
+    with pytest.raises(privet.InvalidParameter, match="bound = nan is invalid"):
+        pk.encrypt_numbers([0.5], bound=float("nan"))
+    with pytest.raises(TypeError, match=r"ciphertexts\[1\] is not a privet.paillier.Ciphertext"):
+        sk.decrypt_batch([cs[0], 2])
+    with pytest.raises(TypeError, match=r"numbers\[0\] is not a privet.paillier.EncryptedNumber"):
+        sk.decrypt_numbers([cs[0]])
 
 
 def test_public_key_json_in_python_paillier_layouts(keys):
