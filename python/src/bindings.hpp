@@ -24,4 +24,7 @@ void bind_mechanisms(pybind11::module_& m);
 /// only. After bind_mechanisms.
 void bind_testing(pybind11::module_& m);
 
+/// privet.paillier (keys, ciphertexts, encrypted reals, batches, JSON).
+void bind_paillier(pybind11::module_& m);
+
 }  // namespace privet::python

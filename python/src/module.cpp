@@ -20,4 +20,5 @@ PYBIND11_MODULE(_privet, m) {
   auto testing = m.def_submodule(
       "testing", "The mechanisms driven by a seeded generator: for tests, never for releases");
   privet::python::bind_testing(testing);
+  privet::python::bind_paillier(m);
 }
