@@ -15,6 +15,7 @@ from ._privet import (  # noqa: F401
     SerializationError,
     __version__,
 )
+from . import accounting, mechanisms, paillier  # noqa: E402,F401  (one extension: no cost)
 
 __all__ = [
     "BudgetExhausted",
@@ -24,4 +25,7 @@ __all__ = [
     "RepresentationOverflow",
     "SerializationError",
     "__version__",
+    "accounting",
+    "mechanisms",
+    "paillier",
 ]
