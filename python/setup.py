@@ -4,7 +4,7 @@ Offline on Debian 12: Debian's setuptools and pybind11 (python3-pybind11)
 build it, so pip must run without build isolation, in a virtual environment
 that sees the system site-packages (PEP 668 keeps pip out of Debian's own):
 
-    python3 -m venv --system-site-packages .venv
+    /usr/bin/python3 -m venv --system-site-packages .venv
     .venv/bin/pip install --no-build-isolation --no-index ./python
 
 The C++ headers are privet's own (../include) and Debian's -dev packages;

@@ -16,7 +16,7 @@ PAGE = ROOT / "docs" / "python.md"
 
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
-VENV_LINE = "python3 -m venv --system-site-packages .venv"
+VENV_LINE = "/usr/bin/python3 -m venv --system-site-packages .venv"
 PIP_LINE = ".venv/bin/pip install --no-build-isolation --no-index ./python"
 
 
