@@ -1,0 +1,141 @@
+"""Privacy accounting: events, the RDP, PLD and PRV accountants, the odometer
+and noise calibration, from privet's C++ headers (privet/accounting/*.hpp).
+
+An event describes a release (the noise and how it was applied); an
+accountant composes events and converts the composition to (epsilon, delta)::
+
+    from privet import accounting as acc
+    a = acc.PldAccountant()
+    a.compose(acc.SubsampledGaussianEvent(q=0.01, noise_multiplier=1.1), 10_000)
+    a.get_epsilon(1e-5)          # 5.1927...
+
+Every accountant is pessimistic: the epsilon (or delta) it reports is never
+below the true one. An answer an accountant cannot give (an event it has no
+representation for, a delta at or below what its truncation leaves at
++infinity) raises ``privet.InvalidParameter`` with privet's reason; nothing is
+silently replaced by another accountant's answer. Long calls release the GIL.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ._privet import InvalidParameter  # noqa: F401  (documented here)
+from ._privet.accounting import (  # noqa: F401
+    AccountantKind,
+    ApproxDp,
+    ComposedEvent,
+    Discretization,
+    DiscreteGaussianEvent,
+    DiscreteLaplaceEvent,
+    FixedSizeSubsampledGaussianEvent,
+    GaussianEvent,
+    Gdp,
+    LaplaceEvent,
+    Odometer,
+    OdometerReport,
+    PrvBounds,
+    PureDp,
+    RandomizedResponseEvent,
+    RdpCurve,
+    SelfComposedEvent,
+    SubsampledGaussianEvent,
+    Zcdp,
+    _Accountant,
+    default_rdp_orders,
+    dpsgd_noise_multiplier,
+    flatten,
+    smallest_noise_multiplier,
+)
+
+__all__ = [
+    "AccountantKind",
+    "ApproxDp",
+    "ComposedEvent",
+    "Discretization",
+    "DiscreteGaussianEvent",
+    "DiscreteLaplaceEvent",
+    "Event",
+    "FixedSizeSubsampledGaussianEvent",
+    "GaussianEvent",
+    "Gdp",
+    "LaplaceEvent",
+    "Odometer",
+    "OdometerReport",
+    "PldAccountant",
+    "PrvAccountant",
+    "PrvBounds",
+    "PureDp",
+    "RandomizedResponseEvent",
+    "RdpAccountant",
+    "RdpCurve",
+    "SelfComposedEvent",
+    "SubsampledGaussianEvent",
+    "Zcdp",
+    "default_rdp_orders",
+    "dpsgd_noise_multiplier",
+    "flatten",
+    "smallest_noise_multiplier",
+]
+
+#: Every class compose() and record() accept.
+Event = (
+    GaussianEvent,
+    LaplaceEvent,
+    DiscreteGaussianEvent,
+    DiscreteLaplaceEvent,
+    RandomizedResponseEvent,
+    SubsampledGaussianEvent,
+    FixedSizeSubsampledGaussianEvent,
+    PureDp,
+    ApproxDp,
+    Zcdp,
+    Gdp,
+    RdpCurve,
+    SelfComposedEvent,
+    ComposedEvent,
+)
+
+
+class RdpAccountant(_Accountant):
+    """The RDP accountant (privet/accounting/rdp_accountant.hpp): each event's
+    Renyi DP curve on fixed orders, added, and converted to (epsilon, delta)
+    by the improved conversion (Balle et al. 2020). (epsilon, delta) events
+    with delta > 0 have no curve and join by basic composition."""
+
+    def __init__(self, orders: Optional[Sequence[float]] = None) -> None:
+        """An empty accountant on ``orders`` (default: default_rdp_orders());
+        InvalidParameter unless they are finite, > 1 and increasing."""
+        super().__init__(AccountantKind.RDP, orders=None if orders is None else list(orders))
+
+
+class PldAccountant(_Accountant):
+    """The PLD accountant (privet/accounting/pld.hpp): privacy loss
+    distributions on a grid of step ``value_discretization_interval``,
+    composed by FFT with every approximation pessimistic. zCDP events and
+    fixed-size samples have no PLD here (use RdpAccountant)."""
+
+    def __init__(
+        self,
+        value_discretization_interval: float = 1e-4,
+        tail_mass_truncation: float = 1e-15,
+        discretization: Discretization = Discretization.CONNECT_DOTS,
+    ) -> None:
+        """An empty accountant with this grid (defaults: dp_accounting's)."""
+        super().__init__(
+            AccountantKind.PLD,
+            value_discretization_interval=value_discretization_interval,
+            tail_mass_truncation=tail_mass_truncation,
+            discretization=discretization,
+        )
+
+
+class PrvAccountant(_Accountant):
+    """The PRV accountant (Gopi, Lee & Wutschitz 2021; privet/accounting/prv.hpp):
+    get_epsilon / get_delta return the certified upper bound;
+    get_epsilon_bounds / get_delta_bounds give (lower, estimate, upper)."""
+
+    def __init__(self, eps_error: float = 0.01, delta_error: Optional[float] = None) -> None:
+        """An empty accountant with this accuracy (delta_error unset: delta / 1000
+        per query, 1e-10 for get_delta)."""
+        super().__init__(AccountantKind.PRV, eps_error=eps_error, delta_error=delta_error)

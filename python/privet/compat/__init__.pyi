@@ -1,0 +1,1 @@
+"""Types of privet.compat (drop-in layers over privet's core)."""

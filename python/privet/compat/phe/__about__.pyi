@@ -1,0 +1,4 @@
+__title__: str
+__summary__: str
+__uri__: str
+__version__: str

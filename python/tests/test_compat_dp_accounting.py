@@ -1,0 +1,190 @@
+"""privet.compat.dp_accounting: dp_accounting's names and behaviour on
+privet's accountants. Known answers are dp_accounting's own published test
+values (its rdp/ and pld/ *_privacy_accountant_test.py) or privet's C++
+tests, cited per test."""
+
+import math
+
+import pytest
+
+import privet
+from privet.compat import dp_accounting
+from privet.compat.dp_accounting import dp_event, mechanism_calibration, privacy_accountant
+from privet.compat.dp_accounting.pld import pld_privacy_accountant
+from privet.compat.dp_accounting.rdp import rdp_privacy_accountant
+
+NR = dp_accounting.NeighboringRelation
+
+
+def dpsgd_event(q=0.01, sigma=1.1, steps=10_000):
+    return dp_event.SelfComposedDpEvent(
+        dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), steps
+    )
+
+
+def test_public_names_and_layout():
+    for name in [
+        "GaussianDpEvent", "LaplaceDpEvent", "PoissonSampledDpEvent",
+        "SampledWithoutReplacementDpEvent", "SelfComposedDpEvent", "ComposedDpEvent",
+        "NoOpDpEvent", "NonPrivateDpEvent", "UnsupportedDpEvent", "NeighboringRelation",
+        "UnsupportedEventError", "PrivacyAccountant", "calibrate_dp_mechanism",
+        "ExplicitBracketInterval", "LowerEndpointAndGuess", "DpEventBuilder",
+    ]:
+        assert hasattr(dp_accounting, name), name
+    assert dp_accounting.rdp.RdpAccountant is rdp_privacy_accountant.RdpAccountant
+    assert dp_accounting.pld.PLDAccountant is pld_privacy_accountant.PLDAccountant
+    assert issubclass(dp_accounting.rdp.RdpAccountant, privacy_accountant.PrivacyAccountant)
+
+
+def test_rdp_dpsgd_is_dp_accountings_value():
+    # dp_accounting's RdpAccountant gives 5.632010670081592 for this job
+    # (quoted in tests/accounting/rdp_test.cpp).
+    a = dp_accounting.rdp.RdpAccountant().compose(dpsgd_event())
+    assert a.get_epsilon(1e-5) == pytest.approx(5.632010670081592, rel=1e-8)
+
+
+def test_rdp_gaussian_and_composition():
+    # dp_accounting rdp test_compute_rdp_gaussian / test_rdp_composition.
+    alpha, sigma = 3.14159, 2.71828
+    a = dp_accounting.rdp.RdpAccountant(orders=[alpha]).compose(dp_event.GaussianDpEvent(sigma))
+    assert a._rdp[0] == pytest.approx(alpha / (2 * sigma**2), rel=1e-12)
+    b = dp_accounting.rdp.RdpAccountant(orders=[alpha]).compose(
+        dp_event.ComposedDpEvent([
+            dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(sigma), 2),
+            dp_event.GaussianDpEvent(sigma),
+        ]),
+        2,
+    )
+    assert b._rdp[0] == pytest.approx(6 * a._rdp[0], rel=1e-12)
+
+
+def test_pld_known_answers():
+    # dp_accounting pld test_gaussian_basic and test_poisson_subsampled_gaussian.
+    g = dp_accounting.pld.PLDAccountant()
+    g.compose(dp_event.GaussianDpEvent(math.sqrt(3)), 1).compose(dp_event.GaussianDpEvent(math.sqrt(3)), 2)
+    assert g.get_delta(1) == pytest.approx(0.126936, abs=1e-3)
+    assert g.get_epsilon(0.126936) == pytest.approx(1, abs=1e-3)
+    s = dp_accounting.pld.PLDAccountant().compose(
+        dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(0.2, dp_event.GaussianDpEvent(0.5)), 3
+        )
+    )
+    assert s.get_delta(1) == pytest.approx(0.15594, abs=1e-3)
+
+
+def test_pld_dpsgd_within_privets_bound_of_dp_accounting():
+    # pld.hpp: 5.19272 at the default grid, dp_accounting 5.19262.
+    eps = dp_accounting.pld.PLDAccountant().compose(dpsgd_event()).get_epsilon(1e-5)
+    assert 5.19262 <= eps <= 5.19262 + 2e-4
+
+
+def test_unsupported_event_error_names_the_subevent():
+    tree = dp_event.SingleEpochTreeAggregationDpEvent(1.0, 10)
+    for a in (dp_accounting.rdp.RdpAccountant(), dp_accounting.pld.PLDAccountant()):
+        event = dp_event.ComposedDpEvent([dp_event.GaussianDpEvent(1.0), tree])
+        assert not a.supports(event)
+        error = a._maybe_compose(event, 1, False)
+        assert error.invalid_event == tree
+        assert "privet has no accountant for SingleEpochTreeAggregationDpEvent" in error.error_message
+        with pytest.raises(privacy_accountant.UnsupportedEventError, match="caused by subevent"):
+            a.compose(event)
+        assert isinstance(a.ledger, dp_event.NoOpDpEvent)  # nothing recorded
+
+
+def test_neighbouring_relations():
+    poisson = dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0))
+    wor = dp_event.SampledWithoutReplacementDpEvent(1000, 10, dp_event.GaussianDpEvent(1.0))
+    assert dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.ADD_OR_REMOVE_ONE).supports(poisson)
+    assert not dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.REPLACE_ONE).supports(poisson)
+    assert dp_accounting.rdp.RdpAccountant(neighboring_relation=NR.REPLACE_ONE).supports(wor)
+    assert not dp_accounting.pld.PLDAccountant(NR.REPLACE_ONE).supports(wor)
+    with pytest.raises(privacy_accountant.UnsupportedEventError,
+                       match="neighboring_relation must be `REPLACE_ONE` or `REPLACE_SPECIAL`"):
+        dp_accounting.pld.PLDAccountant().compose(dp_event.RandomizedResponseDpEvent(0.1, 3))
+
+
+def test_no_op_non_private_and_zero_sampling():
+    for a in (dp_accounting.rdp.RdpAccountant(), dp_accounting.pld.PLDAccountant()):
+        a.compose(dp_event.NoOpDpEvent())
+        a.compose(dp_event.PoissonSampledDpEvent(0, dp_event.GaussianDpEvent(1.0)))
+        assert a.get_epsilon(1e-12) == 0 and a.get_delta(1e-12) == 0
+        a.compose(dp_event.SelfComposedDpEvent(dp_event.NonPrivateDpEvent(), 3))
+        assert a.get_epsilon(0.5) == math.inf and a.get_delta(10.0) == 1
+
+
+def test_zcdp_with_xi_is_its_rdp_curve():
+    # dp_accounting rdp test_compute_rdp_multi_zcdp: xi1 + xi2 + alpha (rho1 + rho2).
+    a = dp_accounting.rdp.RdpAccountant(orders=[2.0]).compose(
+        dp_event.ComposedDpEvent([dp_event.ZCDpEvent(2.71828, 3.14159), dp_event.ZCDpEvent(6.28319, 1.23456)])
+    )
+    assert a._rdp[0] == pytest.approx(3.14159 + 1.23456 + 2 * (2.71828 + 6.28319), rel=1e-12)
+
+
+def test_calibrate_dp_mechanism_meets_the_target():
+    # The returned noise multiplier meets (1, 1e-5) after 100 Gaussian runs by
+    # the PLD accountant, and one tol below it does not.
+    def eps(sigma):
+        return (
+            dp_accounting.pld.PLDAccountant()
+            .compose(dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(sigma), 100))
+            .get_epsilon(1e-5)
+        )
+
+    sigma = dp_accounting.calibrate_dp_mechanism(
+        dp_accounting.pld.PLDAccountant,
+        lambda s: dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(s), 100),
+        1.0, 1e-5, tol=1e-4,
+    )
+    assert eps(sigma) <= 1.0 < eps(sigma - 2e-4)
+    # Discrete: the largest number of steps within the budget (epsilon grows with it).
+    steps = dp_accounting.calibrate_dp_mechanism(
+        dp_accounting.rdp.RdpAccountant,
+        lambda n: dpsgd_event(steps=n),
+        3.0, 1e-5,
+        bracket_interval=mechanism_calibration.ExplicitBracketInterval(1, 20_000),
+        discrete=True,
+    )
+    assert isinstance(steps, int)
+
+    def rdp_eps(n):
+        return dp_accounting.rdp.RdpAccountant().compose(dpsgd_event(steps=n)).get_epsilon(1e-5)
+
+    assert rdp_eps(steps) <= 3.0 < rdp_eps(steps + 1)
+
+
+# ---- bad input ------------------------------------------------------------------------------
+
+
+def test_bad_input_raises_privets_message():
+    with pytest.raises(privet.InvalidParameter,
+                       match=r"privet: noise_multiplier = nan is invalid; allowed: finite and > 0"):
+        dp_accounting.rdp.RdpAccountant().compose(dp_event.GaussianDpEvent(float("nan")))
+    with pytest.raises(privet.InvalidParameter,
+                       match=r"Sampling rate: privet: q = 1.1 is invalid; allowed: \(0, 1\]"):
+        dp_accounting.rdp.RdpAccountant().compose(
+            dp_event.PoissonSampledDpEvent(1.1, dp_event.GaussianDpEvent(1.0)))
+    with pytest.raises(privet.InvalidParameter,
+                       match=r"Sampling rate: privet: q = -0.1 is invalid; allowed: \(0, 1\]"):
+        dp_accounting.pld.PLDAccountant().compose(
+            dp_event.PoissonSampledDpEvent(-0.1, dp_event.GaussianDpEvent(1.0)))
+    with pytest.raises(privet.InvalidParameter,
+                       match=r"privet: epsilon = -1 is invalid; allowed: finite and >= 0"):
+        dp_accounting.pld.PLDAccountant().compose(dp_event.GaussianDpEvent(1.0)).get_delta(-1.0)
+    with pytest.raises(ValueError, match="target_epsilon must be nonnegative"):
+        dp_accounting.calibrate_dp_mechanism(
+            dp_accounting.rdp.RdpAccountant, dp_event.GaussianDpEvent, -1.0, 1e-5)
+    with pytest.raises(ValueError):
+        dp_accounting.pld.PLDAccountant().compose(dp_event.GaussianDpEvent(1.0), 0)
+    with pytest.raises(TypeError):
+        dp_accounting.rdp.RdpAccountant().compose("gaussian")
+
+
+def test_compute_epsilon_and_delta_of_a_curve():
+    # dp_accounting rdp test_compute_epsilon_delta_pure_dp: a constant curve
+    # 1.1 on orders 2..32 gives epsilon 1.32783806176 at delta 1e-5, order 32,
+    # and back.
+    orders = range(2, 33)
+    eps, order = dp_accounting.rdp.compute_epsilon(orders, [1.1] * len(orders), 1e-5)
+    assert eps == pytest.approx(1.32783806176, abs=1e-10) and order == 32
+    delta, order = dp_accounting.rdp.compute_delta(orders, [1.1] * len(orders), 1.32783806176)
+    assert delta == pytest.approx(1e-5, rel=1e-8) and order == 32
