@@ -403,7 +403,6 @@ accountant_settings settings_from(std::optional<std::vector<double>> orders, dou
   return s;
 }
 
-
 template <class E>
 void bind_event_common(py::class_<E>& c) {
   c.def("__repr__", [](const E& e) { return "<privet.accounting." + describe(e) + ">"; })

@@ -16,8 +16,8 @@ void privet::python::bind_errors(py::module_& m) {
   // type by reference: register the base first so that subclasses win.
   auto base = py::register_exception<privet::error>(m, "Error", PyExc_ValueError);
   base.doc() = "Base of every exception privet raises (a ValueError).";
-  py::register_exception<privet::invalid_parameter>(m, "InvalidParameter", base)
-      .doc() = "A parameter is outside its allowed range; the message names it, its value and the range.";
+  py::register_exception<privet::invalid_parameter>(m, "InvalidParameter", base).doc() =
+      "A parameter is outside its allowed range; the message names it, its value and the range.";
   py::register_exception<privet::budget_exhausted>(m, "BudgetExhausted", base).doc() =
       "A privacy budget (an odometer's or a filter's) would be exceeded.";
   py::register_exception<privet::overflow_error>(m, "RepresentationOverflow", base).doc() =
