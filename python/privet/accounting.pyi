@@ -294,6 +294,7 @@ def dpsgd_noise_multiplier(
     eps_error: float = 0.01,
     delta_error: Optional[float] = None,
     relative_tolerance: float = 1e-6,
+    coarsen_above: float = 10.0,
 ) -> float:
     """The smallest DP-SGD noise multiplier meeting (epsilon, delta)."""
 
@@ -311,5 +312,6 @@ def smallest_noise_multiplier(
     eps_error: float = 0.01,
     delta_error: Optional[float] = None,
     relative_tolerance: float = 1e-6,
+    coarsen_above: float = 10.0,
 ) -> float:
     """The smallest sigma such that count runs of make_event(sigma) meet (epsilon, delta)."""

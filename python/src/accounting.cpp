@@ -584,10 +584,10 @@ void bind_accounting(py::module_& parent) {
       .def_property_readonly("rho", &zcdp::rho, "The zCDP parameter rho.");
   bind_event_common(zc);
 
-  py::class_<gdp> g(m, "Gdp", "A mu-GDP release (the Gaussian with noise multiplier 1 / mu).");
-  g.def(py::init<double>(), py::arg("mu"), "Throws InvalidParameter unless mu is finite and >= 0.")
+  py::class_<gdp> gd(m, "Gdp", "A mu-GDP release (the Gaussian with noise multiplier 1 / mu).");
+  gd.def(py::init<double>(), py::arg("mu"), "Throws InvalidParameter unless mu is finite and >= 0.")
       .def_property_readonly("mu", &gdp::mu, "The Gaussian DP parameter mu.");
-  bind_event_common(g);
+  bind_event_common(gd);
 
   py::class_<rdp> curve(m, "RdpCurve",
                         "A release known by its Renyi DP curve: epsilons[i] at orders[i] (RDP "
@@ -882,9 +882,11 @@ void bind_accounting(py::module_& parent) {
       "dpsgd_noise_multiplier",
       [](double q, std::int64_t steps, double epsilon, double delta, py::object kind,
          std::optional<std::vector<double>> orders, double h, double tau, pld_discretization d,
-         double eps_error, std::optional<double> delta_error, double tolerance) {
+         double eps_error, std::optional<double> delta_error, double tolerance,
+         double coarsen_above) {
         calibration_options c;
         c.accountant = parse_kind(kind);
+        c.coarsen_above = coarsen_above;
         const auto s = settings_from(std::move(orders), h, tau, d, eps_error, delta_error);
         const auto o = s.odometer(true, true);
         c.orders = o.orders;
@@ -901,22 +903,35 @@ void bind_accounting(py::module_& parent) {
       py::arg("value_discretization_interval") = 1e-4, py::arg("tail_mass_truncation") = 1e-15,
       py::arg("discretization") = pld_discretization::connect_dots, py::arg("eps_error") = 0.01,
       py::arg("delta_error") = py::none(), py::arg("relative_tolerance") = 1e-6,
+      py::arg("coarsen_above") = 10.0,
       "The smallest DP-SGD noise multiplier for Poisson rate q and `steps` steps that the chosen "
       "accountant (\"rdp\", \"pld\" or \"prv\") certifies (epsilon, delta)-DP, to "
-      "relative_tolerance, rounded up. Raises InvalidParameter for q outside (0, 1], steps < 1, "
-      "an invalid target, or a target no sigma up to 1e6 reaches.");
+      "relative_tolerance, rounded up. Above a target epsilon of coarsen_above, the PLD grid "
+      "step and the PRV eps_error grow in proportion to the target, so that every calibration "
+      "answers in seconds (any grid certifies; float('inf') never coarsens). Raises "
+      "InvalidParameter for q outside (0, 1], steps < 1, an invalid target, coarsen_above <= 0, "
+      "or a target no sigma up to 1e6 reaches.");
 
   m.def(
       "smallest_noise_multiplier",
       [](py::function make_event, std::int64_t count, double epsilon, double delta, py::object kind,
          std::optional<std::vector<double>> orders, double h, double tau, pld_discretization d,
-         double eps_error, std::optional<double> delta_error, double tolerance) {
+         double eps_error, std::optional<double> delta_error, double tolerance,
+         double coarsen_above) {
         const auto k = parse_kind(kind);
-        const auto s = settings_from(std::move(orders), h, tau, d, eps_error, delta_error);
+        auto s = settings_from(std::move(orders), h, tau, d, eps_error, delta_error);
         const auto n = checked_count(count);
         const approx_dp target(epsilon, delta);
         validate_delta_positive(target.delta(), "target.delta");
         validate_epsilon(target.epsilon(), "target_epsilon");
+        // The grid the C++ calibration would use for this target.
+        calibration_options c;
+        c.pld.value_discretization_interval = h;
+        c.prv.eps_error = eps_error;
+        c.coarsen_above = coarsen_above;
+        const auto [grid, mesh] = calibration_grid(target, c);
+        s.value_discretization_interval = grid.value_discretization_interval;
+        s.eps_error = mesh.eps_error;
         py::gil_scoped_release nogil;
         return smallest_noise_multiplier(
             [&](double sigma) {
@@ -934,9 +949,11 @@ void bind_accounting(py::module_& parent) {
       py::arg("value_discretization_interval") = 1e-4, py::arg("tail_mass_truncation") = 1e-15,
       py::arg("discretization") = pld_discretization::connect_dots, py::arg("eps_error") = 0.01,
       py::arg("delta_error") = py::none(), py::arg("relative_tolerance") = 1e-6,
+      py::arg("coarsen_above") = 10.0,
       "The smallest sigma such that `count` runs of make_event(sigma) (any event, composite "
       "ones too) meet (epsilon, delta) by the chosen accountant, for an epsilon that does not "
-      "increase with sigma. A sigma below one already certified whose event the accountant "
+      "increase with sigma; coarsen_above as for dpsgd_noise_multiplier. A sigma below one already "
+      "certified whose event the accountant "
       "cannot represent counts as not meeting the target; the returned sigma was certified.");
 }
 

@@ -446,9 +446,9 @@ void privet::python::bind_paillier(py::module_& parent) {
           "max_int] (band \"python_paillier\"); RepresentationOverflow outside it.")
       .def(
           "raw_encrypt",
-          [](const public_key& k, const Int& m, std::optional<Int> r) {
+          [](const public_key& k, const Int& plaintext, std::optional<Int> r) {
             py::gil_scoped_release release;
-            return r ? k.encrypt_with(m, *r) : k.encrypt(m, gen());
+            return r ? k.encrypt_with(plaintext, *r) : k.encrypt(plaintext, gen());
           },
           py::arg("m"), py::arg("r") = py::none(),
           "Enc(m) for m in [0, n) (RepresentationOverflow outside): (1 + m n) r^n mod n^2 with "
@@ -471,12 +471,12 @@ void privet::python::bind_paillier(py::module_& parent) {
       .def(
           "encrypt_number",
           [](const public_key& k, const py::handle& x, const py::handle& bound, unsigned digits) {
-            const Int m = mantissa_of(x, digits, pp::rounding::nearest_even);
+            const Int mantissa = mantissa_of(x, digits, pp::rounding::nearest_even);
             const Int b = bound_mantissa(bound, digits);
             py::gil_scoped_release release;
-            return number{
-                pp::encrypt(k, unit_point::from_mantissa(m), unit_point::from_mantissa(b), gen()),
-                digits};
+            return number{pp::encrypt(k, unit_point::from_mantissa(mantissa),
+                                      unit_point::from_mantissa(b), gen()),
+                          digits};
           },
           py::arg("x"), py::arg("bound"), py::arg("digits") = default_digits,
           "Enc(x) for a real x (float or int) at the scale 16^digits (round(16^digits x), ties "

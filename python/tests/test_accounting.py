@@ -125,6 +125,22 @@ def test_general_calibration_with_a_python_event_factory():
     assert eps(sigma) <= 1.0 < eps(sigma * (1 - 2e-6))
 
 
+def test_calibration_at_an_extreme_target_coarsens_the_grid():
+    # calibration_test.cpp, issue 34: (800, 1e-5) over 10 steps of q = 0.5
+    # took 89 s at the default grid; above coarsen_above = 10 the grid step
+    # grows with the target (1e-4 * 800 / 10 = 8e-3) and the answer is
+    # certified on that grid. The general search uses the same grid.
+    sigma = acc.dpsgd_noise_multiplier(0.5, 10, 800.0, 1e-5)
+    on_grid = acc.PldAccountant(value_discretization_interval=8e-3)
+    assert on_grid.compose(acc.SubsampledGaussianEvent(0.5, sigma), 10).get_epsilon(1e-5) <= 800
+    general = acc.smallest_noise_multiplier(
+        lambda s: acc.SubsampledGaussianEvent(0.5, s), 10, 800.0, 1e-5
+    )
+    assert general == pytest.approx(sigma, rel=1e-5)
+    with pytest.raises(privet.InvalidParameter, match="coarsen_above = 0 is invalid"):
+        acc.dpsgd_noise_multiplier(0.5, 10, 800.0, 1e-5, coarsen_above=0.0)
+
+
 def test_calibration_passes_python_errors_through():
     def broken(_):
         raise KeyError("from the factory")
