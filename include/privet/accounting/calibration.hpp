@@ -268,11 +268,12 @@ double smallest_noise_multiplier(MakeEvent&& make_event, std::uint64_t count,
                                  const approx_dp& target, const calibration_options& c = {}) {
   validate_at_least<std::uint64_t>(count, 1, "count");
   validate_delta_positive(target.delta(), "target.delta");
-  const auto [pld, prv] = calibration_grid(target, c);
+  // Not a structured binding: clang before 16 cannot capture one in a lambda.
+  const std::pair<pld_options, prv_options> grid = calibration_grid(target, c);
   return smallest_noise_multiplier(
       [&](double sigma) {
         return accountant_epsilon(make_event(sigma), count, target.delta(), c.accountant, c.orders,
-                                  pld, prv);
+                                  grid.first, grid.second);
       },
       target.epsilon(), c.relative_tolerance);
 }
