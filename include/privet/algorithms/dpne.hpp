@@ -752,11 +752,26 @@ class ngram_index {
   [[nodiscard]] std::size_t tokens() const noexcept { return tokens_; }
 
   /// Appends user u's k-grams, shortest <= k <= longest (with repeats).
-  /// `text` must be the corpus the index was built from, and 1 <= shortest,
-  /// longest <= max_length(): neither is checked here (the baselines check
-  /// the corpus once, check_index). Throws as corpus::end_sequence for u.
+  /// `text` must be the corpus the index was built from: only its token
+  /// count is checked here, O(1) (the baselines check every token once,
+  /// check_index). Throws invalid_parameter, before reading anything,
+  /// naming `shortest` unless it is in [1, max_length()], `longest` unless
+  /// it is in [shortest, max_length()], `text` for a corpus of another
+  /// token count, or as corpus::end_sequence for u.
   void user_ngrams(const corpus& text, std::size_t u, std::size_t shortest, std::size_t longest,
                    std::vector<gram_id>& out) const {
+    // The rows are read at k - 1 and up to the corpus's last token: a length
+    // outside the index, or a longer corpus, would read outside ids_.
+    // (The messages are built only on failure: this runs once per user.)
+    const auto top = [&] { return "max_length() = " + std::to_string(max_length_) + "]"; };
+    if (shortest < 1 || shortest > max_length_) throw_invalid("shortest", shortest, "[1, " + top());
+    if (longest < shortest || longest > max_length_) {
+      throw_invalid("longest", longest, "[shortest = " + std::to_string(shortest) + ", " + top());
+    }
+    if (text.tokens() != tokens_) {
+      throw_invalid("text", text.tokens(),
+                    "the corpus the index was built from (" + std::to_string(tokens_) + " tokens)");
+    }
     text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = shortest; k <= longest; ++k) {
         const gram_id* row = ids_.data() + (k - 1) * tokens_;
