@@ -576,6 +576,30 @@ TEST_CASE("ngram_index::user_ngrams refuses a length range outside the index bef
   CHECK(got == std::set<std::string>{"a b", "b c"});
 }
 
+TEST_CASE("a default-constructed extraction names what it lacks instead of reading null") {
+  using privet::invalid_parameter;
+  const dpne::extraction e;
+  CHECK(e.max_length() == 0);
+  CHECK(e.total() == 0);
+  CHECK(e.levels().empty());
+  const char* message =
+      "privet: extraction = default-constructed is invalid; allowed: an extraction made by "
+      "extract, extractor, dpsu_all, dpsu_even or dpsu_single (it has no gram table)";
+  CHECK_THROWS_WITH_AS((void)e.grams(), message, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)e.released(1), message, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)e.vocabulary_words(0), message, invalid_parameter);
+  // Assigned a release, it is one.
+  text small;
+  small.user({"a b c"});
+  dpne::parameters p;
+  p.max_length = 2;
+  privet::testing::seeded_release_generator gen(3);
+  dpne::extraction r;
+  r = dpne::extract(small.corpus, small.vocabulary, p, gen);
+  CHECK(r.max_length() == 2);
+  CHECK_NOTHROW((void)r.grams());
+  CHECK_NOTHROW((void)r.released(2));
+}
 namespace {
 
 constexpr ngram_table::id not_a_word = ~ngram_table::id{0} - 1;  // far beyond any vocabulary

@@ -257,16 +257,23 @@ struct extraction_builder;
 
 /// A DPNE (or baseline) release: the sets S_1..S_T, the table that names
 /// their grams, and what each level did and spent. Made by extractor,
-/// extract, dpsu_all, dpsu_even and dpsu_single; a default-constructed one
-/// holds no table (grams() must not be called on it).
+/// extract, dpsu_all, dpsu_even and dpsu_single. A default-constructed one
+/// (a place to assign a release to) has no table: max_length(), total(),
+/// levels() and privacy() are empty, and grams(), released() and
+/// vocabulary_words() throw invalid_parameter naming `extraction`.
 class extraction {
  public:
   /// The released grams: words interned by their spelling, k-grams as
   /// (prefix, last word) (sketches/ngrams.hpp). For the baselines: the
-  /// caller's table.
-  [[nodiscard]] const ngram_table& grams() const noexcept { return *grams_; }
-  /// S_k as ids of grams(), k = 1..max_length().
+  /// caller's table. Throws invalid_parameter on a default-constructed one.
+  [[nodiscard]] const ngram_table& grams() const {
+    check_made();
+    return *grams_;
+  }
+  /// S_k as ids of grams(), k = 1..max_length(). Throws invalid_parameter
+  /// naming `k` outside that range, or as grams() does.
   [[nodiscard]] std::span<const gram_id> released(std::size_t k) const {
+    check_made();
     if (k < 1 || k > sets_.size()) {
       throw_invalid("k", k, "[1, " + std::to_string(sets_.size()) + "]");
     }
@@ -281,8 +288,10 @@ class extraction {
     return n;
   }
   /// The words of gram g (an id of grams()) as ids of the vocabulary the
-  /// corpus used; for the baselines, ids of their table.
+  /// corpus used; for the baselines, ids of their table. Throws as grams()
+  /// does, or as ngram_table::words_of for an id not of grams().
   [[nodiscard]] std::vector<gram_id> vocabulary_words(gram_id g) const {
+    check_made();
     std::vector<gram_id> w = grams_->words_of(g);
     if (!vocabulary_of_.empty()) {
       for (auto& x : w) x = vocabulary_of_.at(x);
@@ -296,6 +305,15 @@ class extraction {
 
  private:
   friend struct detail::extraction_builder;
+
+  // Every algorithm sets grams_; only a default-constructed one lacks it.
+  void check_made() const {
+    if (grams_ == nullptr) {
+      throw_invalid("extraction", "default-constructed",
+                    "an extraction made by extract, extractor, dpsu_all, dpsu_even or "
+                    "dpsu_single (it has no gram table)");
+    }
+  }
 
   std::unique_ptr<ngram_table> owned_;
   const ngram_table* grams_ = nullptr;
