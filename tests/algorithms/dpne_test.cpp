@@ -541,6 +541,65 @@ TEST_CASE("corpus accessors name the user or sequence past the end and the range
   CHECK(c.sequence(0).size() == 2);
 }
 
+TEST_CASE("ngram_index::user_ngrams refuses a length range outside the index before reading") {
+  // It read ids_ at row k - 1 for every k in [shortest, longest] unchecked:
+  // shortest = 0 read before the array, longest above max_length() after it.
+  using privet::invalid_parameter;
+  text small;
+  small.user({"a b c"});
+  ngram_table table = small.vocabulary;
+  const dpne::ngram_index index(small.corpus, table, 2);
+  std::vector<ngram_table::id> out;
+  CHECK_THROWS_WITH_AS(index.user_ngrams(small.corpus, 0, 0, 1, out),
+                       "privet: shortest = 0 is invalid; allowed: [1, max_length() = 2]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(index.user_ngrams(small.corpus, 0, 1, 3, out),
+                       "privet: longest = 3 is invalid; allowed: [shortest = 1, max_length() = 2]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(index.user_ngrams(small.corpus, 0, 2, 1, out),
+                       "privet: longest = 1 is invalid; allowed: [shortest = 2, max_length() = 2]",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(index.user_ngrams(small.corpus, 0, 3, 3, out),
+                       "privet: shortest = 3 is invalid; allowed: [1, max_length() = 2]",
+                       invalid_parameter);
+  // A corpus with more tokens than the index read would run past each row.
+  text longer;
+  longer.user({"a b c d"});
+  CHECK_THROWS_WITH_AS(index.user_ngrams(longer.corpus, 0, 1, 2, out),
+                       "privet: text = 4 is invalid; allowed: the corpus the index was built "
+                       "from (3 tokens)",
+                       invalid_parameter);
+  CHECK(out.empty());  // refused before anything was appended
+  index.user_ngrams(small.corpus, 0, 2, 2, out);
+  std::set<std::string> got;
+  for (const auto g : out) got.insert(table.text(g));
+  CHECK(got == std::set<std::string>{"a b", "b c"});
+}
+
+TEST_CASE("a default-constructed extraction names what it lacks instead of reading null") {
+  using privet::invalid_parameter;
+  const dpne::extraction e;
+  CHECK(e.max_length() == 0);
+  CHECK(e.total() == 0);
+  CHECK(e.levels().empty());
+  const char* message =
+      "privet: extraction = default-constructed is invalid; allowed: an extraction made by "
+      "extract, extractor, dpsu_all, dpsu_even or dpsu_single (it has no gram table)";
+  CHECK_THROWS_WITH_AS((void)e.grams(), message, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)e.released(1), message, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)e.vocabulary_words(0), message, invalid_parameter);
+  // Assigned a release, it is one.
+  text small;
+  small.user({"a b c"});
+  dpne::parameters p;
+  p.max_length = 2;
+  privet::testing::seeded_release_generator gen(3);
+  dpne::extraction r;
+  r = dpne::extract(small.corpus, small.vocabulary, p, gen);
+  CHECK(r.max_length() == 2);
+  CHECK_NOTHROW((void)r.grams());
+  CHECK_NOTHROW((void)r.released(2));
+}
 namespace {
 
 constexpr ngram_table::id not_a_word = ~ngram_table::id{0} - 1;  // far beyond any vocabulary

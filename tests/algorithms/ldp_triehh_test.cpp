@@ -287,6 +287,46 @@ TEST_CASE("the k-anonymity tail is the exact convolution of two binomials") {
   CHECK_THROWS_AS(th::approximate_k_anonymity(par, 100, tau, 1.0), privet::invalid_parameter);
 }
 
+TEST_CASE("vote_tail names p or q outside [0, 1]; any threshold is read without wrapping") {
+  // Before: Boost.Math's std::domain_error (or rounding_error for NaN q),
+  // nothing for p outside [0, 1] with k = 0, and a tau above 2^63 - 1 cast
+  // to a negative count, whose tail is 1.
+  using privet::invalid_parameter;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(0, 0.5, 10, -0.1, 3),
+                       "privet: q = -0.1 is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(0, 0.5, 10, 1.1, 3),
+                       "privet: q = 1.1 is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(0, 0.5, 10, nan, 3),
+                       "privet: q = nan is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(5, -0.1, 10, 0.5, 3),
+                       "privet: p = -0.1 is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(5, nan, 10, 0.5, 3),
+                       "privet: p = nan is invalid; allowed: [0, 1]", invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)th::vote_tail(0, 1.5, 10, 0.5, 3),
+                       "privet: p = 1.5 is invalid; allowed: [0, 1]", invalid_parameter);
+  // The ends of [0, 1] are probabilities: P[Bin(5, 1) + Bin(10, 0) >= 3] = 1.
+  CHECK(th::vote_tail(5, 1, 10, 0, 3) == 1);
+  CHECK(th::vote_tail(5, 0, 10, 0, 1) == 0);
+
+  // Thresholds beyond 2^63 - 1 (a run's layer threshold is data): no k + m
+  // reports reach them.
+  const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  CHECK(th::vote_tail(0, 0.3, 1000, 0.3, (std::uint64_t{1} << 63) + 5) == 0);
+  CHECK(th::vote_tail(10, 0.3, 1000, 0.3, top) == 0);
+  CHECK(th::vote_tail(0, 0.3, 1000, 0.3, 1001) == 0);
+  CHECK(th::vote_tail(0, 0.3, 10, 0.5, 10) == doctest::Approx(std::pow(0.5, 10)));
+  // So a threshold nobody reaches keeps no prefix: every k is anonymous.
+  th::parameters par;
+  par.users_per_layer = 100;
+  par.contributions = 10;
+  th::layer_stats layer{1, 30, 100, (std::uint64_t{1} << 63) + 5, 0, 0};
+  const auto k = th::approximate_k_anonymity(par, layer, 0.5);
+  REQUIRE(k);
+  CHECK(*k == 1000);
+  CHECK(th::approximate_k_anonymity(par, 30, top, 0.5) == std::optional<std::uint64_t>(1000));
+}
+
 TEST_CASE("bad TrieHH parameters throw, naming them") {
   th::parameters p;
   p.epsilon = 0;

@@ -313,6 +313,51 @@ TEST_CASE_TEMPLATE("ciphertext packing: bad layouts, term counts and lying ciphe
                   privet::protocol_error);
 }
 
+TEST_CASE_TEMPLATE("unpack refuses plaintext bits beyond the vector's values", Int,
+                   PRIVET_PAILLIER_BACKENDS) {
+  // Before: unpack read only the vector's slots and dropped the rest of the
+  // plaintext, so a tampered ciphertext decrypted as if whole. No operation
+  // makes such a ciphertext (each checks its slot bound), so the test
+  // overwrites one in place, as a corrupted or forged one would arrive.
+  privet::testing::seeded_release_generator gen(109);
+  const auto keys = small_keys<Int>(256, 105);
+  const auto& pk = keys.public_key;
+  const auto& sk = keys.private_key;
+  // 2 * 2560 * 5 * 3 = 76800: 17-bit slots, 15 per plaintext; 3 values
+  // leave 12 padding slots at the offset 2560 (the value 0).
+  const paillier::packing<Int, S> layout(pk, fp<Int>::encode(10.0), 5, 3);
+  const values_t<Int> three(3, fp<Int>::encode(1.0));
+  const Int honest = sk.decrypt(layout.pack(view_t<Int>(three), gen).ciphertexts()[0]);
+  const auto tampered = [&](const Int& plaintext) {
+    auto v = layout.pack(view_t<Int>(three), gen);
+    REQUIRE(plaintext < pk.n());
+    // v is not const: writing through the span's const is defined.
+    const_cast<paillier::ciphertext<Int>&>(v.ciphertexts()[0]) = pk.encrypt(plaintext, gen);
+    return v;
+  };
+  const char* beyond =
+      "privet: packed ciphertext 0 has plaintext bits beyond the vector's 3 values; allowed: "
+      "padding slots that hold 0 and nothing above the last slot";
+  // A bit above the 15 slots (bit 255 < bits(n) = 256).
+  CHECK_THROWS_WITH_AS((void)paillier::unpack(sk, tampered(Int(honest + (Int(1) << 255)))), beyond,
+                       privet::protocol_error);
+  // Padding slot 5 holding 1 more than 0's content.
+  CHECK_THROWS_WITH_AS((void)paillier::unpack(sk, tampered(Int(honest + (Int(1) << 85)))), beyond,
+                       privet::protocol_error);
+  // A value slot above the content bound 5120 (slot 1 at 2^17 - 1).
+  const Int slot1 = (honest >> 17) & Int(0x1ffff);
+  CHECK_THROWS_WITH_AS(
+      (void)paillier::unpack(sk, tampered(Int(honest + ((Int(0x1ffff) - slot1) << 17)))),
+      "privet: a decrypted slot exceeds its packed vector's content bound = 5120; allowed: slots "
+      "within the bound the vector was sent with",
+      privet::protocol_error);
+  // The honest plaintext, and padding after every operation, still unpack.
+  CHECK(paillier::unpack(sk, tampered(honest)) == three);
+  const auto x = layout.pack(view_t<Int>(three), gen);
+  CHECK(paillier::unpack(sk, x + x * -2) == values_t<Int>(3, fp<Int>::encode(-1.0)));
+  CHECK(paillier::unpack(sk, x * 0) == values_t<Int>(3, fp<Int>::encode(0.0)));
+}
+
 TEST_CASE_TEMPLATE("every packing refusal's full message (docs/error_audit.md)", Int,
                    PRIVET_PAILLIER_BACKENDS) {
   // The rows of the audit that the tests above check by name or type only.

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -402,6 +403,41 @@ TEST_CASE("the filterbank, the DCT and the remaining MFCC options name what they
         "privet: fft_size = 33554432 is invalid; allowed: 0 (automatic) or even, up to 2^24");
 }
 
+TEST_CASE("filterbank accessors name the filter or edge index past the end") {
+  // Before: std::out_of_range from vector::at where the index passed the
+  // vectors' ends, but lower_hz(26), lower_hz(27) and centre_hz(26) read
+  // edges of no filter without an error, and centre_hz(2^64 - 1) wrapped
+  // to m + 1 = 0 and returned low_hz.
+  using privet::invalid_parameter;
+  const mel_filterbank bank(26, 512, 16000, 0, 8000);
+  const std::size_t top = std::numeric_limits<std::size_t>::max();
+  const char* past = "privet: m = 26 is invalid; allowed: [0, size()) = [0, 26)";
+  CHECK_THROWS_WITH_AS((void)bank.lower_hz(26), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.centre_hz(26), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.upper_hz(26), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.first_bin(26), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.weights(26), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.weight(26, 0), past, invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.lower_hz(27),
+                       "privet: m = 27 is invalid; allowed: [0, size()) = [0, 26)",
+                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)bank.centre_hz(top),
+      "privet: m = 18446744073709551615 is invalid; allowed: [0, size()) = [0, 26)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      (void)bank.upper_hz(top - 1),
+      "privet: m = 18446744073709551614 is invalid; allowed: [0, size()) = [0, 26)",
+      invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)bank.edge_hz(28),
+                       "privet: i = 28 is invalid; allowed: [0, size() + 1] = [0, 27]",
+                       invalid_parameter);
+  // The last filter and edge are in range; a bin past the spectrum is 0.
+  CHECK(bank.upper_hz(25) == 8000);
+  CHECK(bank.edge_hz(27) == 8000);
+  CHECK(bank.lower_hz(25) == bank.edge_hz(25));
+  CHECK(bank.weight(25, top) == 0);
+}
 TEST_CASE("a NaN or infinite sample is refused, naming its index and value") {
   using privet::invalid_parameter;
   const mfcc<float> f({.sample_rate = 16000});

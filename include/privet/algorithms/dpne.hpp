@@ -257,16 +257,23 @@ struct extraction_builder;
 
 /// A DPNE (or baseline) release: the sets S_1..S_T, the table that names
 /// their grams, and what each level did and spent. Made by extractor,
-/// extract, dpsu_all, dpsu_even and dpsu_single; a default-constructed one
-/// holds no table (grams() must not be called on it).
+/// extract, dpsu_all, dpsu_even and dpsu_single. A default-constructed one
+/// (a place to assign a release to) has no table: max_length(), total(),
+/// levels() and privacy() are empty, and grams(), released() and
+/// vocabulary_words() throw invalid_parameter naming `extraction`.
 class extraction {
  public:
   /// The released grams: words interned by their spelling, k-grams as
   /// (prefix, last word) (sketches/ngrams.hpp). For the baselines: the
-  /// caller's table.
-  [[nodiscard]] const ngram_table& grams() const noexcept { return *grams_; }
-  /// S_k as ids of grams(), k = 1..max_length().
+  /// caller's table. Throws invalid_parameter on a default-constructed one.
+  [[nodiscard]] const ngram_table& grams() const {
+    check_made();
+    return *grams_;
+  }
+  /// S_k as ids of grams(), k = 1..max_length(). Throws invalid_parameter
+  /// naming `k` outside that range, or as grams() does.
   [[nodiscard]] std::span<const gram_id> released(std::size_t k) const {
+    check_made();
     if (k < 1 || k > sets_.size()) {
       throw_invalid("k", k, "[1, " + std::to_string(sets_.size()) + "]");
     }
@@ -281,8 +288,10 @@ class extraction {
     return n;
   }
   /// The words of gram g (an id of grams()) as ids of the vocabulary the
-  /// corpus used; for the baselines, ids of their table.
+  /// corpus used; for the baselines, ids of their table. Throws as grams()
+  /// does, or as ngram_table::words_of for an id not of grams().
   [[nodiscard]] std::vector<gram_id> vocabulary_words(gram_id g) const {
+    check_made();
     std::vector<gram_id> w = grams_->words_of(g);
     if (!vocabulary_of_.empty()) {
       for (auto& x : w) x = vocabulary_of_.at(x);
@@ -296,6 +305,15 @@ class extraction {
 
  private:
   friend struct detail::extraction_builder;
+
+  // Every algorithm sets grams_; only a default-constructed one lacks it.
+  void check_made() const {
+    if (grams_ == nullptr) {
+      throw_invalid("extraction", "default-constructed",
+                    "an extraction made by extract, extractor, dpsu_all, dpsu_even or "
+                    "dpsu_single (it has no gram table)");
+    }
+  }
 
   std::unique_ptr<ngram_table> owned_;
   const ngram_table* grams_ = nullptr;
@@ -752,11 +770,26 @@ class ngram_index {
   [[nodiscard]] std::size_t tokens() const noexcept { return tokens_; }
 
   /// Appends user u's k-grams, shortest <= k <= longest (with repeats).
-  /// `text` must be the corpus the index was built from, and 1 <= shortest,
-  /// longest <= max_length(): neither is checked here (the baselines check
-  /// the corpus once, check_index). Throws as corpus::end_sequence for u.
+  /// `text` must be the corpus the index was built from: only its token
+  /// count is checked here, O(1) (the baselines check every token once,
+  /// check_index). Throws invalid_parameter, before reading anything,
+  /// naming `shortest` unless it is in [1, max_length()], `longest` unless
+  /// it is in [shortest, max_length()], `text` for a corpus of another
+  /// token count, or as corpus::end_sequence for u.
   void user_ngrams(const corpus& text, std::size_t u, std::size_t shortest, std::size_t longest,
                    std::vector<gram_id>& out) const {
+    // The rows are read at k - 1 and up to the corpus's last token: a length
+    // outside the index, or a longer corpus, would read outside ids_.
+    // (The messages are built only on failure: this runs once per user.)
+    const auto top = [&] { return "max_length() = " + std::to_string(max_length_) + "]"; };
+    if (shortest < 1 || shortest > max_length_) throw_invalid("shortest", shortest, "[1, " + top());
+    if (longest < shortest || longest > max_length_) {
+      throw_invalid("longest", longest, "[shortest = " + std::to_string(shortest) + ", " + top());
+    }
+    if (text.tokens() != tokens_) {
+      throw_invalid("text", text.tokens(),
+                    "the corpus the index was built from (" + std::to_string(tokens_) + " tokens)");
+    }
     text.for_each_sequence(u, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = shortest; k <= longest; ++k) {
         const gram_id* row = ids_.data() + (k - 1) * tokens_;

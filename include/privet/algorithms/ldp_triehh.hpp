@@ -1104,30 +1104,39 @@ inline privacy_report report(const parameters& p, double delta) {
 /// P[Bin(k, p) + Bin(m, q) >= tau]: the first binomial summed over a window
 /// of about 40 sqrt(k) terms around its mean, the mass outside it added whole
 /// (a Hoeffding bound), so the result is never below the true tail; the
-/// second's upper tail by the regularised incomplete beta function. p and q
-/// are probabilities; they are not checked here (Boost's own checks throw
-/// its domain errors).
+/// second's upper tail by the regularised incomplete beta function. Throws
+/// invalid_parameter naming `p` or `q` unless it is in [0, 1] (Boost.Math
+/// threw std::domain_error for them). k, m and tau never throw: any uint64
+/// is read exactly (a run's threshold is data; one above 2^63 - 1 wrapped
+/// to a negative count and gave 1), and the window is clipped to [0, k].
 inline double vote_tail(std::uint64_t k, double p, std::uint64_t m, double q, std::uint64_t tau) {
-  auto upper = [&](std::int64_t t) {  // P[Bin(m, q) >= t]
-    if (t <= 0) return 1.0;
-    if (static_cast<std::uint64_t>(t) > m) return 0.0;
+  validate_probability(p, "p");
+  validate_probability(q, "q");
+  auto upper = [&](std::uint64_t t) {  // P[Bin(m, q) >= t]
+    if (t == 0) return 1.0;
+    if (t > m) return 0.0;
     return boost::math::ibeta(static_cast<double>(t),
                               static_cast<double>(m) - static_cast<double>(t) + 1, q);
   };
-  if (k == 0) return upper(static_cast<std::int64_t>(tau));
+  if (k == 0) return upper(tau);
   const boost::math::binomial_distribution<double> first(static_cast<double>(k), p);
   // Only a window of the first binomial is summed; the mass outside it is at
   // most 2 exp(-2 w^2 / k) (Hoeffding) and is added whole, so the result is
   // never below the true tail.
   const double kd = static_cast<double>(k);
   const double w = std::ceil(std::sqrt(kd * 400.0)) + 1;  // 2 w^2 / k >= 800
-  const auto lo = static_cast<std::uint64_t>(std::max(0.0, std::floor(kd * p - w)));
-  const auto hi = static_cast<std::uint64_t>(std::min(kd, std::ceil(kd * p + w)));
+  // Clipped in doubles before the conversion: kd may round up to 2^64, which
+  // no uint64 holds.
+  const double lo_d = std::max(0.0, std::floor(kd * p - w));
+  const double hi_d = std::ceil(kd * p + w);
+  const std::uint64_t lo = lo_d >= kd ? k : static_cast<std::uint64_t>(lo_d);
+  const std::uint64_t hi = hi_d >= kd ? k : static_cast<std::uint64_t>(hi_d);
   double total = (lo > 0 || hi < k) ? 2 * std::exp(-2 * w * w / kd) : 0.0;
-  for (std::uint64_t j = lo; j <= hi; ++j) {
+  for (std::uint64_t j = lo;; ++j) {
     const double pj = boost::math::pdf(first, static_cast<double>(j));
-    if (pj == 0) continue;
-    total += pj * upper(static_cast<std::int64_t>(tau) - static_cast<std::int64_t>(j));
+    // Unsigned: a tau beyond 2^63 - 1 must not wrap to a negative count.
+    if (pj != 0) total += pj * upper(tau > j ? tau - j : 0);
+    if (j == hi) break;  // not j <= hi: hi may be 2^64 - 1
   }
   return std::min(1.0, total);
 }

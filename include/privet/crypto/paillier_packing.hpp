@@ -334,8 +334,11 @@ packed_vector<Int, S, Tag> packing<Int, S, Tag>::pack(std::span<const fixed_poin
 }
 
 /// The values, from one decryption per plaintext. Throws protocol_error
-/// when a slot's content exceeds the vector's content bound (the ciphertext
-/// is not what the vector claims), invalid_parameter for another key.
+/// when a slot's content exceeds the vector's content bound, or when a
+/// plaintext has bits beyond the vector's values: a padding slot of the
+/// last plaintext that does not hold 0 (content = offset, as pack pads and
+/// every operation keeps it) or any bit above the last slot (the ciphertext
+/// is not what the vector claims); invalid_parameter for another key.
 template <integer Int, fixed_point_scale S, key_tag Tag>
 std::vector<fixed_point<Int, S>> unpack(const private_key<Int, Tag>& key,
                                         const packed_vector<Int, S, Tag>& v) {
@@ -345,9 +348,14 @@ std::vector<fixed_point<Int, S>> unpack(const private_key<Int, Tag>& key,
   const auto cts = v.ciphertexts();
   for (std::size_t c = 0; c < cts.size(); ++c) {
     Int m = key.decrypt(cts[c]);
-    for (std::size_t s = 0; s < layout.slots && out.size() < v.size(); ++s) {
+    bool beyond = false;  // a padding slot that is not 0
+    for (std::size_t s = 0; s < layout.slots; ++s) {
       const Int content = m & layout.capacity;
       m >>= static_cast<unsigned>(layout.slot_bits);
+      if (out.size() == v.size()) {
+        beyond = beyond || content != v.offset();
+        continue;
+      }
       if (content > v.content_bound()) {
         throw protocol_error(
             "privet: a decrypted slot exceeds its packed vector's content bound = " +
@@ -355,6 +363,13 @@ std::vector<fixed_point<Int, S>> unpack(const private_key<Int, Tag>& key,
             "; allowed: slots within the bound the vector was sent with");
       }
       out.push_back(fixed_point<Int, S>::from_mantissa(Int(content - v.offset())));
+    }
+    // Dropping these bits would decrypt a tampered ciphertext as if whole.
+    if (beyond || m != 0) {
+      throw protocol_error("privet: packed ciphertext " + std::to_string(c) +
+                           " has plaintext bits beyond the vector's " + std::to_string(v.size()) +
+                           " values; allowed: padding slots that hold 0 and nothing above the "
+                           "last slot");
     }
   }
   return out;

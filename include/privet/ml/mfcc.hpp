@@ -175,23 +175,32 @@ class mel_filterbank {
     return static_cast<double>(k) * sample_rate_ / static_cast<double>(fft_size_);
   }
   /// Edge frequency f_i, i = 0..M+1 (f_0 = low_hz, f_{M+1} = high_hz).
-  /// Throws std::out_of_range for i > M + 1.
-  [[nodiscard]] double edge_hz(std::size_t i) const { return edges_.at(i); }
-  /// Filter m's lower edge f_m, centre f_{m+1} and upper edge f_{m+2}, for
-  /// m < size() (an index past the last edge throws std::out_of_range).
+  /// Throws invalid_parameter naming `i` for i > M + 1.
+  [[nodiscard]] double edge_hz(std::size_t i) const {
+    if (i >= edges_.size()) {
+      throw_invalid("i", i, "[0, size() + 1] = [0, " + std::to_string(edges_.size() - 1) + "]");
+    }
+    return edges_[i];
+  }
+  /// Filter m's lower edge f_m, centre f_{m+1} and upper edge f_{m+2}.
+  /// Throws invalid_parameter naming `m` unless m < size().
   ///@{
-  [[nodiscard]] double lower_hz(std::size_t m) const { return edges_.at(m); }
-  [[nodiscard]] double centre_hz(std::size_t m) const { return edges_.at(m + 1); }
-  [[nodiscard]] double upper_hz(std::size_t m) const { return edges_.at(m + 2); }
+  [[nodiscard]] double lower_hz(std::size_t m) const { return edges_[check_filter(m)]; }
+  [[nodiscard]] double centre_hz(std::size_t m) const { return edges_[check_filter(m) + 1]; }
+  [[nodiscard]] double upper_hz(std::size_t m) const { return edges_[check_filter(m) + 2]; }
   ///@}
-  /// The first bin with a nonzero weight in filter m.
-  [[nodiscard]] std::size_t first_bin(std::size_t m) const { return first_.at(m); }
+  /// The first bin with a nonzero weight in filter m. Throws as lower_hz.
+  [[nodiscard]] std::size_t first_bin(std::size_t m) const { return first_[check_filter(m)]; }
   /// Weights of bins first_bin(m), first_bin(m) + 1, ... (all > 0 except
-  /// possibly none: the triangle is zero only at its edges, which are excluded).
-  [[nodiscard]] std::span<const double> weights(std::size_t m) const { return weights_.at(m); }
-  /// w_m(k) for any bin k (0 outside the triangle).
+  /// possibly none: the triangle is zero only at its edges, which are
+  /// excluded). Throws as lower_hz.
+  [[nodiscard]] std::span<const double> weights(std::size_t m) const {
+    return weights_[check_filter(m)];
+  }
+  /// w_m(k) for any bin k (0 outside the triangle, k >= bins() included).
+  /// Throws as lower_hz.
   [[nodiscard]] double weight(std::size_t m, std::size_t k) const {
-    const std::size_t f = first_.at(m);
+    const std::size_t f = first_[check_filter(m)];
     return k >= f && k - f < weights_[m].size() ? weights_[m][k - f] : 0.0;
   }
 
@@ -215,6 +224,14 @@ class mel_filterbank {
 
  private:
   [[nodiscard]] double bin_hz() const { return sample_rate_ / static_cast<double>(fft_size_); }
+
+  // A filter index is the caller's: checked before m + 1 or m + 2 can pass
+  // the end (or wrap) into another filter's edge. The constructor made
+  // edges_ M + 2 long and first_, weights_ M long, so m < M is enough.
+  [[nodiscard]] std::size_t check_filter(std::size_t m) const {
+    if (m >= size()) throw_invalid("m", m, "[0, size()) = [0, " + std::to_string(size()) + ")");
+    return m;
+  }
 
   std::size_t fft_size_;
   double sample_rate_;
