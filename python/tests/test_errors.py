@@ -19,5 +19,15 @@ def test_every_error_is_a_privet_error_and_a_value_error():
 
 
 def test_version_matches_the_headers():
-    major, minor, patch = (int(part) for part in privet.__version__.split("."))
-    assert (major, minor, patch) >= (0, 1, 0)
+    # The extension's __version__ is the C++ privet::version_string of the
+    # headers it was built from (include/privet/version.hpp).
+    import os
+    import re
+
+    header = os.path.join(
+        os.path.dirname(__file__), "..", "..", "include", "privet", "version.hpp"
+    )
+    with open(header, encoding="utf-8") as f:
+        match = re.search(r'version_string = "([0-9.]+)"', f.read())
+    assert match is not None
+    assert privet.__version__ == match.group(1)
