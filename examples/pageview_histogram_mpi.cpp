@@ -64,7 +64,7 @@
 // page_id, then project, then country, each in the order of the public lists
 // (examples/support/pageview_generator.hpp); nothing else, so that two
 // releases compare byte for byte; an empty release is its header line.
-// Only rank 0 writes files, each whole or not at all, never over an input,
+// Only rank 0 writes files, all of them whole or none, never over an input,
 // the secret or another output (support/output_files.hpp).
 #include <privet/accounting/zcdp.hpp>
 #include <privet/dist/pageview_histogram.hpp>
@@ -474,7 +474,8 @@ void read_share(const dist::communicator& comm, const options& o,
 
 // Rank `rank`'s rows of the generated day: the rows of the actors it owns
 // (every rank generates the whole day, so no row needs to travel).
-void generate_share(const options& o, bool rank0, const std::vector<std::string>& project_names,
+void generate_share(const options& o, bool rank0, ex::output_set& files,
+                    const std::vector<std::string>& project_names,
                     const std::vector<std::string>& country_codes, share& s) {
   ex::generator_options g;
   g.rows = o.rows;
@@ -483,10 +484,10 @@ void generate_share(const options& o, bool rank0, const std::vector<std::string>
   // The day as TSV, written whole or not at all; the actor column is the
   // generator's signature text, which the reader hashes back to the same
   // actor ids (a day and its TSV give the same release).
-  std::optional<ex::output_file> out;
+  ex::output_file* out = nullptr;
   std::string line;
   if (rank0 && !o.write_tsv.empty()) {
-    out.emplace(o.write_tsv);
+    out = &files.add(o.write_tsv);
     out->write("page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n");
   }
   s.actors = gen.generate([&](const pv::view& v) {
@@ -504,7 +505,6 @@ void generate_share(const options& o, bool rank0, const std::vector<std::string>
       out->write(line);
     }
   });
-  if (out) out->commit();
 }
 
 // Every rank's message (empty: none), so that every rank stops together
@@ -848,10 +848,12 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
                         streams);
     }
   }
+  // Rank 0's files (--write-tsv, --out) appear together at the end, or none.
+  ex::output_set files;
   std::string failure;
   try {
     if (o.tsv.empty()) {
-      generate_share(o, rank0, project_names, country_codes, s);
+      generate_share(o, rank0, files, project_names, country_codes, s);
     } else {
       read_share(comm, o, project_names, country_codes, s);
     }
@@ -899,7 +901,8 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
     // Written whole or not at all; an empty release is a release (its
     // header line alone), written and reported like any other.
     try {
-      ex::write_file(o.out, text);
+      files.write(o.out, text);
+      files.commit();
     } catch (const std::exception& e) {
       written = e.what();
     }

@@ -108,6 +108,8 @@ TEST_CASE("the distributed release equals the single-process release") {
   }
   const auto by_owner = privet::dist::gather_release(
       comm, privet::dist::release_owned(comm, h, owned, pub_mine, streams));
+  // The bounding state went with the counts: a second release is refused.
+  CHECK_THROWS_AS(privet::dist::release_owned(comm, h, owned, pub_mine, streams), privet::error);
   if (comm.rank() == 0) {
     const auto single = h(rows, pub, streams);
     CHECK(single.size() > 10);
