@@ -218,7 +218,7 @@ std::optional<int> parse(int argc, char** argv, options& o, bool rank0) {
             "with --tsv: bytes of its share a rank reads before the rows go to their actors' "
             "ranks (memory per rank for rows in flight, about 1.5x this; the release does not "
             "depend on it)",
-            4096, std::uint64_t{1} << 40);
+            4096, std::uint64_t{1} << 31);
   cli.choice("--policy", o.policy,
              "bounding: actor (server-side, per actor signature) or client (rows bounded by "
              "clients, enforced again by the server)",
