@@ -518,7 +518,9 @@ int run(const options& o, const text_data& text, G& gen) {
     }
     plot.add(s);
   }
-  plot.log_y().write(o.svg);
+  // The plot, its numbers and Table 3 appear together or not at all.
+  ex::output_set files;
+  plot.log_y().write(o.svg, files);
   // Table 3 as CSV beside the plot: one row per method, one column per k.
   std::vector<std::string> header{"method"};
   for (std::size_t k = 1; k <= T; ++k) header.push_back("k=" + std::to_string(k));
@@ -536,7 +538,8 @@ int run(const options& o, const text_data& text, G& gen) {
     row.push_back("");
     table3.row(row);
   }
-  table3.write(ex::csv_beside(o.svg, "table3"));
+  table3.write(ex::csv_beside(o.svg, "table3"), files);
+  files.commit();
   std::printf("\ntimes: DPNE %.2f s", methods[0].seconds);
   for (std::size_t m = 1; m < methods.size(); ++m)
     std::printf(", %s %.2f s", methods[m].name.c_str(), methods[m].seconds);

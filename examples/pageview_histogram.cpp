@@ -281,13 +281,14 @@ class day_progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), shown_{};
 };
 
-// Rows as TSV in Wikimedia's layout, formatted into a 1 MiB buffer, through
-// an output_file: the file appears whole at commit(), or not at all.
+// Rows as TSV in Wikimedia's layout, formatted into a 1 MiB buffer, into a
+// file of the run's output_set: it appears whole with the run's other
+// outputs, or not at all.
 class tsv_writer {
  public:
-  tsv_writer(const std::string& path, const std::vector<std::string>& projects,
-             const std::vector<std::string>& countries)
-      : out_(path), projects_(projects), countries_(countries) {
+  tsv_writer(ex::output_set& files, const std::string& path,
+             const std::vector<std::string>& projects, const std::vector<std::string>& countries)
+      : out_(files.add(path)), projects_(projects), countries_(countries) {
     text_ = "page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n";
   }
   // The row's actor_signature column is the generator's signature text,
@@ -302,27 +303,25 @@ class tsv_writer {
     text_.append("\t2026-11-22\t").append(signature).append("\n");
     if (text_.size() > (1u << 20)) flush();
   }
-  void commit() {
-    flush();
-    out_.commit();
-  }
+  void finish() { flush(); }
 
  private:
   void flush() {
     out_.write(text_);
     text_.clear();
   }
-  ex::output_file out_;
+  ex::output_file& out_;
   const std::vector<std::string>& projects_;
   const std::vector<std::string>& countries_;
   std::string text_;
 };
 
 // Streams a day (the file `tsv`, or `rows` generated rows of `seed`, also
-// written to `write_tsv` if given) into `bounder`, with the public counts;
+// written to `write_tsv` in `files` if given) into `bounder`, with the public counts;
 // `threads` > 1 bounds on a second thread while the next chunk is read.
 day_stats stream_day(const std::string& tsv, std::uint64_t rows, std::uint64_t seed,
-                     const std::string& write_tsv, const std::vector<std::string>& project_names,
+                     const std::string& write_tsv, ex::output_set& files,
+                     const std::vector<std::string>& project_names,
                      const std::vector<std::string>& country_codes, pv::view_bounder& bounder,
                      unsigned threads, const char* what) {
   day_stats d;
@@ -385,7 +384,7 @@ day_stats stream_day(const std::string& tsv, std::uint64_t rows, std::uint64_t s
       ex::pageview_generator gen(g);
       day_progress bar(what, 0, rows);
       std::optional<tsv_writer> out;
-      if (!write_tsv.empty()) out.emplace(write_tsv, project_names, country_codes);
+      if (!write_tsv.empty()) out.emplace(files, write_tsv, project_names, country_codes);
       d.actors = gen.generate([&](const pv::view& v) {
         chunk.push_back(v);
         if (out) out->write(v, gen.signature());
@@ -398,7 +397,7 @@ day_stats stream_day(const std::string& tsv, std::uint64_t rows, std::uint64_t s
       d.rows += chunk.size();
       hand_off();
       bar.update(d.rows, 0, true);
-      if (out) out->commit();
+      if (out) out->finish();
       d.description = "a generated day (seed " + std::to_string(seed) + ", " +
                       std::to_string(d.actors) + " actors, " + std::to_string(d.rows) + " rows)";
     }
@@ -439,8 +438,9 @@ void tuning_report(const options& o, const pv::parameters<>& params, std::uint32
   // first secret's bounding stream: every k of the grid is read from it.
   auto gen = pv::histogram<>::bounding_stream(secrets.front());
   auto day = pv::bound_per_actor(*std::max_element(o.tune_k.begin(), o.tune_k.end())).start(gen);
-  const day_stats d = stream_day(o.tune_tsv, rows, o.tune_seed, "", project_names, country_codes,
-                                 day, o.threads, "streaming a tuning day");
+  ex::output_set none;  // a tuning day is never written
+  const day_stats d = stream_day(o.tune_tsv, rows, o.tune_seed, "", none, project_names,
+                                 country_codes, day, o.threads, "streaming a tuning day");
   std::printf(
       "\nparameter selection at the same budget (rho = %g) and candidate filter (t = %lld), on "
       "%s:\n%s\nTuning on the private day itself would spend budget: the parameters would "
@@ -528,8 +528,11 @@ int main(int argc, char** argv) try {
   const auto t0 = std::chrono::steady_clock::now();
   auto bounding_gen = pv::histogram<>::bounding_stream(streams);
   std::optional<pv::view_bounder> bounder(h.bounder(bounding_gen));
+  // Every file of the run (--write-tsv, the plot and its CSV) appears
+  // together at the end, or none does.
+  ex::output_set files;
   const day_stats day =
-      stream_day(o.tsv, o.rows, o.seed, o.write_tsv, project_names, country_codes, *bounder,
+      stream_day(o.tsv, o.rows, o.seed, o.write_tsv, files, project_names, country_codes, *bounder,
                  o.threads, o.tsv.empty() ? "generating a day" : "reading the day");
   const pv::page_counts& public_counts = day.public_counts;
   const std::uint64_t rows = day.rows;
@@ -669,7 +672,8 @@ int main(int argc, char** argv) try {
     limit.x = {median.x.front(), median.x.back()};
     limit.y = {0.05, 0.05};
   }
-  plot.add(dots).add(median).add(limit).write(o.svg);
+  plot.add(dots).add(median).add(limit).write(o.svg, files);
+  files.commit();
 
   const double total = seconds_since(t0);
   std::printf(

@@ -5,6 +5,7 @@
 //   mpiexec -n N pageview_histogram_mpi [--tsv FILE | --rows R [--seed S]]
 //       [--secret-file FILE | --write-secret FILE] [--out FILE]
 //       [--rho RHO] [--k K] [--t T] [--tau TAU] [--policy actor|client]
+//       [--round-bytes B] [--single-process]
 //
 // The input is split across the ranks:
 // - --tsv FILE: every rank opens the same file (a shared filesystem, or the
@@ -14,16 +15,18 @@
 //   a header of H bytes in a file of S. Each line is read by exactly one
 //   rank, whatever N, and no rank reads more than its range and one line;
 //   a rank whose range holds no line start reads no rows.
+//   The share is read in rounds of at most --round-bytes bytes (64 MiB), and
+//   after each round its rows go to the ranks that own their actors.
 // - otherwise a generated day (examples/support/pageview_generator.hpp, as
 //   the single-process example): every rank generates the whole day and
-//   keeps row i when i mod N = r.
+//   keeps the rows of the actors it owns.
 // Projects and countries are looked up in the generator's fixed lists, so
 // every rank gives them the same indices. No rank holds its rows (issue 33):
-// each row goes into the streaming bounder as it is read or generated
-// (dist::local_bounder, the single-process example's view_bounder), and
-// dist::release_streamed sends each actor's kept tuples to the actor's
-// owner, which bounds them again; memory per rank follows its kept (actor,
-// tuple) pairs. The histogram's parameters, the sigma --rho implies
+// each row is bounded by the rank that owns its actor (dist::owner_bounder,
+// the single-process example's streaming bounder on each rank's actors),
+// at once or after its round, so the ranks' bounding states add up to one
+// process's and memory per rank follows its owned (actor, tuple) pairs plus
+// one round's rows. The histogram's parameters, the sigma --rho implies
 // included, are checked before the secret or the data, and the header line
 // is looked for within the reader's line limit.
 //
@@ -61,7 +64,7 @@
 // page_id, then project, then country, each in the order of the public lists
 // (examples/support/pageview_generator.hpp); nothing else, so that two
 // releases compare byte for byte; an empty release is its header line.
-// Only rank 0 writes files, each whole or not at all, never over an input,
+// Only rank 0 writes files, all of them whole or none, never over an input,
 // the secret or another output (support/output_files.hpp).
 #include <privet/accounting/zcdp.hpp>
 #include <privet/dist/pageview_histogram.hpp>
@@ -110,6 +113,7 @@ struct options {
   std::uint64_t k = 10, t = 150, tau = 90;
   std::string policy = "actor";
   bool single_process = false;
+  std::uint64_t round_bytes = std::uint64_t{64} << 20;
 };
 
 // Silences this process's stdout and keeps its stderr while alive: ranks
@@ -210,6 +214,11 @@ std::optional<int> parse(int argc, char** argv, options& o, bool rank0) {
   cli.count("--t", o.t, "candidate filter: public views a page needs to be noised", 1,
             std::uint64_t{1} << 62);
   cli.count("--tau", o.tau, "release threshold on noisy counts", 1, std::uint64_t{1} << 62);
+  cli.count("--round-bytes", o.round_bytes,
+            "with --tsv: bytes of its share a rank reads before the rows go to their actors' "
+            "ranks (memory per rank for rows in flight, about 1.5x this; the release does not "
+            "depend on it)",
+            4096, std::uint64_t{1} << 31);
   cli.choice("--policy", o.policy,
              "bounding: actor (server-side, per actor signature) or client (rows bounded by "
              "clients, enforced again by the server)",
@@ -370,20 +379,32 @@ std::uint64_t line_start_from(std::ifstream& in, std::uint64_t x, std::uint64_t 
 }
 
 // This rank's share of the day, never held row by row (issue 33): each row
-// goes into the streaming bounder (dist::local_bounder), so memory follows
-// the rank's kept (actor, tuple) pairs like the single-process program.
+// goes to the rank that owns its actor (dist::owner_bounder), in rounds, and
+// is bounded there, so the ranks' bounding states add up to the
+// single-process program's and memory per rank follows its owned (actor,
+// tuple) pairs.
 struct share {
-  std::optional<pv::view_bounder> bounder;  // set before the rows are read
+  std::optional<dist::owner_bounder> bounder;  // set before the rows are read
   std::uint64_t rows = 0;
   pv::page_counts public_counts;
   std::uint64_t skipped = 0;
   std::uint64_t actors = 0;  // generated day only (every rank counts them all)
+  std::uint64_t rounds = 0;  // --tsv only: rounds of reading and sending rows
 };
 
-// Rank `rank` of `ranks`'s lines of the TSV file (header comment).
-void read_share(const std::string& path, int rank, int ranks,
+// Rank `rank` of `ranks`'s lines of the TSV file (header comment), in
+// rounds: the share cut into `rounds` byte ranges at line starts, each read
+// and its rows sent to their owners (a collective) before the next;
+// `rounds_for` gives the rounds this rank needs at `round_bytes` per round,
+// and every rank runs the most any rank needs (all-gathered), so all enter
+// the same number of exchanges. Without collectives (--single-process, one
+// rank) the rows are all bounded here and there is nothing to exchange.
+void read_share(const dist::communicator& comm, const options& o,
                 const std::vector<std::string>& project_names,
                 const std::vector<std::string>& country_codes, share& s) {
+  const std::string& path = o.tsv;
+  const int rank = o.single_process ? 0 : comm.rank();
+  const int ranks = o.single_process ? 1 : comm.size();
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open " + path);
   const std::uint64_t size = std::filesystem::file_size(path);
@@ -420,20 +441,40 @@ void read_share(const std::string& path, int rank, int ranks,
   const std::uint64_t begin = line_start_from(in, cut(static_cast<std::uint64_t>(rank)), size);
   const std::uint64_t end = line_start_from(in, cut(static_cast<std::uint64_t>(rank) + 1), size);
 
-  ranges_buf buf(path, header_end, begin, end);
-  std::istream stream(&buf);
-  privet::io::pageview_reader reader(stream, privet::io::name_index(project_names),
-                                     privet::io::name_index(country_codes));
-  reader.for_each([&](const pv::view& v) {
-    s.bounder->add(v);
-    ++s.rows;
-    s.public_counts.add(v.tuple.page_of());
-  });
-  s.skipped = reader.skipped_rows();
+  std::uint64_t rounds = (end - begin) / o.round_bytes + 1;
+  if (!o.single_process) {
+    for (const auto& r : comm.all_gather(std::vector<std::uint64_t>{rounds})) {
+      rounds = std::max(rounds, r.at(0));
+    }
+  }
+  const privet::io::name_index projects(project_names), countries(country_codes);
+  const std::uint64_t span = end - begin;
+  // begin + span * j / rounds without overflowing 64 bits.
+  const auto sub = [&](std::uint64_t j) {
+    return begin + (span / rounds) * j + (span % rounds) * j / rounds;
+  };
+  std::uint64_t from = begin;
+  for (std::uint64_t j = 0; j < rounds; ++j) {
+    const std::uint64_t to =
+        j + 1 == rounds ? end : std::max(from, line_start_from(in, sub(j + 1), end));
+    ranges_buf buf(path, header_end, from, to);
+    std::istream stream(&buf);
+    privet::io::pageview_reader reader(stream, projects, countries);
+    reader.for_each([&](const pv::view& v) {
+      s.bounder->add(v);
+      ++s.rows;
+      s.public_counts.add(v.tuple.page_of());
+    });
+    s.skipped += reader.skipped_rows();
+    if (!o.single_process) s.bounder->exchange();
+    from = to;
+  }
+  s.rounds = rounds;
 }
 
-// Rank `rank`'s rows of the generated day: row i when i mod ranks = rank.
-void generate_share(const options& o, int rank, int ranks,
+// Rank `rank`'s rows of the generated day: the rows of the actors it owns
+// (every rank generates the whole day, so no row needs to travel).
+void generate_share(const options& o, bool rank0, ex::output_set& files,
                     const std::vector<std::string>& project_names,
                     const std::vector<std::string>& country_codes, share& s) {
   ex::generator_options g;
@@ -443,16 +484,14 @@ void generate_share(const options& o, int rank, int ranks,
   // The day as TSV, written whole or not at all; the actor column is the
   // generator's signature text, which the reader hashes back to the same
   // actor ids (a day and its TSV give the same release).
-  std::optional<ex::output_file> out;
+  ex::output_file* out = nullptr;
   std::string line;
-  if (rank == 0 && !o.write_tsv.empty()) {
-    out.emplace(o.write_tsv);
+  if (rank0 && !o.write_tsv.empty()) {
+    out = &files.add(o.write_tsv);
     out->write("page_id\tpage_title\tproject\tcountry\tdate\tactor_signature\n");
   }
-  std::uint64_t i = 0;
-  const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
   s.actors = gen.generate([&](const pv::view& v) {
-    if (i++ % n == r) {
+    if (s.bounder->owns(v.actor)) {
       s.bounder->add(v);
       ++s.rows;
       s.public_counts.add(v.tuple.page_of());
@@ -466,7 +505,6 @@ void generate_share(const options& o, int rank, int ranks,
       out->write(line);
     }
   });
-  if (out) out->commit();
 }
 
 // Every rank's message (empty: none), so that every rank stops together
@@ -645,16 +683,16 @@ pv::parameters<> parameters_of_run(const options& o) {
 }
 
 template <class Bounding>
-std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, const share& s,
+std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, share& s,
                                  const privet::keyed_streams& streams, std::uint32_t countries) {
   const pv::histogram<Bounding> h(parameters_of_run(o), countries);
   std::vector<pv::release_row> released;
   if (o.single_process) {
     // h(rows, ...) without the rows: the same bounded counts (view_bounder).
-    released = h.release(s.bounder->counts(), s.public_counts, streams);
+    released = h.release(s.bounder->bounder().counts(), s.public_counts, streams);
   } else {
     released = dist::gather_release(
-        comm, dist::release_streamed(comm, h, *s.bounder, s.public_counts, streams));
+        comm, dist::release_owned(comm, h, *s.bounder, s.public_counts, streams));
   }
   if (comm.rank() == 0) {
     const auto rho = h.guarantee();
@@ -800,22 +838,24 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
   share s;
   {
     // The bounding's salt from the shared secret, as every rank's and one
-    // process's (dist::local_bounder).
+    // process's (dist::owner_bounder).
     const auto countries = static_cast<std::uint32_t>(country_list.size());
     if (o.policy == "actor") {
-      s.bounder.emplace(dist::local_bounder(
-          pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries), streams));
+      s.bounder.emplace(comm, pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries),
+                        streams);
     } else {
-      s.bounder.emplace(dist::local_bounder(
-          pv::histogram<pv::client_bounded>(parameters_of_run(o), countries), streams));
+      s.bounder.emplace(comm, pv::histogram<pv::client_bounded>(parameters_of_run(o), countries),
+                        streams);
     }
   }
+  // Rank 0's files (--write-tsv, --out) appear together at the end, or none.
+  ex::output_set files;
   std::string failure;
   try {
     if (o.tsv.empty()) {
-      generate_share(o, comm.rank(), comm.size(), project_names, country_codes, s);
+      generate_share(o, rank0, files, project_names, country_codes, s);
     } else {
-      read_share(o.tsv, comm.rank(), comm.size(), project_names, country_codes, s);
+      read_share(comm, o, project_names, country_codes, s);
     }
   } catch (const std::exception& e) {
     failure = e.what();
@@ -836,9 +876,10 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
         o.tsv.empty()
             ? "a generated day (seed " + std::to_string(o.seed) + ", " + std::to_string(s.actors) +
                   " actors; model in "
-                  "examples/support/pageview_generator.hpp), row i on rank i mod " +
-                  std::to_string(comm.size())
-            : "file " + o.tsv + ", split by bytes at line starts";
+                  "examples/support/pageview_generator.hpp), each actor's rows on the rank "
+                  "that owns it"
+            : "file " + o.tsv + ", split by bytes at line starts, read in " +
+                  std::to_string(s.rounds) + " rounds, rows sent to their actors' ranks";
     std::printf("data: %s\n      %llu rows on %d rank%s (%llu to %llu per rank)", data.c_str(),
                 static_cast<unsigned long long>(rows), comm.size(), comm.size() == 1 ? "" : "s",
                 static_cast<unsigned long long>(least), static_cast<unsigned long long>(most));
@@ -860,7 +901,8 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
     // Written whole or not at all; an empty release is a release (its
     // header line alone), written and reported like any other.
     try {
-      ex::write_file(o.out, text);
+      files.write(o.out, text);
+      files.commit();
     } catch (const std::exception& e) {
       written = e.what();
     }
@@ -868,7 +910,7 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
       std::printf("release: %zu cells (noisy count >= tau) -> %s (%s)\n", released.size(),
                   o.out.c_str(),
                   o.single_process ? "pageview::histogram in one process"
-                                   : "dist::release_streamed over the ranks");
+                                   : "dist::release_owned over the ranks");
     }
   }
   return all_fine(comm, written) ? 0 : 1;

@@ -426,7 +426,9 @@ void write_plot(const options& o, const std::vector<reduction_row>& rows) {
     }
     if (!s.x.empty()) plot.add(s);
   }
-  plot.log_x().y_range(0.5, 1.0).write(o.svg);
+  // The plot, its numbers and Table 2 appear together or not at all.
+  ex::output_set files;
+  plot.log_x().y_range(0.5, 1.0).write(o.svg, files);
   // Table 2 as CSV beside the plot, every row (also those without a result).
   ex::csv_table table({"method", "d", "auc", "accuracy", "train_seconds", "reduce_seconds",
                        "active_features", "note"});
@@ -437,7 +439,8 @@ void write_plot(const options& o, const std::vector<reduction_row>& rows) {
                ex::csv_table::number(r.reduce_seconds),
                r.active < 0 ? "dense" : ex::csv_table::number(r.active), r.note});
   }
-  table.write(ex::csv_beside(o.svg, "table2"));
+  table.write(ex::csv_beside(o.svg, "table2"), files);
+  files.commit();
   std::printf("\nplot: %s (numbers: %s, table 2: %s)\n", o.svg.c_str(),
               ex::csv_beside(o.svg).c_str(), ex::csv_beside(o.svg, "table2").c_str());
 }

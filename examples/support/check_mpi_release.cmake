@@ -12,7 +12,8 @@
 #   fail for want of noise).
 # tsv: the embedded sample (1500 rows) split by bytes over 3 ranks with a
 #   fresh secret that rank 0 writes (--write-secret, mode 0600), then read
-#   back by one process and by 2 ranks; a file of two rows, one with CRLF
+#   back by one process and by 2 ranks, and on 2 and 3 ranks in rounds of
+#   4 KiB (--round-bytes: many exchanges); a file of two rows, one with CRLF
 #   and the last without a newline, over 3 ranks (a rank reads no rows);
 #   and a malformed secret file under mpiexec: exit 2, one refusal, no hang.
 # Every run's row count (stdout) must be the file's or the day's: a line
@@ -104,6 +105,15 @@ elseif(CASE STREQUAL "tsv")
   same(single.tsv np3.tsv)
   run(2 1500 out ${day} --secret-file w.hex --out np2.tsv)
   same(single.tsv np2.tsv)
+  # Rounds of 4 KiB: each rank's share read in many rounds, each round's rows
+  # sent to their actors' ranks before the next (issue 33, item 3).
+  foreach(np 2 3)
+    run(${np} 1500 out ${day} --secret-file w.hex --round-bytes 4096 --out rounds${np}.tsv)
+    if(NOT out MATCHES "in ([0-9]+) rounds" OR CMAKE_MATCH_1 LESS 5)
+      message(FATAL_ERROR "expected the share read in at least 5 rounds:\n${out}")
+    endif()
+    same(single.tsv rounds${np}.tsv)
+  endforeach()
 
   # Two rows over three ranks: the middle rank's byte range holds no line
   # start. The rows view one page from two actors.

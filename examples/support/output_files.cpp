@@ -175,6 +175,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     forget(slot_);
     throw std::runtime_error("cannot write " + path_ + ": " + errno_text(e));
   }
+  temp_exists_ = true;
   // A file replaced keeps its permissions (a private output stays private).
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0) ::fchmod(fd_, st.st_mode & 07777);
@@ -189,7 +190,10 @@ void output_file::abandon() noexcept {
   if (fd_ >= 0) {
     ::close(fd_);
     fd_ = -1;
+  }
+  if (temp_exists_) {
     ::unlink(temp_.c_str());
+    temp_exists_ = false;
   }
   forget(slot_);
   slot_ = -1;
@@ -221,21 +225,34 @@ void output_file::write(std::string_view text) {
 }
 
 void output_file::commit() {
+  prepare();
+  publish();
+}
+
+void output_file::prepare() {
   flush();
   if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
     const int e = errno;
     fd_ = -1;
     ::unlink(temp_.c_str());
+    temp_exists_ = false;
     forget(slot_);
+    slot_ = -1;
     throw std::runtime_error("cannot write " + path_ + ": " + errno_text(e));
   }
   fd_ = -1;
+}
+
+void output_file::publish() {
   if (::rename(temp_.c_str(), target_.c_str()) != 0) {
     const int e = errno;
     ::unlink(temp_.c_str());
+    temp_exists_ = false;
     forget(slot_);
+    slot_ = -1;
     throw std::runtime_error("cannot write " + path_ + ": " + errno_text(e));
   }
+  temp_exists_ = false;
   forget(slot_);
   slot_ = -1;
   // The rename itself reaches the disk with the directory.
@@ -244,6 +261,98 @@ void output_file::commit() {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+output_file& output_set::add(std::string path) {
+  files_.push_back(std::make_unique<output_file>(std::move(path)));
+  return *files_.back();
+}
+
+namespace {
+
+// Holds SIGINT, SIGTERM and SIGHUP back while alive (they are delivered
+// when it ends): a set is never left half renamed by them.
+class held_signals {
+ public:
+  held_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    held_ = ::pthread_sigmask(SIG_BLOCK, &set, &old_) == 0;
+  }
+  ~held_signals() {
+    if (held_) ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  held_signals(const held_signals&) = delete;
+  held_signals& operator=(const held_signals&) = delete;
+
+ private:
+  sigset_t old_{};
+  bool held_ = false;
+};
+
+}  // namespace
+
+void output_set::commit() {
+  // Everything that can fail for want of space or a size limit happens here,
+  // before any target changes; a throw leaves the temporary files to the
+  // destructors.
+  for (auto& f : files_) f->prepare();
+  const held_signals held;
+  // The old target of each file, kept as a hard link until the whole set is
+  // in place: a later rename that fails renames these back.
+  struct step {
+    output_file* file;
+    std::string backup;  // the old file's link; empty: none (see existed)
+    bool existed = false;
+    bool replaced = false;
+  };
+  std::vector<step> steps;
+  steps.reserve(files_.size());
+  std::string no_way_back;
+  for (auto& f : files_) {
+    step s{f.get(), {}, false, false};
+    struct stat st {};
+    if (::lstat(f->target_.c_str(), &st) == 0) {
+      s.existed = true;
+      s.backup = f->temp_ + ".old";
+      if (::link(f->target_.c_str(), s.backup.c_str()) != 0) {
+        s.backup.clear();
+        if (no_way_back.empty()) no_way_back = f->path_;
+      }
+    }
+    steps.push_back(std::move(s));
+  }
+  const auto drop_backups = [&] {
+    for (const auto& s : steps)
+      if (!s.backup.empty()) ::unlink(s.backup.c_str());
+  };
+  for (auto& s : steps) {
+    try {
+      s.file->publish();
+      s.replaced = true;
+    } catch (const std::runtime_error& e) {
+      // Put back what this set replaced; the unpublished temporary files go
+      // with their output_files.
+      for (const auto& done : steps) {
+        if (!done.replaced) continue;
+        if (!done.backup.empty()) {
+          ::rename(done.backup.c_str(), done.file->target_.c_str());
+        } else if (!done.existed) {
+          ::unlink(done.file->target_.c_str());
+        }
+      }
+      drop_backups();
+      std::string what = e.what();
+      what += "; the other files of this run were put back as they were";
+      if (!no_way_back.empty()) {
+        what += ", except " + no_way_back + " (its file system refused a hard link to keep it)";
+      }
+      throw std::runtime_error(what);
+    }
+  }
+  drop_backups();
+  files_.clear();
 }
 
 void write_file(const std::string& path, std::string_view text) {

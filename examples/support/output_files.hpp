@@ -12,6 +12,11 @@
 //   leaves the old file as it was and removes the temporary file; only
 //   SIGKILL or a crash can leave a temporary file (named .<target>.<hex>.tmp),
 //   and even then never a partial target.
+// - output_set: several output_files that appear together or not at all (a
+//   plot and its CSV, a release and its plot): each is written and fsynced
+//   first, then they are renamed one after the other with SIGINT, SIGTERM
+//   and SIGHUP held back, and a rename that fails puts back the files
+//   already replaced (each kept as a hard link until the set is in place).
 // - write_new_secret(): a secret goes to a new file (O_EXCL), mode 0600.
 //
 // Use:
@@ -19,13 +24,19 @@
 //   out.write(text);              // buffered
 //   out.commit();                 // flush, fsync, rename: the file is there
 //   ex::write_file(path, text);   // the same in one call
+//   ex::output_set files;         // several files, all or none:
+//   files.write(a, text_a);       //   each written to its temporary file
+//   files.write(b, text_b);
+//   files.commit();               //   then all renamed, or none
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace privet::examples {
 
@@ -75,12 +86,41 @@ class output_file {
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
+  friend class output_set;
+  // commit() in two steps, for output_set: the content safe on disk in the
+  // temporary file, then the rename.
+  void prepare();
+  void publish();
   void flush();
   void abandon() noexcept;
   std::string path_, target_, temp_;
   int fd_ = -1;
-  int slot_ = -1;  // in the signal handler's list of temporary files
+  bool temp_exists_ = false;  // the temporary file is there to remove
+  int slot_ = -1;             // in the signal handler's list of temporary files
   std::string buffer_;
+};
+
+/// Several files committed together (see the header comment): after a
+/// failed commit() every target is as it was before, except that a file
+/// system refusing hard links gives no way back for a file already replaced
+/// (the message then says so), and a SIGKILL or crash in the middle leaves
+/// the targets renamed so far (with the old contents beside them as
+/// .<target>.<hex>.tmp.old). Destroying the set uncommitted removes every
+/// temporary file.
+class output_set {
+ public:
+  /// A new file of the set, to be written into (see output_file).
+  output_file& add(std::string path);
+  /// Adds `path` with content `text`.
+  void write(std::string path, std::string_view text) { add(std::move(path)).write(text); }
+  /// Writes and fsyncs every file, then renames them all; throws
+  /// std::runtime_error naming the file that failed, with every target as it
+  /// was.
+  void commit();
+  [[nodiscard]] bool empty() const noexcept { return files_.empty(); }
+
+ private:
+  std::vector<std::unique_ptr<output_file>> files_;
 };
 
 /// Writes `text` to `path` through output_file.

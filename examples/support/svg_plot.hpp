@@ -143,6 +143,8 @@ class csv_table {
   }
   /// Writes the table; throws std::runtime_error if the file cannot be written.
   void write(const std::string& path) const { write_file(path, render()); }
+  /// Adds the table to `files`, which commits it with the run's other files.
+  void write(const std::string& path, output_set& files) const { files.write(path, render()); }
   /// A number as CSV text: shortest form that reads back the same double.
   static std::string number(double v) {
     if (std::isnan(v)) return "";
@@ -226,11 +228,18 @@ class svg_plot {
   }
 
   /// Writes the chart to `path` and its numbers to csv_beside(path) (columns
-  /// series, x, y; one row per plotted point); throws std::runtime_error if
-  /// either file cannot be written.
+  /// series, x, y; one row per plotted point), both or neither
+  /// (output_set); throws std::runtime_error if either cannot be written.
   void write(const std::string& path) const {
-    write_file(path, render());
-    data().write(csv_beside(path));
+    output_set files;
+    write(path, files);
+    files.commit();
+  }
+  /// Adds the chart and its numbers to `files` (both appear at its commit,
+  /// or neither).
+  void write(const std::string& path, output_set& files) const {
+    files.write(path, render());
+    data().write(csv_beside(path), files);
   }
 
   /// The plotted numbers as a table: series, x, y.

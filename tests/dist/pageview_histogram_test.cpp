@@ -85,16 +85,47 @@ TEST_CASE("the distributed release equals the single-process release") {
   CHECK(local.state().kept() > 2000);
   const auto in_rounds = privet::dist::gather_release(
       comm, privet::dist::release_streamed(comm, h, local, pub_mine, streams, 1000));
+  // Issue 33: the rows sent to their actors' owners in rounds of 700 rows
+  // (rank 0 has the most rounds; the others run empty rounds to match), each
+  // actor bounded once, on its owner.
+  privet::dist::owner_bounder owned(comm, h, streams);
+  const std::size_t rounds = (rows.size() + 699) / 700;
+  std::uint64_t exchanged = 0;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    for (std::size_t i = 700 * r; i < std::min(mine.size(), 700 * (r + 1)); ++i) owned.add(mine[i]);
+    exchanged += owned.pending();
+    owned.exchange();
+    CHECK(owned.pending() == 0);
+  }
+  // Some rows travelled (several ranks), none when one rank owns all.
+  CHECK((exchanged > 0) == (comm.size() > 1));
+  // Every actor's kept tuples on one rank only: the kept pairs add up to one
+  // process's.
+  std::uint64_t kept = 0;
+  for (const auto& k :
+       comm.all_gather(std::vector<std::uint64_t>{owned.bounder().state().kept()})) {
+    kept += k.at(0);
+  }
+  const auto by_owner = privet::dist::gather_release(
+      comm, privet::dist::release_owned(comm, h, owned, pub_mine, streams));
+  // The bounding state went with the counts: a second release is refused.
+  CHECK_THROWS_AS(privet::dist::release_owned(comm, h, owned, pub_mine, streams), privet::error);
   if (comm.rank() == 0) {
     const auto single = h(rows, pub, streams);
     CHECK(single.size() > 10);
     CHECK(all == single);
     CHECK(streamed == single);
     CHECK(in_rounds == single);
+    CHECK(by_owner == single);
+    auto gen = pv::histogram<>::bounding_stream(streams);
+    auto one = h.bounder(gen);
+    one.add(std::span<const pv::view>(rows));
+    CHECK(kept == one.state().kept());
   } else {
     CHECK(all.empty());
     CHECK(streamed.empty());
     CHECK(in_rounds.empty());
+    CHECK(by_owner.empty());
   }
 }
 

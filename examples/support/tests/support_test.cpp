@@ -8,6 +8,8 @@
 #include "support/output_files.hpp"
 #include "support/svg_plot.hpp"
 
+#include <sys/resource.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -226,6 +228,75 @@ TEST_CASE("output_file: the target appears whole at commit, the old file stays u
   // A directory that does not exist: refused, naming the path.
   CHECK_THROWS_WITH_AS(ex::output_file((dir / "none" / "x.txt").string()),
                        doctest::Contains("cannot write"), std::runtime_error);
+}
+
+// Hidden files left in `dir` by output_set: temporaries and kept old files.
+std::size_t leftovers(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.front() == '.' && (name.ends_with(".tmp") || name.ends_with(".old"))) ++n;
+  }
+  return n;
+}
+
+TEST_CASE("output_set: every file appears, or every target stays as it was") {
+  const auto dir = scratch("output_set");
+  const auto a = dir / "a.svg", b = dir / "a.csv", c = dir / "c.csv";
+  { std::ofstream(a) << "old a"; }
+  { std::ofstream(b) << "old b"; }
+  {
+    ex::output_set files;
+    files.write(a.string(), "new a");
+    files.write(c.string(), "new c");
+    files.write(b.string(), "new b");
+    CHECK(contents(a) == "old a");
+    CHECK(!std::filesystem::exists(c));
+    files.commit();
+  }
+  CHECK(contents(a) == "new a");
+  CHECK(contents(b) == "new b");
+  CHECK(contents(c) == "new c");
+  CHECK(leftovers(dir) == 0);
+
+  // The last rename fails (its target has become a directory): the files
+  // already renamed are put back, the one that did not exist is gone.
+  std::filesystem::remove(b);
+  std::filesystem::create_directory(b);
+  { std::ofstream(b / "inside") << "x"; }
+  std::filesystem::remove(c);
+  {
+    ex::output_set files;
+    files.write(a.string(), "newer a");
+    files.write(c.string(), "newer c");
+    files.write(b.string(), "newer b");
+    CHECK_THROWS_WITH_AS(files.commit(), doctest::Contains("put back as they were"),
+                         std::runtime_error);
+  }
+  CHECK(contents(a) == "new a");
+  CHECK(!std::filesystem::exists(c));
+  CHECK(std::filesystem::is_directory(b));
+  CHECK(leftovers(dir) == 0);
+
+  // A write that fails (past a file-size limit, as a full disk would) before
+  // any rename: nothing changes.
+  std::filesystem::remove_all(b);
+  { std::ofstream(b) << "old b"; }
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  {
+    ex::output_set files;
+    files.write(a.string(), "small a");
+    files.write(b.string(), std::string(8192, 'b'));
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    CHECK_THROWS_AS(files.commit(), std::runtime_error);
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &old) == 0);
+  }
+  CHECK(contents(a) == "new a");
+  CHECK(contents(b) == "old b");
+  CHECK(leftovers(dir) == 0);
 }
 
 TEST_CASE("write_new_secret: a new file of mode 0600, never over an existing one") {

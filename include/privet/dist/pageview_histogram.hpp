@@ -12,8 +12,11 @@
 //   3. each rank releases its own candidate pages, each page's noise from
 //      its keyed stream, so no noise depends on the partition.
 //
-// release_streamed() does step 1 from rows each rank bounded as it read
-// them (local_bounder()), so that no rank holds its rows.
+// owner_bounder and release_owned() do step 1 as the rows are read, in
+// rounds, so that no rank holds its rows and the ranks' bounding states add
+// up to one process's; release_streamed() does it from rows each rank
+// bounded as it read them (local_bounder()), which holds an actor's kept
+// tuples on every rank that read one of its rows.
 //
 // Inputs may be split over the ranks in any way (each row and each public
 // count on exactly one rank). The secret must be the same on every rank:
@@ -23,11 +26,13 @@
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/core/detail/hash.hpp>
 #include <privet/core/detail/sodium.hpp>
+#include <privet/core/error.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/dist/mpi.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -66,24 +71,32 @@ inline keyed_streams share_secret(const communicator& comm, const keyed_streams&
 
 namespace detail {
 
-// Steps 2 and 3 of the file comment, from this rank's bounded counts.
+// Steps 2 and 3 of the file comment, from this rank's bounded counts
+// (taken, and freed once they are in the send buffers: with the bounding
+// state they are a rank's largest structures).
 template <class Bounding, class Mechanism>
 std::vector<pageview::release_row> release_bounded(
     const communicator& comm, const pageview::histogram<Bounding, Mechanism>& h,
-    const pageview::tuple_counts& bounded, const pageview::page_counts& public_counts,
+    pageview::tuple_counts bounded, const pageview::page_counts& public_counts,
     const keyed_streams& streams) {
   const int ranks = comm.size();
-  // 2. counts and public counts by page.
+  // 2. counts and public counts by page (in the table's order: the owner
+  // sums them into a table, so the order changes nothing).
   std::vector<std::vector<detail::tuple_cell>> cells(static_cast<std::size_t>(ranks));
-  for (const auto& [t, c] : bounded.sorted_by_key()) {
+  for (const auto& [t, c] : bounded) {
     cells[detail::page_owner(t.page_of(), ranks)].push_back({t, c});
   }
+  bounded = {};
   std::vector<std::vector<detail::page_cell>> pages(static_cast<std::size_t>(ranks));
   for (const auto& [p, c] : public_counts.sorted_by_key()) {
     pages[detail::page_owner(p, ranks)].push_back({p, c});
   }
   pageview::tuple_counts counts;
-  for (const auto& cell : comm.all_to_all(cells)) counts.add(cell.tuple, cell.count);
+  {
+    const auto mine = comm.all_to_all(cells);
+    cells = {};
+    for (const auto& cell : mine) counts.add(cell.tuple, cell.count);
+  }
   pageview::page_counts public_mine;
   for (const auto& cell : comm.all_to_all(pages)) public_mine.add(cell.page, cell.count);
 
@@ -165,6 +178,98 @@ std::vector<pageview::release_row> release_streamed(
     owner.add(std::span<const pageview::view>(mine));
   }
   return detail::release_bounded(comm, h, owner.counts(), public_counts, streams);
+}
+
+/// Rows to their actors' owners as they are read, bounded there once
+/// (issue 33): the rank that owns an actor (detail::actor_owner, the owner
+/// release() uses) holds that actor's kept tuples and no other rank holds any
+/// state for it, so the ranks' bounding states add up to one process's, and
+/// a rank's memory is its owned (actor, tuple) pairs plus one round's rows.
+/// add() bounds a row of an owned actor at once and keeps any other row for
+/// the next exchange(), a collective that sends every rank's kept rows to
+/// their owners; callers read their input in rounds and call exchange()
+/// after each, every rank the same number of times (an input every rank can
+/// see whole, such as a generated day, needs none: each rank adds the rows
+/// whose actor it owns(), and release_owned() exchanges once). The kept
+/// tuples are those of one process with the same secret: each actor is
+/// bounded on one rank with the same salt, over all its rows.
+class owner_bounder {
+ public:
+  /// This rank's bounder of `h`, salted from `streams` as every rank's.
+  template <class Bounding, class Mechanism>
+  owner_bounder(const communicator& comm, const pageview::histogram<Bounding, Mechanism>& h,
+                const keyed_streams& streams)
+      : comm_(&comm),
+        bounder_(local_bounder(h, streams)),
+        outgoing_(static_cast<std::size_t>(comm.size())) {}
+
+  /// Whether this rank bounds `actor`'s rows.
+  [[nodiscard]] bool owns(std::uint64_t actor) const {
+    return detail::actor_owner(actor, comm_->size()) == comm_->rank();
+  }
+
+  /// Bounds `v` here if this rank owns its actor, else keeps it for the next
+  /// exchange().
+  void add(const pageview::view& v) {
+    const auto to = detail::actor_owner(v.actor, comm_->size());
+    if (to == comm_->rank()) {
+      bounder_->add(v);
+    } else {
+      outgoing_[static_cast<std::size_t>(to)].push_back(v);
+      ++pending_;
+    }
+  }
+
+  /// Rows kept for the next exchange().
+  [[nodiscard]] std::uint64_t pending() const noexcept { return pending_; }
+
+  /// Collective: every rank's kept rows to their owners, which bound them.
+  void exchange() {
+    const auto mine = comm_->all_to_all(outgoing_);
+    // Released, not cleared: a round's buffers would otherwise stay at their
+    // largest size for the rest of the run.
+    for (auto& part : outgoing_) std::vector<pageview::view>().swap(part);
+    pending_ = 0;
+    bounder_->add(std::span<const pageview::view>(mine));
+  }
+
+  /// This rank's bounding state (its owned actors' kept tuples).
+  [[nodiscard]] const pageview::view_bounder& bounder() const noexcept { return *bounder_; }
+
+  /// The bounded counts of this rank's actors, freeing the bounding state
+  /// (the last use: release_owned() calls it); throws privet::error if it
+  /// was taken already.
+  [[nodiscard]] pageview::tuple_counts take_counts() {
+    if (!bounder_) {
+      throw error(
+          "privet: owner_bounder::take_counts: the counts were taken already; allowed: once");
+    }
+    auto counts = bounder_->counts();
+    bounder_.reset();
+    return counts;
+  }
+
+ private:
+  const communicator* comm_;
+  std::optional<pageview::view_bounder> bounder_;
+  std::vector<std::vector<pageview::view>> outgoing_;
+  std::uint64_t pending_ = 0;
+};
+
+/// This rank's part of the release from an owner_bounder fed with every
+/// row (each row added on exactly one rank, each public count on exactly
+/// one): rows still kept for an exchange are sent first, and the bounder's
+/// state is freed as its counts are taken (it cannot release twice). Equal
+/// to release() and to the single-process release for the same secret.
+/// Collective.
+template <class Bounding, class Mechanism>
+std::vector<pageview::release_row> release_owned(const communicator& comm,
+                                                 const pageview::histogram<Bounding, Mechanism>& h,
+                                                 owner_bounder& rows,
+                                                 const pageview::page_counts& public_counts,
+                                                 const keyed_streams& streams) {
+  rows.exchange();
+  return detail::release_bounded(comm, h, rows.take_counts(), public_counts, streams);
 }
 
 /// Every rank's part at `root`, sorted (the single-process order); empty on
