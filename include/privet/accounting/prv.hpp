@@ -123,14 +123,15 @@
 #include <privet/core/validate.hpp>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
-#include <kissfft/kissfft.hh>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -479,7 +480,9 @@ class prv_curve {
         probs_(std::move(probs)),
         numerical_error_(numerical_error),
         failure_(failure),
-        pad_(pad) {}
+        pad_(pad) {
+    for (std::size_t r = 0; r < block; ++r) steps_[r] = std::expm1(-static_cast<double>(r) * h_);
+  }
 
   [[nodiscard]] double loss(std::size_t j) const {
     return static_cast<double>(lowest_ + static_cast<std::int64_t>(j)) * h_ + shift_;
@@ -490,13 +493,29 @@ class prv_curve {
   [[nodiscard]] double pad() const noexcept { return pad_; }
   [[nodiscard]] const std::vector<double>& probs() const noexcept { return probs_; }
 
-  /// delta_Z(eps) of the held distribution, compensated (a few ulps).
+  /// delta_Z(eps) of the held distribution, compensated: each weight 1 -
+  /// e^{-x} (x = l - eps > 0) within 6 ulps, the sum within a few more.
+  /// With E(x) = e^{-x} - 1, E(a + b) = E(a) (1 + E(b)) + E(b), a sum of two
+  /// terms of one sign: one expm1 per block of 64 points (a, the block's
+  /// lowest x) and a table of E(r h) (b) give every weight within 1 ulp of
+  /// each E, 3 of the products and sums, from the computed arguments (whose
+  /// rounding, a few ulps of the largest loss, is in pad()).
   [[nodiscard]] double delta(double eps) const {
+    const std::size_t n = probs_.size();
+    // The lowest point above eps (loss is increasing in j).
+    double guess = std::ceil((eps - shift_) / h_) - static_cast<double>(lowest_);
+    guess = std::clamp(guess, 0.0, static_cast<double>(n));
+    auto j0 = static_cast<std::size_t>(guess);
+    while (j0 > 0 && loss(j0 - 1) > eps) --j0;
+    while (j0 < n && !(loss(j0) > eps)) ++j0;
     compensated_sum s;
-    for (std::size_t j = probs_.size(); j-- > 0;) {
-      const double l = loss(j);
-      if (!(l > eps)) break;
-      s.add(probs_[j] * -std::expm1(eps - l));
+    for (std::size_t b = j0; b < n; b += block) {
+      const double ea = std::expm1(-(loss(b) - eps));
+      const std::size_t end = std::min(n, b + block);
+      for (std::size_t j = b; j < end; ++j) {
+        const double eb = steps_[j - b];
+        s.add(probs_[j] * -(ea * (1 + eb) + eb));
+      }
     }
     return s.value();
   }
@@ -505,8 +524,8 @@ class prv_curve {
   /// within a few ulps above the smallest one: the floor if delta(floor) is
   /// already small enough.
   [[nodiscard]] double crossing_above(double target, double floor) const {
-    if (delta(floor) <= target) return floor;
     const auto [e, j] = crossing(target);
+    if (!clearly_above(e, floor) && delta(floor) <= target) return floor;
     double x = std::max(floor, e);
     x += 1e-13 * std::fabs(x) + 1e-300;
     if (delta(x) <= target) return x;
@@ -521,8 +540,10 @@ class prv_curve {
   /// smallest e' with delta(e') <= target, or -infinity when delta(floor)
   /// <= target already (no point above the floor is needed).
   [[nodiscard]] double crossing_below(double target, double floor) const {
-    if (delta(floor) <= target) return -std::numeric_limits<double>::infinity();
     const auto [e, j] = crossing(target);
+    if (!clearly_above(e, floor) && delta(floor) <= target) {
+      return -std::numeric_limits<double>::infinity();
+    }
     double x = std::max(floor, e);
     x -= 1e-13 * std::fabs(x) + 1e-300;
     if (x >= floor && delta(x) > target) return x;
@@ -530,10 +551,21 @@ class prv_curve {
       if (loss(i) <= floor) break;
       if (delta(loss(i)) > target) return loss(i);
     }
-    return floor;
+    return delta(floor) <= target ? -std::numeric_limits<double>::infinity() : floor;
   }
 
  private:
+  // Whether a crossing e found by crossing() is so far above floor that
+  // delta(floor) > target needs no check (a speed-up only: the answers are
+  // checked by delta() either way). The closed form is within about 1e-10
+  // of the crossing (its recurrence's relative error, about u / h), and
+  // delta falls by at least a factor 1 + (e - floor) / 2 from floor to e
+  // (the weight of the mass above e grows by that), far above delta()'s
+  // few ulps.
+  [[nodiscard]] static bool clearly_above(double e, double floor) {
+    return e > floor + 1e-8 * (1 + std::fabs(floor) + std::fabs(e));
+  }
+
   // The closed-form crossing of delta with the target and the grid index of
   // its segment's top: scanning down, with suffix sums S = sum_{i >= j} p_i
   // and T = sum_{i >= j} p_i e^{l_j - l_i} (kept relative to l_j so that
@@ -564,6 +596,8 @@ class prv_curve {
   double numerical_error_;
   double failure_;
   double pad_;
+  static constexpr std::size_t block = 64;
+  std::array<double, block> steps_{};  // E(r h) = e^{-r h} - 1
 };
 
 /// A step and how many times it is composed.
@@ -744,64 +778,164 @@ inline prv_curve compose_steps(const std::vector<prv_part>& parts, double h, con
 
   const double width = static_cast<double>(win_hi - win_lo + 1);
   check_prv_points(std::max(width, static_cast<double>(widest)), eps_error);
-  const std::size_t big_n =
-      fft_size(std::max(static_cast<std::size_t>(win_hi - win_lo + 1), widest));
+  std::size_t big_n = 8;
+  while (big_n < std::max(static_cast<std::size_t>(win_hi - win_lo + 1), widest)) big_n *= 2;
   check_prv_points(static_cast<double>(big_n), eps_error);
 
-  kissfft<double> fft(big_n, false);
-  const double g = fft_relative_error(big_n);
-  std::vector<std::complex<double>> acc(big_n, {1, 0}), buf(big_n), spec(big_n);
-  // Per frequency: sum_j n_j log m_j and sum_j n_j c_j / m_j, with m_j an
-  // upper bound on both the exact and the computed transform's modulus.
-  std::vector<double> log_m(big_n, 0.0), rel(big_n, 0.0), log_abs(big_n, 0.0);
-  for (const auto& [s, n] : parts) {
-    std::fill(buf.begin(), buf.end(), std::complex<double>(0, 0));
-    for (std::size_t i = 0; i < s->probs.size(); ++i) buf[i] = s->probs[i];
-    fft.transform(buf.data(), spec.data());
-    // Componentwise transform error, plus the rounding of |w| + c.
-    const double c = 1.01 * (g + 4 * unit_roundoff) * s->mass;
+  // The spectra. Per frequency j in [0, N / 2] (the rest are conjugates):
+  // sum_i n_i log m_ij and sum_i n_i c_i / m_ij, with m_ij >= both the exact
+  // and the computed modulus of part i's transform (c_i its error bound).
+  // Once the bound on the exact product, times the most the later factors
+  // can grow it, falls below e^-80, the frequency is set to 0 and dropped:
+  // its error is that bound. At k steps |phi|^k is that small at all but a
+  // few frequencies, so the powers, products and error terms below cost
+  // nothing there.
+  const real_fft fft(big_n);
+  const std::size_t half = big_n / 2;
+  auto weight = [half](std::size_t j) { return (j == 0 || j == half) ? 1.0 : 2.0; };
+  std::vector<std::complex<double>> acc(half + 1, {1, 0});
+  std::vector<double> log_m(half + 1, 0.0), rel(half + 1, 0.0), log_abs(half + 1, 0.0);
+  std::vector<std::size_t> live(half + 1);
+  for (std::size_t j = 0; j <= half; ++j) live[j] = j;
+  // growth[i]: sum over the parts after i of n log max(1, 1.01 mass), what
+  // they can multiply a bound by.
+  std::vector<double> growth(parts.size() + 1, 0.0);
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    growth[i] = growth[i + 1] + static_cast<double>(parts[i].count) *
+                                    std::log(std::max(1.0, 1.01 * parts[i].step->mass));
+  }
+  const double log_cut = -80, exponent_ulps = 4 * unit_roundoff * (k + 1);
+  double cut_error = 0;
+  // Part i's values at the live frequencies, each within c of the exact one,
+  // folded into the accumulators; false when frequency j is dropped.
+  auto fold = [&](std::size_t i, std::size_t j, std::complex<double> v, double c) {
+    const auto& [s, n] = parts[i];
     const double nd = static_cast<double>(n);
-    for (std::size_t w = 0; w < big_n; ++w) {
-      const double m = std::sqrt(std::norm(spec[w])) + c;
-      const double lm = std::log(m);
-      log_m[w] += nd * lm;
-      log_abs[w] += nd * std::fabs(lm);
-      rel[w] += nd * c / m;
-      acc[w] *= complex_power(spec[w], n);
+    const double m = std::sqrt(std::norm(v)) * (1 + 3 * unit_roundoff) + c + 1e-300;
+    const double lm = std::log(m);
+    log_m[j] += nd * lm;
+    log_abs[j] += nd * std::fabs(lm);
+    rel[j] += nd * c / m;
+    const double bound = log_m[j] + exponent_ulps * (log_abs[j] + 1) + growth[i + 1];
+    if (bound < log_cut) {
+      cut_error += weight(j) * std::exp(bound) * (1 + 1e-12);
+      acc[j] = 0;
+      return false;
+    }
+    acc[j] = complex_mul(acc[j], complex_power(v, n));
+    return true;
+  };
+  // A part's spectrum at the live frequencies alone, by direct_dft_blocked,
+  // once that costs less than a transform's butterflies.
+  const double transform_cost =
+      2 * static_cast<double>(half) * std::log2(static_cast<double>(half));
+  std::vector<double> y(big_n);
+  std::vector<std::complex<double>> f(half + 1), at_live;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const prv_step& s = *parts[i].step;
+    const std::size_t len = s.probs.size();
+    double c = 0;
+    const bool direct =
+        static_cast<double>(live.size()) * static_cast<double>(len) <= transform_cost;
+    if (direct) {
+      at_live.resize(live.size());
+      direct_dft_blocked(fft, s.probs.data(), len, live, at_live);
+      c = 1.01 * direct_dft_blocked_ulps * unit_roundoff * s.mass;
+    } else {
+      std::fill(y.begin(), y.end(), 0.0);
+      std::copy(s.probs.begin(), s.probs.end(), y.begin());
+      fft.forward(y.data(), f.data());
+      c = 1.01 * fft.forward_error() * s.mass;
+    }
+    std::size_t kept = 0;
+    for (std::size_t r = 0; r < live.size(); ++r) {
+      const std::size_t j = live[r];
+      if (fold(i, j, direct ? at_live[r] : f[j], c)) live[kept++] = j;
+    }
+    live.resize(kept);
+  }
+  // The k-th power magnifies a transform's error (about 40 log2 N ulps of
+  // the mass) k times: at the frequencies that carry most of that bound,
+  // largest first, every part's spectrum is recomputed by direct_dft
+  // (within direct_dft_ulps of the mass) until what is left is below the
+  // powers' own round-off (or 1e-13), for as long as that costs less than a
+  // transform.
+  double total_len = 0;
+  for (const auto& [s, n] : parts) total_len += static_cast<double>(s->probs.size());
+  const double mult = 1.01 * 4 * unit_roundoff * k;
+  auto exponent = [&](std::size_t j) { return log_m[j] + exponent_ulps * (log_abs[j] + 1); };
+  {
+    std::vector<std::pair<double, std::size_t>> by_weight;
+    double remaining = 0, power_estimate = 0;
+    for (const std::size_t j : live) {
+      const double b = weight(j) * std::exp(exponent(j));
+      by_weight.emplace_back(b * rel[j], j);
+      remaining += b * rel[j];
+      power_estimate += b * mult;
+    }
+    std::sort(by_weight.begin(), by_weight.end(), std::greater<>());
+    const double enough = std::max(1e-13, power_estimate);
+    std::vector<std::size_t> redo;
+    for (const auto& [w, j] : by_weight) {
+      if (!(remaining > enough) ||
+          static_cast<double>(redo.size() + 1) * total_len > transform_cost) {
+        break;
+      }
+      remaining -= w;
+      redo.push_back(j);
+    }
+    if (!redo.empty()) {
+      for (const std::size_t j : redo) {
+        acc[j] = {1, 0};
+        log_m[j] = rel[j] = log_abs[j] = 0;
+      }
+      std::vector<std::complex<double>> direct(redo.size());
+      std::vector<bool> gone(redo.size(), false);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const prv_step& s = *parts[i].step;
+        direct_dft(fft, s.probs.data(), s.probs.size(), redo, direct);
+        const double c = 1.01 * direct_dft_ulps * unit_roundoff * s.mass;
+        for (std::size_t r = 0; r < redo.size(); ++r) {
+          if (!gone[r] && !fold(i, redo[r], direct[r], c)) gone[r] = true;
+        }
+      }
+      std::size_t kept = 0;
+      for (const std::size_t j : live) {
+        const auto at = std::find(redo.begin(), redo.end(), j);
+        if (at == redo.end() || !gone[static_cast<std::size_t>(at - redo.begin())]) {
+          live[kept++] = j;
+        }
+      }
+      live.resize(kept);
     }
   }
-  // |exact - computed| per frequency, in the 2-norm over frequencies.
-  double d2 = 0, v2 = 0;
-  const double mult = 1.01 * 4 * unit_roundoff * k;
-  for (std::size_t w = 0; w < big_n; ++w) {
-    // The exponent's own rounding: a few ulps of each of its terms.
-    const double exponent = log_m[w] + 4 * unit_roundoff * (k + 1) * (log_abs[w] + 1);
-    const double d = std::exp(exponent) * (rel[w] + mult) * (1 + 1e-12);
-    d2 += d * d;
-    v2 += std::norm(acc[w]);
+  // |exact - computed| per live frequency, in the 2-norm over all N
+  // frequencies; the dropped ones add their bounds (a 1-norm, which bounds
+  // their 2-norm).
+  double d2 = 0, spectrum = 0;
+  for (const std::size_t j : live) {
+    const double d = std::exp(exponent(j)) * (rel[j] + mult) * (1 + 1e-12);
+    d2 += weight(j) * d * d;
+    spectrum += weight(j) * std::sqrt(std::norm(acc[j])) * (1 + 2 * unit_roundoff);
   }
-  const double d_norm = 1.01 * std::sqrt(d2), v_norm = 1.01 * std::sqrt(v2);
-  // The inverse transform is the forward one read backwards.
-  fft.transform(acc.data(), buf.data());
-  const double scale = 1.0 / static_cast<double>(big_n);
+  const double d_norm = 1.01 * std::sqrt(d2) + cut_error;
+  // real_fft.hpp: the inverse's 1-norm error per unit of the spectrum's
+  // 1-norm; an error d in the spectrum moves the outputs by at most ||d||_2
+  // in the 1-norm (Parseval and Cauchy-Schwarz).
+  std::vector<double> cyc(big_n);
+  fft.inverse(acc.data(), cyc.data());
   std::vector<double> out(big_n);
   // Index s of the sum sits at (s - full_lo) mod N; the window starts at win_lo.
   const auto offset = static_cast<std::size_t>(win_lo - lo_full) % big_n;
-  double out_abs = 0;
-  for (std::size_t t = 0; t < big_n; ++t) {
-    const std::size_t r = (offset + t) % big_n;
-    out[t] = buf[(big_n - r) % big_n].real() * scale;
-    out_abs += std::fabs(out[t]);
-  }
-  const double fft_error = 1.01 * (d_norm + g * (v_norm + d_norm) + 2 * unit_roundoff * out_abs);
-  for (double& v : out) v = std::max(0.0, v);
+  for (std::size_t t = 0; t < big_n; ++t) out[t] = std::max(0.0, cyc[(offset + t) & (big_n - 1)]);
+  const double fft_error = 1.01 * (d_norm + fft.inverse_error() * spectrum);
   const double pmf_error = 2.02 * std::exp(log_growth) * cdf_error;
   // Positions: i h + shift within a few ulps of the largest |loss| of the
   // window, plus the shifts' own sum.
   const double biggest = std::max(
       std::fabs(static_cast<double>(win_lo) * h + shift),
       std::fabs(static_cast<double>(win_lo + static_cast<std::int64_t>(big_n)) * h + shift));
-  const double pad = 4 * unit_roundoff * (biggest + std::fabs(shift)) + shift_err;
+  const double pad = 8 * unit_roundoff * (biggest + std::fabs(shift)) + shift_err;
   return prv_curve(h, win_lo, shift, std::move(out), fft_error + pmf_error, failure, pad);
 }
 
