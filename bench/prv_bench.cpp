@@ -67,15 +67,42 @@ void prv_dpsgd_steps(benchmark::State& state) {
   state.counters["grid"] = static_cast<double>(grid);
 }
 
+// The job of bench/compare_prv.py (issue 34): q = 1e-3, sigma = 1, eps_error
+// = 0.01, delta_error = 1e-10, epsilon(1e-5) at range(0) steps, as
+// microsoft/prv_accountant's PRVAccountant(PoissonSubsampledGaussianMechanism,
+// eps_error, delta_error).compute_epsilon: compose() and one query.
+void prv_compare(benchmark::State& state) {
+  const auto steps = static_cast<std::uint64_t>(state.range(0));
+  privet::prv_bounds b{};
+  std::size_t grid = 0;
+  for (auto _ : state) {
+    privet::prv_accountant acc({.eps_error = 0.01, .delta_error = 1e-10});
+    acc.add(privet::prv::subsampled_gaussian(1e-3, 1.0), steps);
+    const auto c = acc.compose();
+    b = c.epsilon(1e-5);
+    grid = c.size();
+    benchmark::DoNotOptimize(&b);
+  }
+  state.counters["eps_lower"] = b.lower;
+  state.counters["eps_estimate"] = b.estimate;
+  state.counters["eps_upper"] = b.upper;
+  state.counters["grid"] = static_cast<double>(grid);
+}
+
 }  // namespace
 
+BENCHMARK(prv_compare)
+    ->Name("prv_compare/steps")
+    ->Arg(1'000)
+    ->Arg(10'000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(prv_dpsgd_steps)
     ->Name("prv_dpsgd_steps/steps")
     ->Arg(1'000)
     ->Arg(10'000)
     ->Unit(benchmark::kMillisecond);
-// 10^5 and 10^6 steps take about 4 s and 60 s of CPU (the grid grows as
-// sqrt(steps) / eps_error, to 47 million points): registered only when
+// 10^5 and 10^6 steps take seconds (the grid grows as sqrt(steps) /
+// eps_error, to 8 million points): registered only when
 // PRIVET_BENCH_LARGE=1, so that the test suite's smoke run stays short.
 const bool prv_large_registered = [] {
   const char* large = std::getenv("PRIVET_BENCH_LARGE");
@@ -84,6 +111,10 @@ const bool prv_large_registered = [] {
       ->Arg(100'000)
       ->Arg(1'000'000)
       ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("prv_compare/steps", prv_compare)
+      ->Arg(100'000)
+      ->Arg(1'000'000)
       ->Unit(benchmark::kMillisecond);
   return true;
 }();

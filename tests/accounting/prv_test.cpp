@@ -353,6 +353,107 @@ TEST_CASE("PRV's DP-SGD epsilon is below RDP's and agrees with the PLD's") {
   CHECK(c.delta(b.lower).estimate >= delta);
 }
 
+TEST_CASE("PRV at 10^3 to 10^5 DP-SGD steps: prv_accountant's brackets and the old path's") {
+  // Issue 34's job: q = 1e-3, sigma = 1, eps_error = 0.01, delta_error =
+  // 1e-10, delta = 1e-5. theirs: microsoft/prv_accountant (github a844f72)
+  // PRVAccountant(PoissonSubsampledGaussianMechanism(1e-3, 1), eps_error,
+  // delta_error).compute_epsilon(1e-5, k), run by bench/compare_prv.py
+  // (lower, estimate, upper). old: privet before issue 34 (3da5b25's parent:
+  // one complex KISS FFT at 2^a 3^b 5^c points per order, every frequency
+  // kept), whose bracket held the truth as this one must.
+  struct row {
+    std::uint64_t steps;
+    double their_lower, their_estimate, their_upper, old_lower, old_upper;
+  };
+  const std::vector<row> rows{
+      {1'000, 0.13892416423, 0.14892431948, 0.15892447473, 0.138924, 0.158925},
+      {10'000, 0.46576958261, 0.47576994624, 0.48577030986, 0.465764, 0.485775},
+      {100'000, 1.62717798400, 1.63717901120, 1.64718003840, 1.627024, 1.647330},
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.steps);
+    prv_accountant acc({.eps_error = 0.01, .delta_error = 1e-10});
+    acc.add(prv::subsampled_gaussian(1e-3, 1), r.steps);
+    const auto c = acc.compose();
+    const prv_bounds b = c.epsilon(1e-5);
+    check_ordered(b);
+    // The estimate is prv_accountant's (the same composition).
+    CHECK(b.estimate == doctest::Approx(r.their_estimate).epsilon(0).scale(1).epsilon(1e-5));
+    // The upper bound is at least theirs (privet also subtracts its
+    // floating-point allowance) and no wider than the old path's: the two
+    // old values are printed to 6 places, hence 1e-6.
+    CHECK(b.upper >= r.their_upper - 1e-5);
+    CHECK(b.upper <= r.old_upper + 1e-6);
+    CHECK(b.lower >= r.old_lower - 1e-6);
+    CHECK(b.lower <= r.their_lower + 1e-5);
+    // The floating-point allowance is what the direct spectra buy: at most
+    // 2e-14 per step (the old path's was about 1.5e-13 per step, 1.46e-8 at
+    // 10^5).
+    CHECK(c.numerical_error() <= 2e-14 * static_cast<double>(r.steps));
+  }
+  // Never above the truth: privet's PLD (pessimistic, h = 1e-4) bounds the
+  // true epsilon from above, so the lower bound must be under it.
+  prv_accountant acc({.eps_error = 0.01, .delta_error = 1e-10});
+  acc.add(prv::subsampled_gaussian(1e-3, 1), 100'000);
+  const prv_bounds b = acc.epsilon(1e-5);
+  const double via_pld = privet::privacy_loss_distribution::subsampled_gaussian(1e-3, 1, {1e-4})
+                             .self_compose(100'000)
+                             .epsilon(1e-5)
+                             .epsilon();
+  CHECK(b.lower <= via_pld);
+  CHECK(b.estimate == doctest::Approx(via_pld).epsilon(2e-3));
+}
+
+TEST_CASE("PRV brackets exact compositions of many steps") {
+  // The spectra computed at the few live frequencies alone (many steps, a
+  // window much wider than one step) and the full transform (a lattice sum
+  // whose spectrum stays wide): k Gaussians are exactly sqrt(k) / sigma-GDP
+  // (Dong, Roth & Su 2022, Corollary 3.3), k randomised responses have
+  // Kairouz, Oh & Viswanath's optimal composition (2015, Theorem 3.3).
+  const double eps_error = 0.01;
+  for (const auto& [sigma, steps] :
+       {std::pair{100.0, std::uint64_t{100'000}}, std::pair{20.0, std::uint64_t{5'000}}}) {
+    CAPTURE(steps);
+    prv_accountant acc({.eps_error = eps_error, .delta_error = 1e-10});
+    acc.add(prv::gaussian(sigma), steps);
+    const auto c = acc.compose();
+    const privet::gdp total(std::sqrt(static_cast<double>(steps)) / sigma);
+    for (double delta : {1e-3, 1e-5, 1e-8}) {
+      CAPTURE(delta);
+      const prv_bounds b = c.epsilon(delta);
+      const double exact = privet::to_approx_dp(total, delta).epsilon();
+      check_ordered(b);
+      CHECK(b.lower <= exact);
+      CHECK(exact <= b.upper);
+      CHECK(std::fabs(b.estimate - exact) <= eps_error / 10);
+      const double slack = c.delta_error() + c.numerical_error();
+      const double moved = privet::to_approx_dp(total, delta - slack).epsilon() -
+                           privet::to_approx_dp(total, delta + slack).epsilon();
+      CHECK(b.upper - b.lower <= 2 * eps_error + moved + eps_error / 5);
+    }
+    for (double eps : {0.0, 1.0, 3.0}) {
+      CAPTURE(eps);
+      const prv_bounds d = c.delta(eps);
+      const double exact = privet::gdp_delta(total, eps);
+      CHECK(d.lower <= exact);
+      CHECK(exact <= d.upper);
+    }
+  }
+  const double eps = 0.05;
+  const std::uint64_t k = 2'000;
+  prv_accountant rr({.eps_error = eps_error, .delta_error = 1e-10});
+  rr.add(prv::randomized_response(eps), k);
+  const auto c = rr.compose();
+  const privet::approx_dp each(eps, 0);
+  for (double delta : {1e-3, 1e-6}) {
+    CAPTURE(delta);
+    const prv_bounds b = c.epsilon(delta);
+    const double exact = privet::compose_optimal(each, k, delta).epsilon();
+    CHECK(b.lower <= exact);
+    CHECK(exact <= b.upper);
+  }
+}
+
 TEST_CASE("PRV composes heterogeneous mechanisms (prv_accountant's README example)") {
   // microsoft/prv_accountant README.md (and tests/test_readme.py): a
   // subsampled Gaussian (sigma 0.8, q 5e-3) 100 times, a Gaussian (sigma 8)

@@ -58,19 +58,28 @@
 //   is the integral of a weight that grows from 0 to below 1, so a CDF error
 //   c changes it by at most 2 c, and CDF errors add under convolution: k
 //   steps cost 2 k c (times the steps' masses' growth, 1 + O(k ulps));
-// - the forward FFTs: each output of a transform is the sum of every input
-//   with unit-modulus weights through one butterfly per stage, so the stage
-//   model behind Higham's Theorem 24.2 ("Accuracy and Stability of Numerical
-//   Algorithms", 2nd ed.) bounds every component's error by
-//   fft_relative_error(N) times the input's 1-norm. Powers and products carry
-//   it frequency by frequency through |prod a_t - prod b_t| <= sum_t |a_t -
-//   b_t| prod_{s != t} max(|a_s|, |b_s|), so frequencies at which the
-//   characteristic function has decayed contribute nothing, plus 4 ulps per
-//   complex multiplication (a product of k factors has k - 1);
-// - the inverse FFT: Higham's 2-norm bound, and a spectrum error d costs at
-//   most ||d||_2 in the 1-norm of the result (Parseval and Cauchy-Schwarz);
-//   negative round-off left in the result is then set to 0, which only moves
-//   it towards the exact (non-negative) masses;
+// - the spectra: the transforms are real_fft's (detail/real_fft.hpp, power-
+//   of-two sizes N), whose every output is within forward_error(N) times
+//   the input's 1-norm of the exact one, or direct sums at chosen
+//   frequencies (direct_dft: 12 ulps of the 1-norm; direct_dft_blocked: 24).
+//   Powers and products carry the error frequency by frequency through
+//   |prod a_t - prod b_t| <= sum_t |a_t - b_t| prod_{s != t} max(|a_s|,
+//   |b_s|), so frequencies at which the characteristic function has decayed
+//   contribute nothing, plus 4 ulps per complex multiplication (a product of
+//   k factors has k - 1). A frequency whose bound falls below e^-80 is set to
+//   0, its bound added. At many steps that leaves a few dozen frequencies of
+//   millions (37 of 4 M at 10^6 DP-SGD steps); when the steps' grids are at
+//   most a quarter of N, the frequencies that can stay above e^-80 are found
+//   from transforms at the steps' own length and a Taylor bound between the
+//   samples (prv_sampled_candidates), and only those are computed, directly;
+//   otherwise every step is transformed at N and the frequencies that carry
+//   most of the error bound are recomputed directly;
+// - the inverse: real_fft's 1-norm bound; with every live frequency below M
+//   / 2 it is N / M interleaved transforms of M points (exact in exact
+//   arithmetic, N log M work). A spectrum error d costs at most ||d||_2 in
+//   the 1-norm of the result (Parseval and Cauchy-Schwarz); negative
+//   round-off left in the result is then set to 0, which only moves it
+//   towards the exact (non-negative) masses;
 // - the mean shift enters Hoeffding's bound as a bias, bounded from the
 //   masses' errors and, for the subsampled Gaussian, the error estimate of
 //   the Gauss-Kronrod quadrature of its mean (times 100). That estimate is
@@ -123,14 +132,15 @@
 #include <privet/core/validate.hpp>
 
 #include <boost/math/quadrature/gauss_kronrod.hpp>
-#include <kissfft/kissfft.hh>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -479,7 +489,9 @@ class prv_curve {
         probs_(std::move(probs)),
         numerical_error_(numerical_error),
         failure_(failure),
-        pad_(pad) {}
+        pad_(pad) {
+    for (std::size_t r = 0; r < block; ++r) steps_[r] = std::expm1(-static_cast<double>(r) * h_);
+  }
 
   [[nodiscard]] double loss(std::size_t j) const {
     return static_cast<double>(lowest_ + static_cast<std::int64_t>(j)) * h_ + shift_;
@@ -490,13 +502,38 @@ class prv_curve {
   [[nodiscard]] double pad() const noexcept { return pad_; }
   [[nodiscard]] const std::vector<double>& probs() const noexcept { return probs_; }
 
-  /// delta_Z(eps) of the held distribution, compensated (a few ulps).
+  /// delta_Z(eps) of the held distribution within 16 ulps: each weight 1 -
+  /// e^{-x} (x = l - eps > 0) within 6 ulps, its product with the mass 1
+  /// more, the (non-negative) terms summed pairwise by blocks of 64 (6) and
+  /// the blocks compensated (a few).
+  /// With E(x) = e^{-x} - 1, E(a + b) = E(a) (1 + E(b)) + E(b), a sum of two
+  /// terms of one sign: one expm1 per block of 64 points (a, the block's
+  /// lowest x) and a table of E(r h) (b) give every weight within 1 ulp of
+  /// each E, 3 of the products and sums, from the computed arguments (whose
+  /// rounding, a few ulps of the largest loss, is in pad()).
   [[nodiscard]] double delta(double eps) const {
+    const std::size_t n = probs_.size();
+    // The lowest point above eps (loss is increasing in j).
+    double guess = std::ceil((eps - shift_) / h_) - static_cast<double>(lowest_);
+    guess = std::clamp(guess, 0.0, static_cast<double>(n));
+    auto j0 = static_cast<std::size_t>(guess);
+    while (j0 > 0 && loss(j0 - 1) > eps) --j0;
+    while (j0 < n && !(loss(j0) > eps)) ++j0;
     compensated_sum s;
-    for (std::size_t j = probs_.size(); j-- > 0;) {
-      const double l = loss(j);
-      if (!(l > eps)) break;
-      s.add(probs_[j] * -std::expm1(eps - l));
+    std::array<double, block> terms{};
+    for (std::size_t b = j0; b < n; b += block) {
+      const double ea = std::expm1(-(loss(b) - eps));
+      const std::size_t end = std::min(n, b + block);
+      for (std::size_t j = b; j < end; ++j) {
+        const double eb = steps_[j - b];
+        terms[j - b] = probs_[j] * -(ea * (1 + eb) + eb);
+      }
+      std::fill(terms.begin() + static_cast<std::ptrdiff_t>(end - b), terms.end(), 0.0);
+      // Pairwise: within 6 u of the block's (non-negative) sum.
+      for (std::size_t w = block / 2; w > 0; w /= 2) {
+        for (std::size_t r = 0; r < w; ++r) terms[r] += terms[r + w];
+      }
+      s.add(terms[0]);
     }
     return s.value();
   }
@@ -505,10 +542,10 @@ class prv_curve {
   /// within a few ulps above the smallest one: the floor if delta(floor) is
   /// already small enough.
   [[nodiscard]] double crossing_above(double target, double floor) const {
-    if (delta(floor) <= target) return floor;
     const auto [e, j] = crossing(target);
+    if (!clearly_above(e, floor) && delta(floor) <= target) return floor;
     double x = std::max(floor, e);
-    x += 1e-13 * std::fabs(x) + 1e-300;
+    x += nudge(x);
     if (delta(x) <= target) return x;
     // The closed form carries rounding; the grid points above are safe.
     for (std::size_t i = j; i < probs_.size(); ++i) {
@@ -521,19 +558,38 @@ class prv_curve {
   /// smallest e' with delta(e') <= target, or -infinity when delta(floor)
   /// <= target already (no point above the floor is needed).
   [[nodiscard]] double crossing_below(double target, double floor) const {
-    if (delta(floor) <= target) return -std::numeric_limits<double>::infinity();
     const auto [e, j] = crossing(target);
+    if (!clearly_above(e, floor) && delta(floor) <= target) {
+      return -std::numeric_limits<double>::infinity();
+    }
     double x = std::max(floor, e);
-    x -= 1e-13 * std::fabs(x) + 1e-300;
+    x -= nudge(x);
     if (x >= floor && delta(x) > target) return x;
     for (std::size_t i = j + 1; i-- > 0;) {
       if (loss(i) <= floor) break;
       if (delta(loss(i)) > target) return loss(i);
     }
-    return floor;
+    return delta(floor) <= target ? -std::numeric_limits<double>::infinity() : floor;
   }
 
  private:
+  // The closed form's crossing is within about 1e-11 (1 + |e|) of the true
+  // one (its recurrence's relative error, about u / h, for h >= 1e-5):
+  // moved outwards by 1e-10 (1 + |e|), delta() confirms it at once, and the
+  // scan over grid points (a delta() each) is a fallback.
+  [[nodiscard]] static double nudge(double x) { return 1e-10 * (1 + std::fabs(x)); }
+
+  // Whether a crossing e found by crossing() is so far above floor that
+  // delta(floor) > target needs no check (a speed-up only: the answers are
+  // checked by delta() either way). The closed form is within about 1e-10
+  // of the crossing (its recurrence's relative error, about u / h), and
+  // delta falls by at least a factor 1 + (e - floor) / 2 from floor to e
+  // (the weight of the mass above e grows by that), far above delta()'s
+  // few ulps.
+  [[nodiscard]] static bool clearly_above(double e, double floor) {
+    return e > floor + 1e-8 * (1 + std::fabs(floor) + std::fabs(e));
+  }
+
   // The closed-form crossing of delta with the target and the grid index of
   // its segment's top: scanning down, with suffix sums S = sum_{i >= j} p_i
   // and T = sum_{i >= j} p_i e^{l_j - l_i} (kept relative to l_j so that
@@ -564,6 +620,8 @@ class prv_curve {
   double numerical_error_;
   double failure_;
   double pad_;
+  static constexpr std::size_t block = 64;
+  std::array<double, block> steps_{};  // E(r h) = e^{-r h} - 1
 };
 
 /// A step and how many times it is composed.
@@ -616,11 +674,11 @@ inline double step_log_mgf(const prv_step& s, double h, double lambda) {
 /// (value, lambda) found; any lambda gives a valid bound.
 template <std::regular_invocable<double> Bound>
 std::pair<double, double> minimise_chernoff(Bound&& bound) {
-  double best_lambda = 1e-3, best = bound(best_lambda);
   std::vector<double> grid;
-  for (double l = 1e-3; l <= 1e7; l *= 4) grid.push_back(l);
+  for (double l = 1e-3; l <= 1e7; l *= 8) grid.push_back(l);
+  double best_lambda = grid[0], best = bound(best_lambda);
   std::size_t at = 0;
-  for (std::size_t i = 0; i < grid.size(); ++i) {
+  for (std::size_t i = 1; i < grid.size(); ++i) {
     const double v = bound(grid[i]);
     if (v < best) {
       best = v;
@@ -633,7 +691,7 @@ std::pair<double, double> minimise_chernoff(Bound&& bound) {
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
   double f1 = bound(std::exp(x1)), f2 = bound(std::exp(x2));
-  for (int it = 0; it < 14; ++it) {
+  for (int it = 0; it < 10; ++it) {
     if (f1 < f2) {
       hi = x2;
       x2 = x1;
@@ -657,6 +715,85 @@ std::pair<double, double> minimise_chernoff(Bound&& bound) {
     best_lambda = std::exp(x2);
   }
   return {best, best_lambda};
+}
+
+/// The frequencies j in [0, N / 2] at which the composed spectrum can reach
+/// e^log_cut, from each part's transform at N' (< N) samples theta_v = 2 pi
+/// v / N' and its derivative there. With a0 an index near the mean, Y(theta)
+/// = e^{i theta a0} X(theta) has |Y| = |X|, Y' = -i e^{i theta a0} D(theta)
+/// (D the transform of (a - a0) x_a) and |Y''| <= M2 = sum (a - a0)^2 x_a,
+/// so for |d| <= Delta = pi / N' Taylor's theorem gives
+///   |X(theta_v + d)| <= max(|X_v - i Delta D_v|, |X_v + i Delta D_v|) + Delta^2 M2 / 2
+/// (|X_v - i d D_v| is convex in d: its largest value is at an end). Every
+/// frequency of the N-point transform is within Delta of a sample. The
+/// computed transforms add their real_fft bounds e_X + Delta e_D (and (a -
+/// a0) x_a is within u of itself), the moduli and sums a few ulps. Returns
+/// the frequencies whose nearest sample's bound, raised to the counts and
+/// multiplied over the parts, is at least e^log_cut, ascending, and adds the
+/// others' bounds (each below e^log_cut) to `cut` as a 1-norm over all N
+/// frequencies; nothing when sampling would not save a transform (N' > N / 4).
+inline std::optional<std::vector<std::size_t>> prv_sampled_candidates(
+    const std::vector<prv_part>& parts, std::size_t big_n, double log_cut, double& cut) {
+  std::size_t n_s = 8;
+  for (const auto& [s, n] : parts) {
+    while (n_s < s->probs.size()) n_s *= 2;
+  }
+  if (n_s > big_n / 4) return std::nullopt;
+  const real_fft fft(n_s);
+  const std::size_t half_s = n_s / 2;
+  const double big_delta = std::numbers::pi / static_cast<double>(n_s) * (1 + 4 * unit_roundoff);
+  std::vector<double> log_bound(half_s + 1, 0.0), y(n_s);
+  std::vector<std::complex<double>> fx(half_s + 1), fd(half_s + 1);
+  double k = 0;
+  for (const auto& [s, n] : parts) {
+    const auto& x = s->probs;
+    k += static_cast<double>(n);
+    compensated_sum m1;
+    for (std::size_t a = 0; a < x.size(); ++a) m1.add(static_cast<double>(a) * x[a]);
+    const double a0 = std::round(m1.value() / s->mass);
+    std::fill(y.begin(), y.end(), 0.0);
+    std::copy(x.begin(), x.end(), y.begin());
+    fft.forward(y.data(), fx.data());
+    // The offsets a - a0 are integers below 2^27: exact, and so are their squares.
+    double l1_d = 0, m2 = 0;
+    for (std::size_t a = 0; a < x.size(); ++a) {
+      const double d = static_cast<double>(a) - a0;
+      y[a] = d * x[a];
+      l1_d += std::fabs(y[a]);
+      m2 += d * d * x[a];
+    }
+    fft.forward(y.data(), fd.data());
+    const double sum_ulps = 1 + (static_cast<double>(x.size()) + 4) * unit_roundoff;
+    l1_d *= sum_ulps;
+    m2 *= sum_ulps * sum_ulps;
+    const double e_x = 1.01 * fft.forward_error() * s->mass;
+    const double e_d = 1.01 * (fft.forward_error() + unit_roundoff) * l1_d;
+    const double extra = e_x + big_delta * e_d + big_delta * big_delta * m2 / 2;
+    const double nd = static_cast<double>(n);
+    for (std::size_t v = 0; v <= half_s; ++v) {
+      const std::complex<double> step(-fd[v].imag() * big_delta, fd[v].real() * big_delta);
+      const double b =
+          std::max(std::abs(fx[v] - step), std::abs(fx[v] + step)) * (1 + 4 * unit_roundoff) +
+          4 * unit_roundoff * (std::abs(fx[v]) + std::abs(step)) + extra;
+      log_bound[v] += nd * std::log(b);
+    }
+  }
+  // The sums of n log b within a few ulps of each term (k u relative at most).
+  const double margin = 8 * unit_roundoff * (k + static_cast<double>(parts.size()));
+  const std::size_t ratio = big_n / n_s, half = big_n / 2;
+  std::vector<std::size_t> out;
+  double dead = 0;
+  for (std::size_t v = 0; v <= half_s; ++v) {
+    const std::size_t lo = v == 0 ? 0 : v * ratio - ratio / 2;
+    const std::size_t hi = v == half_s ? half : v * ratio + ratio / 2 - 1;
+    if (log_bound[v] + margin * (std::fabs(log_bound[v]) + 1) < log_cut) {
+      for (std::size_t j = lo; j <= hi; ++j) dead += (j == 0 || j == half) ? 1.0 : 2.0;
+    } else {
+      for (std::size_t j = lo; j <= hi; ++j) out.push_back(j);
+    }
+  }
+  cut += dead * std::exp(log_cut) * (1 + 1e-12);
+  return out;
 }
 
 /// Composes the parts (all on mesh h) by one FFT per part, powers, a product
@@ -744,64 +881,223 @@ inline prv_curve compose_steps(const std::vector<prv_part>& parts, double h, con
 
   const double width = static_cast<double>(win_hi - win_lo + 1);
   check_prv_points(std::max(width, static_cast<double>(widest)), eps_error);
-  const std::size_t big_n =
-      fft_size(std::max(static_cast<std::size_t>(win_hi - win_lo + 1), widest));
+  std::size_t big_n = 8;
+  while (big_n < std::max(static_cast<std::size_t>(win_hi - win_lo + 1), widest)) big_n *= 2;
   check_prv_points(static_cast<double>(big_n), eps_error);
 
-  kissfft<double> fft(big_n, false);
-  const double g = fft_relative_error(big_n);
-  std::vector<std::complex<double>> acc(big_n, {1, 0}), buf(big_n), spec(big_n);
-  // Per frequency: sum_j n_j log m_j and sum_j n_j c_j / m_j, with m_j an
-  // upper bound on both the exact and the computed transform's modulus.
-  std::vector<double> log_m(big_n, 0.0), rel(big_n, 0.0), log_abs(big_n, 0.0);
-  for (const auto& [s, n] : parts) {
-    std::fill(buf.begin(), buf.end(), std::complex<double>(0, 0));
-    for (std::size_t i = 0; i < s->probs.size(); ++i) buf[i] = s->probs[i];
-    fft.transform(buf.data(), spec.data());
-    // Componentwise transform error, plus the rounding of |w| + c.
-    const double c = 1.01 * (g + 4 * unit_roundoff) * s->mass;
+  // The spectra. Per candidate frequency j in [0, N / 2] (the rest are
+  // conjugates): sum_i n_i log m_ij and sum_i n_i c_i / m_ij, with m_ij >=
+  // both the exact and the computed modulus of part i's transform (c_i its
+  // error bound). Once the bound on the exact product, times the most the
+  // later factors can grow it, falls below e^-80, the frequency is set to 0
+  // and dropped: its error is that bound. At k steps |phi|^k is that small
+  // at all but a few frequencies (37 of 4 M at 10^6 DP-SGD steps), so the
+  // powers, products and error terms cost nothing elsewhere; when the parts
+  // are much shorter than N, prv_sampled_candidates finds those few from
+  // transforms at the parts' own length, and only they are computed (by
+  // direct_dft_blocked), without a transform at N.
+  const real_fft fft(big_n);
+  const std::size_t half = big_n / 2;
+  auto weight = [half](std::size_t j) { return (j == 0 || j == half) ? 1.0 : 2.0; };
+  // growth[i]: sum over the parts after i of n log max(1, 1.01 mass), what
+  // they can multiply a bound by.
+  std::vector<double> growth(parts.size() + 1, 0.0);
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    growth[i] = growth[i + 1] + static_cast<double>(parts[i].count) *
+                                    std::log(std::max(1.0, 1.01 * parts[i].step->mass));
+  }
+  const double log_cut = -80, exponent_ulps = 4 * unit_roundoff * (k + 1);
+  const double transform_cost =
+      2 * static_cast<double>(half) * std::log2(static_cast<double>(half));
+  double total_len = 0;
+  for (const auto& [s, n] : parts) total_len += static_cast<double>(s->probs.size());
+  double cut_error = 0;
+  std::vector<std::size_t> freq;
+  bool sampled = false;
+  if (auto c = prv_sampled_candidates(parts, big_n, log_cut, cut_error);
+      c && static_cast<double>(c->size()) * total_len <=
+               static_cast<double>(parts.size()) * transform_cost) {
+    freq = std::move(*c);
+    sampled = true;
+  } else {
+    cut_error = 0;
+    freq.resize(half + 1);
+    for (std::size_t j = 0; j <= half; ++j) freq[j] = j;
+  }
+  // Accumulators by position in freq; live lists the positions still in.
+  const std::size_t n_freq = freq.size();
+  std::vector<std::complex<double>> acc(n_freq, {1, 0});
+  std::vector<double> log_m(n_freq, 0.0), rel(n_freq, 0.0), log_abs(n_freq, 0.0);
+  std::vector<std::size_t> live(n_freq);
+  for (std::size_t r = 0; r < n_freq; ++r) live[r] = r;
+  // Part i's value at position r, within c of the exact one, folded into
+  // the accumulators; false when the frequency is dropped.
+  auto fold = [&](std::size_t i, std::size_t r, std::complex<double> v, double c) {
+    const std::uint64_t n = parts[i].count;
     const double nd = static_cast<double>(n);
-    for (std::size_t w = 0; w < big_n; ++w) {
-      const double m = std::sqrt(std::norm(spec[w])) + c;
-      const double lm = std::log(m);
-      log_m[w] += nd * lm;
-      log_abs[w] += nd * std::fabs(lm);
-      rel[w] += nd * c / m;
-      acc[w] *= complex_power(spec[w], n);
+    const double m = std::sqrt(std::norm(v)) * (1 + 3 * unit_roundoff) + c + 1e-300;
+    const double lm = std::log(m);
+    log_m[r] += nd * lm;
+    log_abs[r] += nd * std::fabs(lm);
+    rel[r] += nd * c / m;
+    const double bound = log_m[r] + exponent_ulps * (log_abs[r] + 1) + growth[i + 1];
+    if (bound < log_cut) {
+      cut_error += weight(freq[r]) * std::exp(bound) * (1 + 1e-12);
+      acc[r] = 0;
+      return false;
+    }
+    acc[r] = complex_mul(acc[r], complex_power(v, n));
+    return true;
+  };
+  auto fold_all = [&](std::size_t i, const std::vector<std::complex<double>>& at_live, double c) {
+    std::size_t kept = 0;
+    for (std::size_t q = 0; q < live.size(); ++q) {
+      if (fold(i, live[q], at_live[q], c)) live[kept++] = live[q];
+    }
+    live.resize(kept);
+  };
+  auto live_freqs = [&] {
+    std::vector<std::size_t> js(live.size());
+    for (std::size_t q = 0; q < live.size(); ++q) js[q] = freq[live[q]];
+    return js;
+  };
+  std::vector<std::complex<double>> at_live;
+  if (sampled) {
+    for (std::size_t i = 0; i < parts.size() && !live.empty(); ++i) {
+      const prv_step& s = *parts[i].step;
+      at_live.resize(live.size());
+      direct_dft_blocked(fft, s.probs.data(), s.probs.size(), live_freqs(), at_live);
+      fold_all(i, at_live, 1.01 * direct_dft_blocked_ulps * unit_roundoff * s.mass);
+    }
+  } else {
+    // A part's spectrum at the live frequencies alone, by
+    // direct_dft_blocked, once that costs less than a transform.
+    std::vector<double> y(big_n);
+    std::vector<std::complex<double>> f(half + 1);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const prv_step& s = *parts[i].step;
+      const std::size_t len = s.probs.size();
+      at_live.resize(live.size());
+      double c = 0;
+      if (static_cast<double>(live.size()) * static_cast<double>(len) <= transform_cost) {
+        direct_dft_blocked(fft, s.probs.data(), len, live_freqs(), at_live);
+        c = 1.01 * direct_dft_blocked_ulps * unit_roundoff * s.mass;
+      } else {
+        std::fill(y.begin(), y.end(), 0.0);
+        std::copy(s.probs.begin(), s.probs.end(), y.begin());
+        fft.forward(y.data(), f.data());
+        for (std::size_t q = 0; q < live.size(); ++q) at_live[q] = f[freq[live[q]]];
+        c = 1.01 * fft.forward_error() * s.mass;
+      }
+      fold_all(i, at_live, c);
     }
   }
-  // |exact - computed| per frequency, in the 2-norm over frequencies.
-  double d2 = 0, v2 = 0;
   const double mult = 1.01 * 4 * unit_roundoff * k;
-  for (std::size_t w = 0; w < big_n; ++w) {
-    // The exponent's own rounding: a few ulps of each of its terms.
-    const double exponent = log_m[w] + 4 * unit_roundoff * (k + 1) * (log_abs[w] + 1);
-    const double d = std::exp(exponent) * (rel[w] + mult) * (1 + 1e-12);
-    d2 += d * d;
-    v2 += std::norm(acc[w]);
+  auto exponent = [&](std::size_t r) { return log_m[r] + exponent_ulps * (log_abs[r] + 1); };
+  if (!sampled) {
+    // The k-th power magnifies a transform's error (about 40 log2 N ulps of
+    // the mass) k times: at the frequencies that carry most of that bound,
+    // largest first, every part's spectrum is recomputed by direct_dft
+    // (within direct_dft_ulps of the mass) until what is left is below the
+    // powers' own round-off (or 1e-13), for as long as that costs less than
+    // a transform.
+    std::vector<std::pair<double, std::size_t>> by_weight;
+    double remaining = 0, power_estimate = 0;
+    for (const std::size_t r : live) {
+      const double b = weight(freq[r]) * std::exp(exponent(r));
+      by_weight.emplace_back(b * rel[r], r);
+      remaining += b * rel[r];
+      power_estimate += b * mult;
+    }
+    std::sort(by_weight.begin(), by_weight.end(), std::greater<>());
+    const double enough = std::max(1e-13, power_estimate);
+    std::vector<std::size_t> redo, redo_j;
+    for (const auto& [w, r] : by_weight) {
+      if (!(remaining > enough) ||
+          static_cast<double>(redo.size() + 1) * total_len > transform_cost) {
+        break;
+      }
+      remaining -= w;
+      redo.push_back(r);
+      redo_j.push_back(freq[r]);
+    }
+    if (!redo.empty()) {
+      for (const std::size_t r : redo) {
+        acc[r] = {1, 0};
+        log_m[r] = rel[r] = log_abs[r] = 0;
+      }
+      std::vector<std::complex<double>> direct(redo.size());
+      std::vector<bool> gone(redo.size(), false);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const prv_step& s = *parts[i].step;
+        direct_dft(fft, s.probs.data(), s.probs.size(), redo_j, direct);
+        const double c = 1.01 * direct_dft_ulps * unit_roundoff * s.mass;
+        for (std::size_t q = 0; q < redo.size(); ++q) {
+          if (!gone[q] && !fold(i, redo[q], direct[q], c)) gone[q] = true;
+        }
+      }
+      std::vector<bool> dropped(n_freq, false);
+      for (std::size_t q = 0; q < redo.size(); ++q) dropped[redo[q]] = gone[q];
+      std::erase_if(live, [&](std::size_t r) { return dropped[r]; });
+    }
   }
-  const double d_norm = 1.01 * std::sqrt(d2), v_norm = 1.01 * std::sqrt(v2);
-  // The inverse transform is the forward one read backwards.
-  fft.transform(acc.data(), buf.data());
-  const double scale = 1.0 / static_cast<double>(big_n);
+  // |exact - computed| per live frequency, in the 2-norm over all N
+  // frequencies; the dropped ones add their bounds (a 1-norm, which bounds
+  // their 2-norm).
+  double d2 = 0, spectrum = 0;
+  std::size_t top = 0;
+  for (const std::size_t r : live) {
+    const double d = std::exp(exponent(r)) * (rel[r] + mult) * (1 + 1e-12);
+    d2 += weight(freq[r]) * d * d;
+    spectrum += weight(freq[r]) * std::sqrt(std::norm(acc[r])) * (1 + 2 * unit_roundoff);
+    top = std::max(top, freq[r]);
+  }
+  const double d_norm = 1.01 * std::sqrt(d2) + cut_error;
+  // The inverse. An error d in the spectrum moves the outputs by at most
+  // ||d||_2 in the 1-norm (Parseval and Cauchy-Schwarz). When every live
+  // frequency is below M / 2 for an M < N, output t s + r (s = N / M) is
+  // (1 / s) times the M-point inverse of the spectrum turned by e^{2 pi i j
+  // r / N} (the frequencies above N / 2 fold onto M - j, conjugates as
+  // before): s transforms of M points (N log M instead of N log N), each
+  // within real_fft's inverse_error(M) of its spectrum's 1-norm, the turn
+  // within 8 u (twiddle and product); 1 / s is exact.
+  std::vector<double> cyc(big_n);
+  std::size_t m_inv = 16;
+  while (m_inv <= 2 * top) m_inv *= 2;
+  double inverse_error = 0;
+  if (m_inv >= big_n) {
+    std::vector<std::complex<double>> spec(half + 1, {0, 0});
+    for (const std::size_t r : live) spec[freq[r]] = acc[r];
+    fft.inverse(spec.data(), cyc.data());
+    inverse_error = fft.inverse_error();
+  } else {
+    const real_fft small(m_inv);
+    const std::size_t s = big_n / m_inv;
+    const double inv_s = 1 / static_cast<double>(s);
+    std::vector<std::complex<double>> q(m_inv / 2 + 1, {0, 0});
+    std::vector<double> xr(m_inv);
+    for (std::size_t r = 0; r < s; ++r) {
+      for (const std::size_t p : live) {
+        const std::size_t j = freq[p];
+        q[j] = complex_mul(acc[p], std::conj(fft.twiddle((j * r) & (big_n - 1))));
+      }
+      small.inverse(q.data(), xr.data());
+      for (std::size_t t = 0; t < m_inv; ++t) cyc[t * s + r] = xr[t] * inv_s;
+    }
+    inverse_error = small.inverse_error() * (1 + 8 * unit_roundoff) + 8 * unit_roundoff;
+  }
   std::vector<double> out(big_n);
   // Index s of the sum sits at (s - full_lo) mod N; the window starts at win_lo.
   const auto offset = static_cast<std::size_t>(win_lo - lo_full) % big_n;
-  double out_abs = 0;
-  for (std::size_t t = 0; t < big_n; ++t) {
-    const std::size_t r = (offset + t) % big_n;
-    out[t] = buf[(big_n - r) % big_n].real() * scale;
-    out_abs += std::fabs(out[t]);
-  }
-  const double fft_error = 1.01 * (d_norm + g * (v_norm + d_norm) + 2 * unit_roundoff * out_abs);
-  for (double& v : out) v = std::max(0.0, v);
+  for (std::size_t t = 0; t < big_n; ++t) out[t] = std::max(0.0, cyc[(offset + t) & (big_n - 1)]);
+  const double fft_error = 1.01 * (d_norm + inverse_error * spectrum);
   const double pmf_error = 2.02 * std::exp(log_growth) * cdf_error;
   // Positions: i h + shift within a few ulps of the largest |loss| of the
   // window, plus the shifts' own sum.
   const double biggest = std::max(
       std::fabs(static_cast<double>(win_lo) * h + shift),
       std::fabs(static_cast<double>(win_lo + static_cast<std::int64_t>(big_n)) * h + shift));
-  const double pad = 4 * unit_roundoff * (biggest + std::fabs(shift)) + shift_err;
+  const double pad = 8 * unit_roundoff * (biggest + std::fabs(shift)) + shift_err;
   return prv_curve(h, win_lo, shift, std::move(out), fft_error + pmf_error, failure, pad);
 }
 
