@@ -4,6 +4,7 @@ improved (epsilon, delta) conversion of Balle et al. 2020)."""
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -19,9 +20,9 @@ NeighborRel = NeighboringRelation
 
 class RdpAccountant(NativeAccountant):
     """Renyi DP accounting on ``orders`` (default: privet's, which are
-    dp_accounting's: 1.1 to 10.9 by 0.1, 11 to 63, 128, 256, 512, 1024).
-    Orders must be finite, > 1 and increasing (privet.InvalidParameter
-    otherwise)."""
+    dp_accounting's: 1.1 to 10.9 by 0.1, 11 to 63, 128, 256, 512, 1024, plus
+    1.01, 1.02 and 1.05). Orders must be >= 1 (1: the KL divergence; inf:
+    the max divergence) and increasing (privet.InvalidParameter otherwise)."""
 
     _kind = "rdp"
 
@@ -43,6 +44,19 @@ class RdpAccountant(NativeAccountant):
             return np.full(len(self._native.orders), np.inf)
         return np.asarray(self._native.rdp)
 
+    @property
+    def _extra_delta(self) -> float:
+        """The probability that some EpsilonDeltaDpEvent revealed its input,
+        1 - prod (1 - delta_i)^count_i (dp_accounting's attribute)."""
+        return -math.expm1(self._log_keep)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The epsilon privet certifies at ``target_delta``; inf when the
+        EpsilonDeltaDpEvents' deltas alone reach it (as dp_accounting)."""
+        if 0 < target_delta < 1 and not self._non_private and target_delta <= self._extra_delta:
+            return math.inf
+        return super().get_epsilon(target_delta)
+
     def _epsilon_at_zero_delta(self) -> float:
         return 0.0 if not np.any(self._rdp) else float("inf")
 
@@ -52,8 +66,8 @@ def compute_epsilon(
 ) -> Tuple[float, float]:
     """(epsilon, optimal order) for ``delta`` from an RDP curve, by privet's
     improved conversion (Balle et al. 2020). delta 0 gives +inf unless the
-    curve is 0 everywhere; delta >= 1 gives 0. Orders must be finite, > 1 and
-    increasing (privet.InvalidParameter otherwise)."""
+    curve is 0 everywhere; delta >= 1 gives 0. Orders must be >= 1 (inf
+    allowed) and increasing (privet.InvalidParameter otherwise)."""
     curve = _acc.RdpCurve([float(a) for a in orders], [float(e) for e in rdp])
     if delta >= 1:
         return 0.0, curve.orders[0]
