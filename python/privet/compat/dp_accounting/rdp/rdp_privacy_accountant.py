@@ -22,7 +22,8 @@ class RdpAccountant(NativeAccountant):
     """Renyi DP accounting on ``orders`` (default: privet's, which are
     dp_accounting's: 1.1 to 10.9 by 0.1, 11 to 63, 128, 256, 512, 1024, plus
     1.01, 1.02 and 1.05). Orders must be >= 1 (1: the KL divergence; inf:
-    the max divergence) and increasing (privet.InvalidParameter otherwise)."""
+    the max divergence) in any order, repeats allowed, as in dp_accounting
+    (privet.InvalidParameter otherwise)."""
 
     _kind = "rdp"
 
@@ -31,18 +32,25 @@ class RdpAccountant(NativeAccountant):
         orders: Optional[Sequence[float]] = None,
         neighboring_relation: NeighboringRelation = NeighborRel.ADD_OR_REMOVE_ONE,
     ) -> None:
-        native = _acc.RdpAccountant(None if orders is None else [float(a) for a in orders])
+        # dp_accounting takes the orders in any order and with repeats;
+        # privet's accountant runs on them sorted and distinct, and _orders /
+        # _rdp are reported in the caller's order.
+        user = None if orders is None else [float(a) for a in orders]
+        distinct = None if user is None else sorted(set(user))
+        native = _acc.RdpAccountant(distinct)
         super().__init__(neighboring_relation, native)
+        self._user_orders = np.asarray(native.orders if user is None else user)
+        self._index = np.searchsorted(np.asarray(native.orders), self._user_orders)
 
     @property
     def _orders(self) -> np.ndarray:
-        return np.asarray(self._native.orders)
+        return self._user_orders.copy()
 
     @property
     def _rdp(self) -> np.ndarray:
         if self._non_private:
-            return np.full(len(self._native.orders), np.inf)
-        return np.asarray(self._native.rdp)
+            return np.full(len(self._user_orders), np.inf)
+        return np.asarray(self._native.rdp)[self._index]
 
     @property
     def _extra_delta(self) -> float:
@@ -85,3 +93,16 @@ def compute_delta(
     improved conversion, capped at 1."""
     curve = _acc.RdpCurve([float(a) for a in orders], [float(e) for e in rdp])
     return curve.delta(epsilon)
+
+
+def _truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
+    """dp_accounting's private helper, here privet's
+    privet.accounting.truncated_negative_binomial_mean (Papernot & Steinke
+    2022, Definition 1)."""
+    return _acc.truncated_negative_binomial_mean(float(gamma), float(shape))
+
+
+def _gamma_truncated_negative_binomial(shape: float, mean: float) -> float:
+    """dp_accounting's private helper, here privet's
+    privet.accounting.truncated_negative_binomial_gamma (rounded down)."""
+    return _acc.truncated_negative_binomial_gamma(float(shape), float(mean))
