@@ -743,11 +743,11 @@ void bind_accounting(py::module_& parent) {
         py::gil_scoped_release nogil;
         rdp total = detail::rdp_curve(orders, [](double) { return 0.0; });
         for (const auto& [e, n] : flat) {
-          const auto curve = std::visit([&](const auto& x) { return rdp_of(x, orders); }, e);
-          if (!curve) {
+          const auto each = std::visit([&](const auto& x) { return rdp_of(x, orders); }, e);
+          if (!each) {
             throw_invalid("event", describe_any(e), "an event with an RDP curve");
           }
-          total = total + curve->composed(n);
+          total = total + each->composed(n);
         }
         return total;
       },
