@@ -37,6 +37,9 @@ from ._privet.accounting import (  # noqa: F401
     PrvBounds,
     PureDp,
     RandomizedResponseEvent,
+    RandomizedResponseSpecialEvent,
+    BoundedRangeEvent,
+    TreeAggregationEvent,
     RdpCurve,
     SelfComposedEvent,
     SubsampledGaussianEvent,
@@ -45,12 +48,17 @@ from ._privet.accounting import (  # noqa: F401
     default_rdp_orders,
     dpsgd_noise_multiplier,
     flatten,
+    rdp_curve,
+    repeat_and_select,
     smallest_noise_multiplier,
+    truncated_negative_binomial_gamma,
+    truncated_negative_binomial_mean,
 )
 
 __all__ = [
     "AccountantKind",
     "ApproxDp",
+    "BoundedRangeEvent",
     "ComposedEvent",
     "Discretization",
     "DiscreteGaussianEvent",
@@ -67,15 +75,21 @@ __all__ = [
     "PrvBounds",
     "PureDp",
     "RandomizedResponseEvent",
+    "RandomizedResponseSpecialEvent",
     "RdpAccountant",
     "RdpCurve",
     "SelfComposedEvent",
     "SubsampledGaussianEvent",
+    "TreeAggregationEvent",
     "Zcdp",
     "default_rdp_orders",
     "dpsgd_noise_multiplier",
     "flatten",
+    "rdp_curve",
+    "repeat_and_select",
     "smallest_noise_multiplier",
+    "truncated_negative_binomial_gamma",
+    "truncated_negative_binomial_mean",
 ]
 
 #: Every class compose() and record() accept.
@@ -85,6 +99,9 @@ Event = (
     DiscreteGaussianEvent,
     DiscreteLaplaceEvent,
     RandomizedResponseEvent,
+    RandomizedResponseSpecialEvent,
+    BoundedRangeEvent,
+    TreeAggregationEvent,
     SubsampledGaussianEvent,
     FixedSizeSubsampledGaussianEvent,
     PureDp,
@@ -105,7 +122,7 @@ class RdpAccountant(_Accountant):
 
     def __init__(self, orders: Optional[Sequence[float]] = None) -> None:
         """An empty accountant on ``orders`` (default: default_rdp_orders());
-        InvalidParameter unless they are finite, > 1 and increasing."""
+        InvalidParameter unless they are >= 1 (+inf allowed) and increasing."""
         super().__init__(AccountantKind.RDP, orders=None if orders is None else list(orders))
 
 

@@ -75,6 +75,34 @@ class SubsampledGaussianEvent(_EventBase):
     @property
     def noise_multiplier(self) -> float: ...
 
+class RandomizedResponseSpecialEvent(_EventBase):
+    """k-ary randomised response under replace-special neighbours (the special
+    record reports uniformly); its PLD is the replace-one one, which bounds it."""
+
+    def __init__(self, epsilon: float, k: int = 2) -> None: ...
+    @property
+    def epsilon(self) -> float: ...
+    @property
+    def k(self) -> int: ...
+
+class BoundedRangeEvent(_EventBase):
+    """An eps-bounded-range mechanism (e.g. the exponential mechanism): RDP
+    curve min(eps, kl + (alpha - 1) eps^2 / 8) (Cesar & Rogers 2021); PLD as eps-DP."""
+
+    def __init__(self, epsilon: float) -> None: ...
+    @property
+    def epsilon(self) -> float: ...
+
+class TreeAggregationEvent(_EventBase):
+    """One epoch of tree aggregation (DP-FTRL, Kairouz et al. 2021), replace-special
+    neighbours: the Gaussian curve alpha depth / (2 sigma^2); RDP accountant only."""
+
+    def __init__(self, noise_multiplier: float, step_counts: Sequence[int]) -> None: ...
+    @property
+    def noise_multiplier(self) -> float: ...
+    @property
+    def step_counts(self) -> List[int]: ...
+
 class FixedSizeSubsampledGaussianEvent(_EventBase):
     """One DP-SGD step on a fixed-size batch without replacement (replace-one; RDP only)."""
 
@@ -134,6 +162,9 @@ LeafEvent = Union[
     DiscreteGaussianEvent,
     DiscreteLaplaceEvent,
     RandomizedResponseEvent,
+    RandomizedResponseSpecialEvent,
+    BoundedRangeEvent,
+    TreeAggregationEvent,
     SubsampledGaussianEvent,
     FixedSizeSubsampledGaussianEvent,
     PureDp,
@@ -164,6 +195,21 @@ Event: Tuple[type, ...]
 
 def flatten(event: AnyEvent, count: int = 1) -> List[Tuple[LeafEvent, int]]:
     """The leaves of a (possibly composite) event as (event, total count)."""
+
+def rdp_curve(event: AnyEvent, orders: Sequence[float], count: int = 1) -> RdpCurve:
+    """The RDP curve of `count` runs of the event on `orders` (>= 1, inf allowed);
+    an ApproxDp contributes its eps part only."""
+
+def repeat_and_select(curve: RdpCurve, mean: float, shape: float) -> RdpCurve:
+    """The curve of repeating a mechanism a random number of times (mean >= 1;
+    shape inf: Poisson, 0: logarithmic, 1: geometric, else truncated negative
+    binomial) and releasing the best run (Papernot & Steinke 2022)."""
+
+def truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
+    """The mean of the truncated negative binomial (gamma in (0, 1], shape >= 0)."""
+
+def truncated_negative_binomial_gamma(shape: float, mean: float) -> float:
+    """Its gamma for a mean >= 1, rounded down."""
 
 class PrvBounds:
     """lower <= the true value <= upper; estimate has no guarantee."""

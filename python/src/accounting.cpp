@@ -18,6 +18,7 @@
 #include <privet/accounting/pld.hpp>
 #include <privet/accounting/prv.hpp>
 #include <privet/accounting/rdp.hpp>
+#include <privet/accounting/repeat_and_select.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
@@ -44,7 +45,8 @@ namespace {
 using any_event =
     std::variant<gaussian_event, laplace_event, discrete_gaussian_event, discrete_laplace_event,
                  randomized_response_event, subsampled_gaussian_event,
-                 fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp>;
+                 fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp,
+                 randomized_response_special_event, bounded_range_event, tree_aggregation_event>;
 
 /// `count` runs of one event (Python object: any event, composite or not).
 struct self_composed_event {
@@ -105,7 +107,9 @@ void flatten(py::handle event, std::uint64_t count, flat_events& out, int depth 
       take<fixed_size_subsampled_gaussian_event>(event, count, out) ||
       take<pure_dp>(event, count, out) || take<approx_dp>(event, count, out) ||
       take<zcdp>(event, count, out) || take<gdp>(event, count, out) ||
-      take<rdp>(event, count, out)) {
+      take<rdp>(event, count, out) || take<randomized_response_special_event>(event, count, out) ||
+      take<bounded_range_event>(event, count, out) ||
+      take<tree_aggregation_event>(event, count, out)) {
     return;
   }
   throw py::type_error("privet: " + std::string(py::str(py::type::of(event).attr("__name__"))) +
@@ -146,7 +150,8 @@ std::optional<std::string> unsupported_reason(const any_event& event, accountant
         using E = std::decay_t<decltype(e)>;
         if (kind == accountant_kind::pld) {
           if constexpr (std::is_same_v<E, fixed_size_subsampled_gaussian_event> ||
-                        std::is_same_v<E, zcdp> || std::is_same_v<E, rdp>) {
+                        std::is_same_v<E, zcdp> || std::is_same_v<E, rdp> ||
+                        std::is_same_v<E, tree_aggregation_event>) {
             return "no PLD for " + std::string(describe(e));
           }
         } else if (kind == accountant_kind::prv) {
@@ -521,6 +526,70 @@ void bind_accounting(py::module_& parent) {
           "k", [](const randomized_response_event& e) { return e.k; }, "Number of categories.");
   bind_event_common(rr);
 
+  py::class_<randomized_response_special_event> rrs(
+      m, "RandomizedResponseSpecialEvent",
+      "k-ary randomised response under replace-special neighbours: the special record's report "
+      "is uniform over the k values (dp_accounting's REPLACE_SPECIAL). Its PLD is the "
+      "replace-one one, which bounds it.");
+  rrs.def(py::init([](double eps, std::int64_t k) {
+            validate_epsilon(eps);
+            return randomized_response_special_event{
+                eps, static_cast<std::uint64_t>(validate_at_least<std::int64_t>(k, 2, "k"))};
+          }),
+          py::arg("epsilon"), py::arg("k") = 2,
+          "Throws InvalidParameter unless epsilon is finite and > 0 and k >= 2.")
+      .def_property_readonly(
+          "epsilon", [](const randomized_response_special_event& e) { return e.epsilon; },
+          "The mechanism's pure-DP epsilon.")
+      .def_property_readonly(
+          "k", [](const randomized_response_special_event& e) { return e.k; },
+          "Number of categories.");
+  bind_event_common(rrs);
+
+  py::class_<bounded_range_event> br(
+      m, "BoundedRangeEvent",
+      "An eps-bounded-range mechanism (privacy loss within an interval of width eps), such as "
+      "the exponential mechanism run as an eps-DP one: RDP curve min(eps, kl + (alpha - 1) "
+      "eps^2 / 8) (Cesar & Rogers 2021); PLD as eps-DP.");
+  br.def(py::init([](double eps) {
+           validate_non_negative(eps, "epsilon");
+           if (!std::isfinite(eps)) throw_invalid("epsilon", eps, "finite and >= 0");
+           return bounded_range_event{eps};
+         }),
+         py::arg("epsilon"), "Throws InvalidParameter unless epsilon is finite and >= 0.")
+      .def_property_readonly(
+          "epsilon", [](const bounded_range_event& e) { return e.epsilon; },
+          "The width of the privacy loss's range.");
+  bind_event_common(br);
+
+  py::class_<tree_aggregation_event> tree(
+      m, "TreeAggregationEvent",
+      "One epoch of tree aggregation (DP-FTRL, Kairouz et al. 2021) over trees of these step "
+      "counts, each record in at most one leaf of all of them, replace-special neighbours: the "
+      "Gaussian curve alpha depth / (2 sigma^2), depth = max ceil(log2(steps + 1)). RDP "
+      "accountant only.");
+  tree.def(py::init([](double sigma, std::vector<std::int64_t> steps) {
+             validate_positive(sigma, "noise_multiplier");
+             if (steps.empty()) throw_empty("step_counts");
+             std::vector<std::uint64_t> out;
+             for (std::size_t i = 0; i < steps.size(); ++i) {
+               validate_at_least<std::int64_t>(steps[i], 0,
+                                               "step_counts[" + std::to_string(i) + "]");
+               out.push_back(static_cast<std::uint64_t>(steps[i]));
+             }
+             return tree_aggregation_event{sigma, std::move(out)};
+           }),
+           py::arg("noise_multiplier"), py::arg("step_counts"),
+           "Throws InvalidParameter unless noise_multiplier is finite and > 0 and step_counts "
+           "is a non-empty list of integers >= 0.")
+      .def_property_readonly(
+          "noise_multiplier", [](const tree_aggregation_event& e) { return e.noise_multiplier; },
+          "Noise standard deviation per node / L2 sensitivity.")
+      .def_property_readonly(
+          "step_counts", [](const tree_aggregation_event& e) { return e.step_counts; },
+          "The steps (leaves) of each tree.");
+  bind_event_common(tree);
+
   py::class_<subsampled_gaussian_event> sg(
       m, "SubsampledGaussianEvent",
       "One DP-SGD step: Gaussian noise with this noise multiplier on a Poisson sample with rate "
@@ -569,8 +638,9 @@ void bind_accounting(py::module_& parent) {
 
   py::class_<approx_dp> approx(
       m, "ApproxDp",
-      "An (eps, delta)-DP release (the worst pair it allows in the PLD accountant; basic "
-      "composition in the RDP accountant), also what reports return.");
+      "An (eps, delta)-DP release (the worst pair it allows in the PLD accountant; in the RDP "
+      "accountant eps-randomised response's curve, its delta composed multiplicatively: "
+      "1 - prod(1 - delta_i)), also what reports return.");
   approx
       .def(py::init<double, double>(), py::arg("epsilon"), py::arg("delta"),
            "Throws InvalidParameter unless epsilon is finite and >= 0 and delta is in [0, 1].")
@@ -595,7 +665,8 @@ void bind_accounting(py::module_& parent) {
   curve
       .def(py::init<std::vector<double>, std::vector<double>>(), py::arg("orders"),
            py::arg("epsilons"),
-           "Throws InvalidParameter unless the orders are finite, > 1 and increasing and the "
+           "Throws InvalidParameter unless the orders are >= 1 (1: KL divergence; +inf: max "
+           "divergence) and increasing and the "
            "epsilons, one per order, are >= 0 (+inf allowed).")
       .def_property_readonly("orders", &rdp::orders, "The Renyi orders.")
       .def_property_readonly("epsilons", &rdp::epsilons, "The curve's value at each order.")
@@ -664,6 +735,47 @@ void bind_accounting(py::module_& parent) {
         }
         return s + "])>";
       });
+
+  m.def(
+      "rdp_curve",
+      [](py::object event, std::vector<double> orders, std::int64_t count) {
+        const flat_events flat = flatten_event(event, count);
+        py::gil_scoped_release nogil;
+        rdp total = detail::rdp_curve(orders, [](double) { return 0.0; });
+        for (const auto& [e, n] : flat) {
+          const auto each = std::visit([&](const auto& x) { return rdp_of(x, orders); }, e);
+          if (!each) {
+            throw_invalid("event", describe_any(e), "an event with an RDP curve");
+          }
+          total = total + each->composed(n);
+        }
+        return total;
+      },
+      py::arg("event"), py::arg("orders"), py::arg("count") = 1,
+      "The RDP curve of `count` runs of the event (composite ones composed) on `orders` (>= 1, "
+      "+inf allowed, increasing). Raises InvalidParameter for an event without a curve (an "
+      "(eps, delta) with delta > 0 gives its eps part only: use an accountant for the delta).");
+
+  m.def(
+      "repeat_and_select",
+      [](const rdp& single, double mean, double shape) {
+        py::gil_scoped_release nogil;
+        return rdp_repeat_and_select(single, mean, shape);
+      },
+      py::arg("curve"), py::arg("mean"), py::arg("shape"),
+      "The RDP curve of running a mechanism with this curve a random number of times and "
+      "releasing the best run (Papernot & Steinke 2022): mean >= 1 repetitions; shape +inf for "
+      "Poisson, 0 logarithmic, 1 geometric, else truncated negative binomial. On the curve's "
+      "orders.");
+
+  m.def("truncated_negative_binomial_mean", &truncated_negative_binomial_mean, py::arg("gamma"),
+        py::arg("shape"),
+        "The mean of the truncated negative binomial with parameter gamma in (0, 1] and shape "
+        ">= 0 (Papernot & Steinke 2022, Definition 1).");
+  m.def("truncated_negative_binomial_gamma", &truncated_negative_binomial_gamma, py::arg("shape"),
+        py::arg("mean"),
+        "The gamma of the truncated negative binomial with this shape and mean >= 1, rounded "
+        "down (bisection to 1e-12 relative).");
 
   m.def(
       "flatten",

@@ -222,8 +222,13 @@ def test_odometer_reports_why_the_pld_is_missing():
          "privet: epsilon = -0.5 is invalid; allowed: finite and >= 0"),
         (lambda: acc.PldAccountant().get_epsilon(0.0),
          "privet: delta = 0 is invalid; allowed: (0, 1)"),
-        (lambda: acc.RdpAccountant(orders=[1.0, 2.0]),
-         "privet: orders[0] = 1 is invalid; allowed: finite and > 1"),
+        (lambda: acc.RdpAccountant(orders=[0.5, 2.0]),
+         "privet: orders[0] = 0.5 is invalid; allowed: >= 1 (1: KL divergence; +inf: max "
+         "divergence)"),
+        (lambda: acc.TreeAggregationEvent(1.0, []),
+         "privet: step_counts is empty; allowed: at least one element"),
+        (lambda: acc.repeat_and_select(acc.RdpCurve([2.0], [1.0]), 0.5, 1.0),
+         "privet: mean = 0.5 is invalid; allowed: finite and >= 1"),
         (lambda: acc.RdpAccountant().compose(acc.GaussianEvent(1.0), 0),
          "privet: count = 0 is invalid; allowed: >= 1"),
         (lambda: acc.SelfComposedEvent(acc.GaussianEvent(1.0), -3),
@@ -272,3 +277,27 @@ def test_example_runs_and_answers_help():
                          capture_output=True, text=True)
     assert bad.returncode == 2
     assert "privet: noise_multiplier = nan is invalid; allowed: finite and > 0" in bad.stderr
+
+
+def test_new_rdp_events_and_curves():
+    # Known answers from rdp_test.cpp: the replace-special curve of k = 10,
+    # p = 0.3 (e^eps = 1 + k (1 - p) / p) is 1.5030552584146897 at order 1.5
+    # (dp_accounting's published value) and never above replace-one's.
+    eps = math.log1p(10 * 0.7 / 0.3)
+    special = acc.rdp_curve(acc.RandomizedResponseSpecialEvent(eps, 10), [1.5, math.inf])
+    one = acc.rdp_curve(acc.RandomizedResponseEvent(eps, 10), [1.5, math.inf])
+    assert special.epsilons[0] == pytest.approx(1.5030552584146897, rel=1e-9)
+    assert special.epsilons[0] <= one.epsilons[0]
+    br = acc.rdp_curve(acc.BoundedRangeEvent(1.0), [1.0, 1000.0], count=3)
+    assert br.epsilons == pytest.approx([3 * 0.123301561, 3.0], rel=1e-8)
+    tree = acc.rdp_curve(acc.TreeAggregationEvent(2.0, [10, 40]), [2.0])
+    assert tree.epsilons[0] == pytest.approx(2.0 * 6 / 8)
+    # Repeat-and-select with a mean of 1 under the geometric law is one run.
+    single = acc.rdp_curve(acc.GaussianEvent(1.0), [2.0, 3.0])
+    assert acc.repeat_and_select(single, 1.0, 1.0).epsilons == single.epsilons
+    assert acc.truncated_negative_binomial_mean(0.5, 1.0) == 2.0
+    assert acc.truncated_negative_binomial_mean(
+        acc.truncated_negative_binomial_gamma(2.0, 10.0), 2.0) == pytest.approx(10.0, rel=1e-9)
+    # Orders 1 and +inf in an accountant; order +inf alone certifies eps(inf).
+    a = acc.RdpAccountant(orders=[1.0, math.inf]).compose(acc.LaplaceEvent(2.0))
+    assert a.get_epsilon(1e-9) == 0.5

@@ -79,13 +79,13 @@ def test_pld_dpsgd_within_privets_bound_of_dp_accounting():
 
 
 def test_unsupported_event_error_names_the_subevent():
-    tree = dp_event.SingleEpochTreeAggregationDpEvent(1.0, 10)
+    tree = dp_event.UnsupportedDpEvent()
     for a in (dp_accounting.rdp.RdpAccountant(), dp_accounting.pld.PLDAccountant()):
         event = dp_event.ComposedDpEvent([dp_event.GaussianDpEvent(1.0), tree])
         assert not a.supports(event)
         error = a._maybe_compose(event, 1, False)
         assert error.invalid_event == tree
-        assert "privet has no accountant for SingleEpochTreeAggregationDpEvent" in error.error_message
+        assert "privet has no accountant for UnsupportedDpEvent" in error.error_message
         with pytest.raises(privacy_accountant.UnsupportedEventError, match="caused by subevent"):
             a.compose(event)
         assert isinstance(a.ledger, dp_event.NoOpDpEvent)  # nothing recorded
@@ -188,3 +188,51 @@ def test_compute_epsilon_and_delta_of_a_curve():
     assert eps == pytest.approx(1.32783806176, abs=1e-10) and order == 32
     delta, order = dp_accounting.rdp.compute_delta(orders, [1.1] * len(orders), 1.32783806176)
     assert delta == pytest.approx(1e-5, rel=1e-8) and order == 32
+
+
+def test_orders_one_and_inf():
+    # Laplace(1): KL = 1 + e^-1 - 1 = e^-1 (Mironov 2017, Table II); max divergence 1.
+    a = rdp_privacy_accountant.RdpAccountant(orders=[1.0, 2.0, math.inf])
+    a.compose(dp_event.LaplaceDpEvent(1.0))
+    assert a._rdp[0] == pytest.approx(math.exp(-1), rel=1e-14)
+    assert a._rdp[2] == 1.0
+    assert a.get_epsilon(1e-10) == pytest.approx(1.0)
+    # Exponential mechanism as 1-bounded range: 0.123301561 at order 1
+    # (dp_accounting's test_compute_rdp_exponential_mechanism), 1 at +inf.
+    em = rdp_privacy_accountant.RdpAccountant(orders=[1.0, math.inf])
+    em.compose(dp_event.ExponentialMechanismDpEvent(1.0), 2)
+    assert em._rdp[0] == pytest.approx(2 * 0.123301561, rel=1e-8)
+    assert em._rdp[1] == 2.0
+
+
+def test_tree_aggregation_needs_replace_special():
+    tree = dp_event.SingleEpochTreeAggregationDpEvent(2.0, [10, 40])
+    assert not dp_accounting.rdp.RdpAccountant().supports(tree)
+    assert not dp_accounting.pld.PLDAccountant(NR.REPLACE_SPECIAL).supports(tree)
+    a = dp_accounting.rdp.RdpAccountant([2.0], NR.REPLACE_SPECIAL).compose(tree)
+    assert a._rdp[0] == pytest.approx(2.0 * 6 / (2 * 4.0))  # depth(40) = 6
+    with pytest.raises(ValueError, match="non-negative"):
+        dp_accounting.rdp.RdpAccountant([2.0], NR.REPLACE_SPECIAL).compose(
+            dp_event.SingleEpochTreeAggregationDpEvent(1.0, [-3]))
+
+
+def test_repeat_and_select():
+    # Corollary 3 of Papernot & Steinke 2022 (pure DP): eps (2 + shape).
+    a = rdp_privacy_accountant.RdpAccountant(orders=[1e10])
+    a.compose(dp_event.RepeatAndSelectDpEvent(dp_event.LaplaceDpEvent(1.0), 1000, 1))
+    assert a._rdp[0] == pytest.approx(3.0, rel=1e-7)
+    # An (epsilon, delta) event inside has no bound here.
+    inner = dp_event.EpsilonDeltaDpEvent(1.0, 1e-6)
+    assert not a.supports(dp_event.RepeatAndSelectDpEvent(inner, 10, 1))
+    assert not dp_accounting.pld.PLDAccountant().supports(
+        dp_event.RepeatAndSelectDpEvent(dp_event.GaussianDpEvent(1.0), 10, 1))
+
+
+def test_epsilon_delta_events_compose_deltas_multiplicatively():
+    a = dp_accounting.rdp.RdpAccountant()
+    a.compose(dp_event.GaussianDpEvent(1.0))
+    a.compose(dp_event.EpsilonDeltaDpEvent(0, 0.01), 2)
+    assert a._extra_delta == pytest.approx(1 - 0.99**2, rel=1e-12)
+    ref = dp_accounting.rdp.RdpAccountant().compose(dp_event.GaussianDpEvent(1.0))
+    assert a.get_epsilon(0.03) == pytest.approx(ref.get_epsilon(1 - 0.97 / 0.99**2), rel=1e-9)
+    assert a.get_epsilon(0.015) == math.inf

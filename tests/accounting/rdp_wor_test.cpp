@@ -120,9 +120,11 @@ TEST_CASE("WOR messages name the parameter, value and range") {
   CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor_gaussian(0.1, -1.0),
                        "privet: noise_multiplier = -1 is invalid; allowed: finite and > 0",
                        invalid_parameter);
-  CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor_gaussian(0.1, 1.0, {0.5}),
-                       "privet: orders[0] = 0.5 is invalid; allowed: finite and > 1",
-                       invalid_parameter);
+  CHECK_THROWS_WITH_AS(
+      privet::rdp_subsampled_wor_gaussian(0.1, 1.0, {0.5}),
+      "privet: orders[0] = 0.5 is invalid; allowed: >= 1 (1: KL divergence; +inf: max "
+      "divergence)",
+      invalid_parameter);
   CHECK_THROWS_WITH_AS(privet::rdp_subsampled_wor(
                            0.1, [](double) { return 1.0; }, -1.0),
                        "privet: eps_inf = -1 is invalid; allowed: >= 0 (or +inf)",

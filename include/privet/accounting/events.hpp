@@ -35,6 +35,7 @@
 #include <privet/core/validate.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -92,6 +93,28 @@ struct fixed_size_subsampled_gaussian_event {
   double noise_multiplier;   ///< Noise standard deviation / replace-one sensitivity; > 0.
 };
 
+/// k-ary randomised response under replace-special neighbours: the special
+/// record's report is uniform over the k values (dp_accounting's
+/// RandomizedResponseDpEvent under REPLACE_SPECIAL).
+struct randomized_response_special_event {
+  double epsilon;       ///< The mechanism's pure-DP epsilon; > 0.
+  std::uint64_t k = 2;  ///< Number of categories; >= 2.
+};
+
+/// An eps-bounded-range mechanism (privacy loss within an interval of width
+/// eps), such as the exponential mechanism run as an eps-DP one.
+struct bounded_range_event {
+  double epsilon;  ///< The width of the privacy loss's range (and the pure-DP epsilon); >= 0.
+};
+
+/// One epoch of tree aggregation (DP-FTRL) over trees of these step counts,
+/// each record in at most one leaf of all of them, replace-special
+/// neighbours (rdp_tree_aggregation). RDP accountant only.
+struct tree_aggregation_event {
+  double noise_multiplier;                 ///< Noise std per node / L2 sensitivity; > 0.
+  std::vector<std::uint64_t> step_counts;  ///< Steps (leaves) of each tree; not empty.
+};
+
 // ---- RDP curves ------------------------------------------------------------------
 
 /// The Gaussian's curve alpha / (2 sigma^2) on `orders` (rdp_gaussian).
@@ -124,6 +147,20 @@ inline std::optional<rdp> rdp_of(const randomized_response_event& e,
                                  const std::vector<double>& orders) {
   return rdp_randomized_response(e.epsilon, e.k, orders);
 }
+/// The replace-special curve (rdp_randomized_response_special).
+inline std::optional<rdp> rdp_of(const randomized_response_special_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_randomized_response_special(e.epsilon, e.k, orders);
+}
+/// The bounded-range curve (rdp_bounded_range).
+inline std::optional<rdp> rdp_of(const bounded_range_event& e, const std::vector<double>& orders) {
+  return rdp_bounded_range(e.epsilon, orders);
+}
+/// The tree-aggregation curve (rdp_tree_aggregation).
+inline std::optional<rdp> rdp_of(const tree_aggregation_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_tree_aggregation(e.noise_multiplier, e.step_counts, orders);
+}
 /// The Poisson-subsampled Gaussian's curve (rdp_subsampled_gaussian).
 /// Throws invalid_parameter naming `q` unless q is in (0, 1].
 inline std::optional<rdp> rdp_of(const subsampled_gaussian_event& e,
@@ -144,9 +181,12 @@ inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
 inline std::optional<rdp> rdp_of(const pure_dp& g, const std::vector<double>& orders) {
   return rdp_pure_dp(g, orders);
 }
-/// Only delta = 0 has an RDP curve; delta > 0 has none at any order.
+/// The RDP curve of (eps, delta)'s eps part, binary randomised response's:
+/// (eps, delta)-DP is a post-processing of the pair that reveals the input
+/// with probability delta and otherwise runs eps-randomised response
+/// (Kairouz, Oh & Viswanath 2015, Theorem 2.1); the curve holds on the
+/// event of no reveal, and the odometer accounts for the reveals separately.
 inline std::optional<rdp> rdp_of(const approx_dp& g, const std::vector<double>& orders) {
-  if (g.delta() > 0) return std::nullopt;
   return rdp_pure_dp(pure_dp(g.epsilon()), orders);
 }
 /// rho-zCDP is the curve alpha rho.
@@ -194,6 +234,21 @@ inline optional_pld pld_of(const randomized_response_event& e, const pld_options
 /// The Poisson-subsampled Gaussian's PLD, both orders kept.
 inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::subsampled_gaussian(e.q, e.noise_multiplier, o);
+}
+/// Replace-special randomised response by the replace-one PLD, which bounds
+/// it: the uniform report is the average of randomised response over all k
+/// inputs, and the hockey-stick divergence is jointly convex.
+inline optional_pld pld_of(const randomized_response_special_event& e, const pld_options& o) {
+  return privacy_loss_distribution::randomized_response(e.epsilon, e.k, o);
+}
+/// An eps-bounded-range mechanism is eps-DP (its loss range contains 0):
+/// binary randomised response's PLD.
+inline optional_pld pld_of(const bounded_range_event& e, const pld_options& o) {
+  return privacy_loss_distribution::from_guarantee(approx_dp(e.epsilon, 0), o);
+}
+/// Tree aggregation has its RDP curve only here.
+inline optional_pld pld_of(const tree_aggregation_event&, const pld_options&) {
+  return std::nullopt;
 }
 /// No PLD is known here for sampling without replacement: the RDP bound only.
 inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
@@ -295,6 +350,25 @@ inline std::string describe(const discrete_laplace_event& e) {
 inline std::string describe(const randomized_response_event& e) {
   return "randomized_response(epsilon = " + detail::format_value(e.epsilon) +
          ", k = " + std::to_string(e.k) + ")";
+}
+/// The event's kind and parameters, e.g. "randomized_response_special(...)".
+inline std::string describe(const randomized_response_special_event& e) {
+  return "randomized_response_special(epsilon = " + detail::format_value(e.epsilon) +
+         ", k = " + std::to_string(e.k) + ")";
+}
+/// The event's kind and parameters, e.g. "bounded_range(...)".
+inline std::string describe(const bounded_range_event& e) {
+  return "bounded_range(epsilon = " + detail::format_value(e.epsilon) + ")";
+}
+/// The event's kind and parameters, e.g. "tree_aggregation(...)".
+inline std::string describe(const tree_aggregation_event& e) {
+  std::string s =
+      "tree_aggregation(noise_multiplier = " + detail::format_value(e.noise_multiplier) +
+      ", step_counts = [";
+  for (std::size_t i = 0; i < e.step_counts.size(); ++i) {
+    s += (i ? ", " : "") + std::to_string(e.step_counts[i]);
+  }
+  return s + "])";
 }
 /// The event's kind and parameters, e.g. "subsampled_gaussian(...)".
 inline std::string describe(const subsampled_gaussian_event& e) {

@@ -8,9 +8,16 @@
 // composes every entry two ways:
 //
 // - RDP: the sum of the entries' curves, converted by the improved
-//   conversion (Balle et al. 2020). (eps, delta) events with delta > 0 have
-//   no RDP curve; they join by basic composition: the curve is converted at
-//   delta minus their deltas and their epsilons are added (Dwork et al. 2006).
+//   conversion (Balle et al. 2020). An (eps, delta) event with delta > 0 is
+//   a post-processing of eps-randomised response preceded by a reveal of
+//   the input with probability delta (Kairouz, Oh & Viswanath 2015, Theorem
+//   2.1): its curve is randomised response's, and the reveals, independent
+//   of the data, compose multiplicatively. On the event of no reveal (total
+//   probability keep = prod (1 - delta_i)^count_i) the curve gives (eps,
+//   delta'), so P[S] <= (1 - keep) + keep (e^eps Q[S | no reveal] + delta')
+//   <= e^eps Q[S] + 1 - keep (1 - delta'): delta = 1 - keep (1 - delta'),
+//   and a query for delta converts the curve at delta' = 1 - (1 - delta) /
+//   keep (as dp_accounting does; basic composition, deltas added, is looser).
 // - PLD: the composition of the entries' privacy loss distributions, each
 //   pessimistic (accounting/pld.hpp), all in one frequency domain
 //   (privacy_loss_distribution::compose_all: one transform per entry at the
@@ -103,7 +110,7 @@ inline const char* to_string(accountant_kind k) noexcept {
 /// What the odometer can justify for one delta: each accountant's answer
 /// (empty where it has none) and the tightest of them.
 struct odometer_report {
-  /// The RDP accountant's answer, (eps, delta) events added by basic composition.
+  /// The RDP accountant's answer, (eps, delta) events' deltas composed multiplicatively.
   std::optional<approx_dp> rdp;
   std::optional<approx_dp> pld;  ///< The PLD accountant's answer.
   std::optional<approx_dp> prv;  ///< the PRV accountant's upper bound
@@ -167,7 +174,7 @@ class privacy_odometer {
     std::optional<rdp> curve = rdp_of(event, o_.orders);
     std::optional<approx_dp> basic;
     if constexpr (std::same_as<E, approx_dp>) {
-      if (!curve) basic = event;
+      if (event.delta() > 0) basic = event;
     }
     if (!curve && !basic) {
       throw_invalid("event", key, "an event with an RDP curve or an (eps, delta)");
@@ -194,12 +201,12 @@ class privacy_odometer {
   [[nodiscard]] odometer_report report(double delta) const {
     validate_delta_positive(delta);
     std::optional<approx_dp> by_rdp, by_pld;
-    const double rest = delta - basic_delta_;
+    const double rest = rdp_share(delta);
     if (rest > 0) {
       // With no curve recorded the RDP part is exactly 0 (converting the
       // zero curve would add the conversion's slack).
       const double eps = has_curve_ ? to_approx_dp(total_rdp_, rest).epsilon() : 0.0;
-      by_rdp = approx_dp(detail::add_up(eps, basic_epsilon_), delta);
+      by_rdp = approx_dp(eps, delta);
     }
     std::string pld_why, prv_why;
     if (o_.use_pld && entries_.empty()) {
@@ -241,7 +248,7 @@ class privacy_odometer {
       }
     }
     if (!by_rdp && !by_pld && !by_prv) {
-      std::string why = "> " + detail::format_value(basic_delta_) +
+      std::string why = "> " + detail::format_value(revealed()) +
                         ", the recorded (eps, delta) events' total delta";
       if (!pld_why.empty()) why += "; PLD: " + pld_why;
       if (!prv_why.empty()) why += "; PRV: " + prv_why;
@@ -282,9 +289,12 @@ class privacy_odometer {
   [[nodiscard]] double delta(double epsilon) const {
     validate_non_negative(epsilon, "epsilon");
     double best = 1;
-    if (epsilon >= basic_epsilon_) {
-      const double part = has_curve_ ? rdp_delta(total_rdp_, epsilon - basic_epsilon_) : 0.0;
-      best = std::min(best, detail::add_up(part, basic_delta_));
+    {
+      // 1 - keep (1 - part), rounded up.
+      constexpr double u = std::numeric_limits<double>::epsilon();
+      const double part = has_curve_ ? rdp_delta(total_rdp_, epsilon) : 0.0;
+      const double log_keep = std::log1p(-part) + log_keep_;
+      best = std::min(best, -std::expm1(log_keep * (1 + 8 * u)) * (1 + 8 * u));
     }
     if (auto p = composed_pld()) best = std::min(best, p->delta(epsilon));
     if (o_.use_pld && entries_.empty()) best = 0;
@@ -342,6 +352,24 @@ class privacy_odometer {
     return "an entry";
   }
 
+  // The probability that some (eps, delta) event revealed its input, 1 -
+  // keep, rounded up (log_keep_ is rounded down).
+  [[nodiscard]] double revealed() const {
+    return std::min(1.0, -std::expm1(log_keep_) * (1 + 8 * std::numeric_limits<double>::epsilon()));
+  }
+
+  // The delta' at which the curve must be converted for a total of delta:
+  // 1 - (1 - delta) / keep, rounded down (<= 0: none).
+  [[nodiscard]] double rdp_share(double delta) const {
+    if (log_keep_ == 0) return delta;  // no reveals: the curve gets all of delta
+    constexpr double u = std::numeric_limits<double>::epsilon();
+    const double a = std::log1p(-delta);
+    // x = a - log_keep_, moved up by its rounding bound.
+    const double x = a - log_keep_ + 4 * u * (std::fabs(a) + std::fabs(log_keep_));
+    if (!(x < 0)) return 0;
+    return -std::expm1(x) * (1 - 8 * u);
+  }
+
   rdp zero_curve() const {
     return detail::rdp_curve(o_.orders, [](double) { return 0.0; });
   }
@@ -349,16 +377,16 @@ class privacy_odometer {
   void add_runs(item& it, std::uint64_t count) {
     // Everything that can throw happens before the odometer changes.
     rdp next_rdp = it.curve ? total_rdp_ + it.curve->composed(count) : total_rdp_;
-    double next_eps = basic_epsilon_, next_delta = basic_delta_;
+    double next_log_keep = log_keep_;
     if (it.basic) {
-      const double c = static_cast<double>(count);
-      next_eps = detail::add_up(next_eps, detail::mul_up(c, it.basic->epsilon()));
-      next_delta = detail::add_up(next_delta, detail::mul_up(c, it.basic->delta()));
+      // count log(1 - delta), rounded down (more negative) by 8 ulps.
+      constexpr double u = std::numeric_limits<double>::epsilon();
+      const double step = static_cast<double>(count) * std::log1p(-it.basic->delta());
+      next_log_keep = (next_log_keep + step) * (1 + 8 * u);
     }
     total_rdp_ = std::move(next_rdp);
     has_curve_ = has_curve_ || it.curve.has_value();
-    basic_epsilon_ = next_eps;
-    basic_delta_ = next_delta;
+    log_keep_ = next_log_keep;
     it.count += count;
     releases_ += count;
   }
@@ -367,8 +395,8 @@ class privacy_odometer {
   std::vector<item> entries_;
   rdp total_rdp_;
   bool has_curve_ = false;
-  double basic_epsilon_ = 0;
-  double basic_delta_ = 0;
+  // log of the probability that no (eps, delta) event revealed its input.
+  double log_keep_ = 0;
   std::uint64_t releases_ = 0;
 };
 

@@ -63,11 +63,14 @@ inline std::vector<double> default_rdp_orders() {
   return orders;
 }
 
-/// An RDP curve: eps(alpha) at each of a fixed, increasing set of orders > 1.
+/// An RDP curve: eps(alpha) at each of a fixed, increasing set of orders
+/// alpha >= 1. Order 1 holds the Kullback-Leibler divergence (the limit of
+/// D_alpha as alpha falls to 1) and order +inf the max divergence, i.e. the
+/// pure-DP epsilon (Mironov 2017, Definition 3 and Proposition 2).
 class rdp {
  public:
-  /// Throws invalid_parameter unless the orders are finite, > 1 and strictly
-  /// increasing, there is one epsilon per order, and each epsilon is >= 0
+  /// Throws invalid_parameter unless the orders are >= 1 (+inf allowed) and
+  /// strictly increasing, there is one epsilon per order, and each epsilon is >= 0
   /// (+infinity allowed: no guarantee at that order).
   rdp(std::vector<double> orders, std::vector<double> epsilons)
       : orders_(std::move(orders)), epsilons_(std::move(epsilons)) {
@@ -109,13 +112,14 @@ class rdp {
   }
 
   /// Throws invalid_parameter naming `orders` if empty, or `orders[i]` for
-  /// the first order that is not finite, > 1 and above its predecessor.
+  /// the first order that is not >= 1 (1 is the Kullback-Leibler divergence,
+  /// +inf the max divergence) or not above its predecessor.
   static void validate_orders(const std::vector<double>& orders) {
     if (orders.empty()) throw_empty("orders");
     for (std::size_t i = 0; i < orders.size(); ++i) {
       const std::string name = "orders[" + std::to_string(i) + "]";
-      if (!std::isfinite(orders[i]) || !(orders[i] > 1)) {
-        throw_invalid(name, orders[i], "finite and > 1");
+      if (!(orders[i] >= 1)) {
+        throw_invalid(name, orders[i], ">= 1 (1: KL divergence; +inf: max divergence)");
       }
       if (i > 0 && !(orders[i] > orders[i - 1])) {
         throw_invalid(name, orders[i],
@@ -151,11 +155,34 @@ rdp rdp_curve(const std::vector<double>& orders, F&& eps_at) {
 }
 
 // (1 / (alpha - 1)) log sum_x P(x)^alpha Q(x)^(1 - alpha) for the two-point
-// (or k-point) randomised-response pair, from log probabilities.
+// (or k-point) randomised-response pair, from log probabilities (P = (p, r,
+// r, ...), Q = (r, p, r, ...), others = k - 2). Order 1: the KL divergence
+// (p - r)(log p - log r); order +inf: log p - log r.
 inline double rr_divergence(double alpha, double log_p, double log_r, double others) {
+  if (alpha == 1) return (std::exp(log_p) - std::exp(log_r)) * (log_p - log_r);
+  if (std::isinf(alpha)) return log_p - log_r;
   double s = log_add(alpha * log_p + (1 - alpha) * log_r, alpha * log_r + (1 - alpha) * log_p);
   if (others > 0) s = log_add(s, std::log(others) + log_r);
   return s / (alpha - 1);
+}
+
+// max(D_alpha(P || U), D_alpha(U || P)) for k-ary randomised response P =
+// (p, r, ..., r) against the uniform U, from log(k p) and log(k r):
+//   D_alpha(P || U) = log((k p)^alpha / k + (k - 1) (k r)^alpha / k) / (alpha - 1),
+//   D_alpha(U || P) = log((k p)^{1 - alpha} / k + (k - 1) (k r)^{1 - alpha} / k) / (alpha - 1);
+// order 1: p log(k p) + (k - 1) r log(k r) and -(log(k p) + (k - 1) log(k r)) / k;
+// order +inf: log(k p) and -log(k r).
+inline double rr_special_divergence(double alpha, double lkp, double lkr, double k) {
+  if (alpha == 1) {
+    const double to_u = std::exp(lkp) / k * lkp + (k - 1) * std::exp(lkr) / k * lkr;
+    const double from_u = -(lkp + (k - 1) * lkr) / k;
+    return std::max(to_u, from_u);
+  }
+  if (std::isinf(alpha)) return std::max(lkp, -lkr);
+  const double lk = std::log(k), lkm1 = std::log(k - 1);
+  const double to_u = log_add(alpha * lkp - lk, alpha * lkr + lkm1 - lk);
+  const double from_u = log_add((1 - alpha) * lkp - lk, (1 - alpha) * lkr + lkm1 - lk);
+  return std::max(to_u, from_u) / (alpha - 1);
 }
 
 // i (i - 1) / (2 sigma^2), the exponent of the i-th binomial term; 0 at
@@ -369,15 +396,24 @@ inline rdp rdp_gaussian(double noise_multiplier,
                            [&](double a) { return a / (2 * noise_multiplier * noise_multiplier); });
 }
 
-/// The Laplace mechanism with scale b per unit of L1 sensitivity (Mironov
-/// 2017, Table II): eps(alpha) = log(alpha / (2 alpha - 1) e^{(alpha - 1) / b}
-/// + (alpha - 1) / (2 alpha - 1) e^{-alpha / b}) / (alpha - 1).
+/// The Laplace mechanism with scale b per unit of L1 sensitivity, e = 1 / b
+/// (Mironov 2017, Table II): eps(alpha) = log(alpha / (2 alpha - 1) e^{(alpha
+/// - 1) e} + (alpha - 1) / (2 alpha - 1) e^{-alpha e}) / (alpha - 1), at order
+/// 1 its limit e + e^{-e} - 1 (the KL divergence, same table) and at +inf e.
+/// Evaluated as e + log1p(x) / (alpha - 1) with x = (alpha - 1)
+/// expm1((1 - 2 alpha) e) / (2 alpha - 1) in (-1/2, 0] (the same sum with
+/// e^{(alpha - 1) e} taken out), and log1p(x) / (alpha - 1) as (log1p(x) /
+/// x) expm1((1 - 2 alpha) e) / (2 alpha - 1): no cancellation near alpha = 1,
+/// and exactly e - 0 at orders where the correction is below an ulp.
 inline rdp rdp_laplace(double scale, const std::vector<double>& orders = default_rdp_orders()) {
   validate_positive(scale, "scale");
+  const double e = 1 / scale;
   return detail::rdp_curve(orders, [&](double a) {
-    const double s = detail::log_add(std::log(a / (2 * a - 1)) + (a - 1) / scale,
-                                     std::log((a - 1) / (2 * a - 1)) - a / scale);
-    return s / (a - 1);
+    if (a == 1) return e + std::expm1(-e);
+    if (std::isinf(a)) return e;
+    const double m = std::expm1((1 - 2 * a) * e) / (2 * a - 1);
+    const double x = (a - 1) * m;
+    return e + (x == 0 ? m : std::log1p(x) / x * m);
   });
 }
 
@@ -395,6 +431,46 @@ inline rdp rdp_randomized_response(double epsilon, std::uint64_t k,
       orders, [&](double a) { return detail::rr_divergence(a, log_p, log_r, others); });
 }
 
+/// k-ary randomised response with parameter epsilon under replace-special
+/// neighbours, where the special record's report is uniform over the k
+/// values (dp_accounting's REPLACE_SPECIAL): the larger of the two
+/// divergences between randomised response on a value and the uniform
+/// distribution (rr_special_divergence). Never above the replace-one curve:
+/// the uniform is the average of randomised response over all k inputs, and
+/// D_alpha is jointly convex (alpha > 1) or the max divergence is a maximum.
+inline rdp rdp_randomized_response_special(
+    double epsilon, std::uint64_t k, const std::vector<double>& orders = default_rdp_orders()) {
+  validate_epsilon(epsilon);
+  validate_at_least<std::uint64_t>(k, 2, "k");
+  const double kd = static_cast<double>(k);
+  // log(k p) and log(k r), p = e^eps / (e^eps + k - 1), r = 1 / (e^eps + k - 1).
+  const double log_norm = detail::log_add(epsilon, std::log(kd - 1)) - std::log(kd);
+  return detail::rdp_curve(orders, [&](double a) {
+    return detail::rr_special_divergence(a, epsilon - log_norm, -log_norm, kd);
+  });
+}
+
+/// An eps-bounded-range mechanism: one whose privacy loss, for every pair
+/// of neighbours, lies in some interval of width eps (Durfee & Rogers 2019),
+/// such as the exponential mechanism run as an eps-DP one. Its KL divergence
+/// is at most kl = t - 1 - log t with t = eps / (e^eps - 1) (Cesar & Rogers
+/// 2021, Lemma 3.3), and its privacy loss minus its mean, bounded in an
+/// interval of width eps, is (eps^2 / 8)-sub-Gaussian (Hoeffding's lemma),
+/// so D_alpha <= kl + (alpha - 1) eps^2 / 8 (Cesar & Rogers 2021, Section 3);
+/// it is also eps-DP, D_alpha <= eps. The curve is the smaller of the two.
+inline rdp rdp_bounded_range(double epsilon,
+                             const std::vector<double>& orders = default_rdp_orders()) {
+  validate_non_negative(epsilon, "epsilon");
+  if (!std::isfinite(epsilon)) throw_invalid("epsilon", epsilon, "finite and >= 0");
+  // u = t - 1 = (eps - expm1(eps)) / expm1(eps); kl = u - log1p(u) >= 0.
+  const double t = epsilon == 0 ? 1.0 : epsilon / std::expm1(epsilon);
+  const double u = t - 1, kl = u - std::log1p(u);
+  return detail::rdp_curve(orders, [&](double a) {
+    if (std::isinf(a)) return epsilon;
+    return std::min(epsilon, kl + (a - 1) * epsilon * epsilon / 8);
+  });
+}
+
 /// Any eps-DP mechanism: bounded by binary randomised response with the same
 /// eps (Kairouz, Oh & Viswanath 2015, Theorem 2.1, and data processing).
 inline rdp rdp_pure_dp(const pure_dp& g, const std::vector<double>& orders = default_rdp_orders()) {
@@ -408,7 +484,12 @@ inline rdp rdp_pure_dp(const pure_dp& g, const std::vector<double>& orders = def
 /// Gaussian curve. Never fails for valid parameters: where a series cannot be
 /// summed (orders past 10^6, fractional orders at huge sigma or at q near the
 /// smallest double), a proven upper bound is used (see log_a_fractional and
-/// log_a_convex_bound).
+/// log_a_convex_bound). Order +inf: +inf for q > 0 (the privacy loss is
+/// unbounded), as in dp_accounting. Order 1: the KL divergence is bounded by
+/// the divergence of order 1 + 2^-10 (a Renyi divergence does not decrease
+/// with its order; van Erven & Harremoes 2014, Theorem 3), as the
+/// fractional-order series bounds it (absolute coefficients): a few percent
+/// above the KL divergence (6.4 % at q = 0.01, sigma = 2.5).
 inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
                                    const std::vector<double>& orders = default_rdp_orders()) {
   validate_closed_range(q, 0, 1, "q");
@@ -424,6 +505,8 @@ inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
   }
   const std::vector<double> log_k = detail::log_integers(static_cast<std::size_t>(top_integer));
   return detail::rdp_curve(orders, [&](double a) {
+    if (std::isinf(a)) return a;
+    if (a == 1) a = 1 + 0x1p-10;
     double log_a = 0;
     if (a != std::floor(a)) {
       log_a = detail::log_a_fractional(q, noise_multiplier, a);
@@ -436,16 +519,91 @@ inline rdp rdp_subsampled_gaussian(double q, double noise_multiplier,
   });
 }
 
-/// The smallest eps for `delta` over the curve's orders by the improved
-/// conversion (Balle et al. 2020, Theorem 21), with the order that attains
-/// it; eps is +inf if every order's eps(alpha) is.
+namespace detail {
+
+// Whether eps(alpha) alone certifies (0, delta): the total variation
+// distance is at most sqrt(1 - e^{-KL}) (Bretagnolle & Huber 1979) and KL <=
+// D_alpha at every order alpha >= 1, so delta >= sqrt(1 - e^{-eps(alpha)})
+// suffices. The comparison is of delta^2 against 1 - e^{-eps} with a margin
+// of 8 ulps for the rounding of both sides.
+inline bool tv_certifies(double eps_alpha, double delta) {
+  constexpr double u = std::numeric_limits<double>::epsilon();
+  return delta * delta * (1 - 8 * u) >= -std::expm1(-eps_alpha) * (1 + 8 * u);
+}
+
+// The epsilon order alpha of a curve certifies at `delta`: at alpha = +inf
+// eps(inf) itself (pure DP); at 1 none (beyond tv_certifies); otherwise the
+// improved conversion (Balle et al. 2020, Theorem 21).
+inline double epsilon_at_order(double a, double eps_a, double delta) {
+  if (tv_certifies(eps_a, delta)) return 0;
+  if (std::isinf(a)) return eps_a;
+  if (a == 1) return std::numeric_limits<double>::infinity();
+  return eps_a + std::log1p(-1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
+}
+
+// log delta order alpha certifies at `epsilon` >= 0 (0 = no bound): at +inf,
+// delta = 0 once epsilon >= eps(inf); at every order the total-variation
+// bound delta <= sqrt(1 - e^{-eps(alpha)}); at alpha in (1, inf) the
+// improved conversion log delta = (alpha - 1)(eps(alpha) - eps + log(1 -
+// 1/alpha)) - log alpha.
+inline double log_delta_at_order(double a, double eps_a, double epsilon) {
+  double best = 0;
+  if (eps_a < std::numeric_limits<double>::infinity()) {
+    // The margin covers the rounding of expm1 and log (a few ulps).
+    best = std::min(best, 0.5 * std::log(-std::expm1(-eps_a)) + 1e-15);
+  }
+  if (std::isinf(a)) return epsilon >= eps_a ? neg_inf : best;
+  if (a == 1) return best;
+  return std::min(best, (a - 1) * (eps_a - epsilon + std::log1p(-1 / a)) - std::log(a));
+}
+
+}  // namespace detail
+
+/// The depth of online tree aggregation over `steps` leaves: the most tree
+/// nodes (completed dyadic intervals of [0, steps)) that contain one leaf,
+/// ceil(log2(steps + 1)), the bit width of steps (0 for no steps).
+inline std::uint64_t tree_aggregation_depth(std::uint64_t steps) noexcept {
+  std::uint64_t d = 0;
+  for (; steps != 0; steps >>= 1) ++d;
+  return d;
+}
+
+/// Tree aggregation (the DP-FTRL of Kairouz et al. 2021, "Practical and
+/// Private (Deep) Learning without Sampling or Shuffling", Appendix D) for
+/// one epoch over one or more trees, restarted between them, each record in
+/// at most one leaf of all of them; Gaussian noise of standard deviation
+/// noise_multiplier times the L2 sensitivity per node; replace-special
+/// neighbours (the record's contribution replaced by zero). A record reaches
+/// at most depth = max_i tree_aggregation_depth(step_counts[i]) nodes, each
+/// by at most one sensitivity, so the adaptive composition of the node
+/// releases has the Gaussian curve alpha depth / (2 sigma^2) (Mironov 2017,
+/// Proposition 1, with the curves added over the nodes it reaches). Throws
+/// invalid_parameter naming `step_counts` if empty and `noise_multiplier`
+/// unless finite and > 0.
+inline rdp rdp_tree_aggregation(double noise_multiplier,
+                                const std::vector<std::uint64_t>& step_counts,
+                                const std::vector<double>& orders = default_rdp_orders()) {
+  validate_positive(noise_multiplier, "noise_multiplier");
+  if (step_counts.empty()) throw_empty("step_counts");
+  std::uint64_t depth = 0;
+  for (auto t : step_counts) depth = std::max(depth, tree_aggregation_depth(t));
+  const double d = static_cast<double>(depth);
+  return detail::rdp_curve(orders, [&](double a) {
+    return d == 0 ? 0.0 : a * d / (2 * noise_multiplier * noise_multiplier);
+  });
+}
+
+/// The smallest eps for `delta` over the curve's orders, with the order
+/// that attains it: at each finite order alpha > 1 the improved conversion
+/// (Balle et al. 2020, Theorem 21), at +inf eps(inf) itself, and eps = 0 at
+/// any order where delta >= sqrt(1 - e^{-eps(alpha)}) (the total variation
+/// bound; detail::tv_certifies). eps is +inf if no order gives a bound.
 inline std::pair<approx_dp, double> to_approx_dp_with_order(const rdp& g, double delta) {
   validate_delta_positive(delta);
   double best = std::numeric_limits<double>::infinity(), best_order = g.orders().front();
   for (std::size_t i = 0; i < g.orders().size(); ++i) {
     const double a = g.orders()[i];
-    const double e =
-        g.epsilons()[i] + std::log1p(-1 / a) - (std::log(delta) + std::log(a)) / (a - 1);
+    const double e = detail::epsilon_at_order(a, g.epsilons()[i], delta);
     if (e < best) {
       best = e;
       best_order = a;
@@ -469,7 +627,8 @@ inline approx_dp to_approx_dp_classic(const rdp& g, double delta) {
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < g.orders().size(); ++i) {
     const double a = g.orders()[i];
-    best = std::min(best, g.epsilons()[i] - std::log(delta) / (a - 1));
+    if (a == 1) continue;  // no bound from the KL divergence here
+    best = std::min(best, g.epsilons()[i] - (std::isinf(a) ? 0 : std::log(delta) / (a - 1)));
   }
   if (best == std::numeric_limits<double>::infinity()) {
     throw_invalid("rdp", "+inf at every order", "a curve finite at some order");
@@ -477,19 +636,18 @@ inline approx_dp to_approx_dp_classic(const rdp& g, double delta) {
   return approx_dp(std::max(0.0, best), delta);
 }
 
-/// The smallest delta at `epsilon` over the curve's orders by the improved
-/// conversion: log delta = (alpha - 1)(eps(alpha) - eps + log(1 - 1/alpha))
-/// - log alpha, capped at 1.
+/// The smallest delta at `epsilon` over the curve's orders, capped at 1: at
+/// finite orders alpha > 1 the improved conversion, log delta = (alpha -
+/// 1)(eps(alpha) - eps + log(1 - 1/alpha)) - log alpha; at +inf delta = 0
+/// once epsilon >= eps(inf); at every order the total-variation bound
+/// sqrt(1 - e^{-eps(alpha)}) (detail::log_delta_at_order).
 inline double rdp_delta(const rdp& g, double epsilon) {
   validate_non_negative(epsilon, "epsilon");
   double best = 0;  // log 1
   for (std::size_t i = 0; i < g.orders().size(); ++i) {
-    const double a = g.orders()[i];
-    const double log_delta =
-        (a - 1) * (g.epsilons()[i] - epsilon + std::log1p(-1 / a)) - std::log(a);
-    best = std::min(best, log_delta);
+    best = std::min(best, detail::log_delta_at_order(g.orders()[i], g.epsilons()[i], epsilon));
   }
-  return std::exp(best);
+  return std::min(1.0, std::exp(best));
 }
 
 }  // namespace privet

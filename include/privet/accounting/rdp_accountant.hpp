@@ -21,7 +21,7 @@ namespace privet {
 class rdp_accountant {
  public:
   /// Nothing spent, on `orders`. Throws invalid_parameter unless the orders
-  /// are finite, > 1 and strictly increasing (rdp::validate_orders).
+  /// are >= 1 (+inf allowed) and strictly increasing (rdp::validate_orders).
   explicit rdp_accountant(std::vector<double> orders = default_rdp_orders())
       : spent_(orders, std::vector<double>(orders.size(), 0.0)) {}
 

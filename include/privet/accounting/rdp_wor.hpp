@@ -89,6 +89,10 @@ rdp_subsampled_wor(double gamma, Eps eps, double eps_inf = std::numeric_limits<d
     return detail::wor_log_bracket(gamma, checked, eps_inf, alpha);
   };
   return detail::rdp_curve(orders, [&](double a) {
+    // +inf: subsampling is post-processing of one changed record, so the
+    // mechanism's own pure-DP epsilon holds; order 1: monotone in alpha.
+    if (std::isinf(a)) return eps_inf;
+    if (a == 1) return cumulant(2);
     if (a == std::floor(a)) return cumulant(static_cast<std::uint64_t>(a)) / (a - 1);
     if (a < 2) return cumulant(2);  // monotone in alpha: eps'(a) <= eps'(2)
     const double lo = std::floor(a), hi = lo + 1;

@@ -13,9 +13,16 @@ knows, it is mapped exactly:
   (sum sigma_i^-2)^-1/2 (their privacy loss is the sum of Gaussian losses);
 - randomised response with noise parameter p over k buckets is k-ary
   randomised response with e^eps = 1 + k (1 - p) / p;
-- EpsilonDeltaDpEvent, ExponentialMechanismDpEvent and PermuteAndFlipDpEvent
-  are accounted by their (epsilon, delta) guarantee (privet's worst pair for
-  it, which is pessimistic for the last two).
+- EpsilonDeltaDpEvent and PermuteAndFlipDpEvent are accounted by their
+  (epsilon, delta) guarantee (privet's worst pair for it; the RDP accountant
+  composes the deltas multiplicatively, as dp_accounting);
+  ExponentialMechanismDpEvent is eps-bounded-range for the RDP accountant
+  (privet's BoundedRangeEvent) and eps-DP for the PLD accountant;
+- RandomizedResponseDpEvent under REPLACE_SPECIAL is privet's
+  RandomizedResponseSpecialEvent for the RDP accountant;
+- SingleEpochTreeAggregationDpEvent is privet's TreeAggregationEvent and
+  RepeatAndSelectDpEvent the curve privet.accounting.repeat_and_select
+  derives from the repeated event's curve (RDP accountant only).
 """
 
 from __future__ import annotations
@@ -175,7 +182,9 @@ def _translate(event, count, relation, kind, out) -> None:
     if isinstance(event, (E.ExponentialMechanismDpEvent, E.PermuteAndFlipDpEvent)):
         if isinstance(event, E.PermuteAndFlipDpEvent) and kind == "pld" and relation not in (_AOR, _RS):
             raise Unsupported(event, _relation_message((_AOR, _RS)))
-        if event.epsilon > 0:
+        if event.epsilon > 0 and kind == "rdp" and isinstance(event, E.ExponentialMechanismDpEvent):
+            _add(out, _acc.BoundedRangeEvent(event.epsilon), count)
+        elif event.epsilon > 0:
             _add(out, _acc.PureDp(event.epsilon), count)
         elif event.epsilon < 0:
             _acc.PureDp(event.epsilon)  # raises privet's message
@@ -193,7 +202,17 @@ def _translate(event, count, relation, kind, out) -> None:
         if p == 0:
             out.non_private = True
             return
-        _add(out, _acc.RandomizedResponseEvent(math.log1p(k * (1 - p) / p), k), count)
+        eps = math.log1p(k * (1 - p) / p)
+        if kind == "rdp" and relation is _RS:
+            _add(out, _acc.RandomizedResponseSpecialEvent(eps, k), count)
+        else:
+            _add(out, _acc.RandomizedResponseEvent(eps, k), count)
+        return
+    if isinstance(event, E.SingleEpochTreeAggregationDpEvent):
+        _tree(event, count, relation, kind, out)
+        return
+    if isinstance(event, E.RepeatAndSelectDpEvent):
+        _repeat_and_select(event, count, relation, kind, out)
         return
     if isinstance(event, E.PoissonSampledDpEvent):
         if relation not in (_AOR, _RS):
@@ -242,6 +261,47 @@ def _translate(event, count, relation, kind, out) -> None:
     raise Unsupported(event, f"privet has no accountant for {type(event).__name__}")
 
 
+def _tree(event, count, relation, kind, out) -> None:
+    """SingleEpochTreeAggregationDpEvent: privet's TreeAggregationEvent."""
+    if relation is not _RS:
+        raise Unsupported(event, _relation_message((_RS,)))
+    if kind != "rdp":
+        raise Unsupported(event, "privet has tree aggregation's RDP curve only")
+    sigma, steps = event.noise_multiplier, event.step_counts
+    if not sigma >= 0:
+        raise ValueError(f"noise_multiplier must be non-negative, not {sigma}")
+    steps = [steps] if isinstance(steps, (int, float)) else list(steps)
+    if not steps:
+        raise ValueError("step_counts must be a non-empty list or a scalar")
+    if any(not s >= 0 for s in steps):
+        raise ValueError(f"step counts must be non-negative, not {event.step_counts}")
+    if sigma == 0:
+        out.non_private = True
+        return
+    _add(out, _acc.TreeAggregationEvent(sigma, [int(s) for s in steps]), count)
+
+
+def _repeat_and_select(event, count, relation, kind, out) -> None:
+    """RepeatAndSelectDpEvent: the repeated event's curve on the accountant's
+    orders, transformed by privet.accounting.repeat_and_select."""
+    if kind != "rdp":
+        raise Unsupported(event, "privet has repeat-and-select's RDP curve only")
+    inner = _Leaves()
+    inner.orders = out.orders
+    _translate(event.event, 1, relation, kind, inner)
+    if out.orders is None:  # supports() of an accountant without orders: nothing to compute
+        return
+    if any(isinstance(e, _acc.ApproxDp) and e.delta > 0 for e, _ in inner.events):
+        raise Unsupported(event, "privet has no repeat-and-select bound for an (epsilon, delta) "
+                          "event with delta > 0")
+    if inner.non_private:
+        curve = _acc.RdpCurve(out.orders, [math.inf] * len(out.orders))
+    else:
+        composed = _acc.ComposedEvent([_acc.SelfComposedEvent(e, n) for e, n in inner.events])
+        curve = _acc.rdp_curve(composed, out.orders)
+    _add(out, _acc.repeat_and_select(curve, float(event.mean), float(event.shape)), count)
+
+
 class NativeAccountant(PrivacyAccountant):
     """A dp_accounting accountant over one of privet's."""
 
@@ -251,6 +311,10 @@ class NativeAccountant(PrivacyAccountant):
         super().__init__(neighboring_relation)
         self._native = native
         self._non_private = False
+        # log of the probability that no (epsilon, delta) event revealed its
+        # input (privet's odometer keeps the same product; mirrored here for
+        # dp_accounting's _extra_delta).
+        self._log_keep = 0.0
 
     def _maybe_compose(self, event, count, do_compose):
         try:
@@ -270,6 +334,9 @@ class NativeAccountant(PrivacyAccountant):
                 self._native.compose(
                     _acc.ComposedEvent([_acc.SelfComposedEvent(e, n) for e, n in leaves.events])
                 )
+                for e, n in leaves.events:
+                    if isinstance(e, _acc.ApproxDp) and e.delta > 0:
+                        self._log_keep += n * math.log1p(-e.delta)
             self._non_private = self._non_private or leaves.non_private
         return None
 

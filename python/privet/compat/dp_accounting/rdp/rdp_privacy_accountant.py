@@ -4,6 +4,7 @@ improved (epsilon, delta) conversion of Balle et al. 2020)."""
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -19,9 +20,10 @@ NeighborRel = NeighboringRelation
 
 class RdpAccountant(NativeAccountant):
     """Renyi DP accounting on ``orders`` (default: privet's, which are
-    dp_accounting's: 1.1 to 10.9 by 0.1, 11 to 63, 128, 256, 512, 1024).
-    Orders must be finite, > 1 and increasing (privet.InvalidParameter
-    otherwise)."""
+    dp_accounting's: 1.1 to 10.9 by 0.1, 11 to 63, 128, 256, 512, 1024, plus
+    1.01, 1.02 and 1.05). Orders must be >= 1 (1: the KL divergence; inf:
+    the max divergence) in any order, repeats allowed, as in dp_accounting
+    (privet.InvalidParameter otherwise)."""
 
     _kind = "rdp"
 
@@ -30,18 +32,38 @@ class RdpAccountant(NativeAccountant):
         orders: Optional[Sequence[float]] = None,
         neighboring_relation: NeighboringRelation = NeighborRel.ADD_OR_REMOVE_ONE,
     ) -> None:
-        native = _acc.RdpAccountant(None if orders is None else [float(a) for a in orders])
+        # dp_accounting takes the orders in any order and with repeats;
+        # privet's accountant runs on them sorted and distinct, and _orders /
+        # _rdp are reported in the caller's order.
+        user = None if orders is None else [float(a) for a in orders]
+        distinct = None if user is None else sorted(set(user))
+        native = _acc.RdpAccountant(distinct)
         super().__init__(neighboring_relation, native)
+        self._user_orders = np.asarray(native.orders if user is None else user)
+        self._index = np.searchsorted(np.asarray(native.orders), self._user_orders)
 
     @property
     def _orders(self) -> np.ndarray:
-        return np.asarray(self._native.orders)
+        return self._user_orders.copy()
 
     @property
     def _rdp(self) -> np.ndarray:
         if self._non_private:
-            return np.full(len(self._native.orders), np.inf)
-        return np.asarray(self._native.rdp)
+            return np.full(len(self._user_orders), np.inf)
+        return np.asarray(self._native.rdp)[self._index]
+
+    @property
+    def _extra_delta(self) -> float:
+        """The probability that some EpsilonDeltaDpEvent revealed its input,
+        1 - prod (1 - delta_i)^count_i (dp_accounting's attribute)."""
+        return -math.expm1(self._log_keep)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The epsilon privet certifies at ``target_delta``; inf when the
+        EpsilonDeltaDpEvents' deltas alone reach it (as dp_accounting)."""
+        if 0 < target_delta < 1 and not self._non_private and target_delta <= self._extra_delta:
+            return math.inf
+        return super().get_epsilon(target_delta)
 
     def _epsilon_at_zero_delta(self) -> float:
         return 0.0 if not np.any(self._rdp) else float("inf")
@@ -52,8 +74,8 @@ def compute_epsilon(
 ) -> Tuple[float, float]:
     """(epsilon, optimal order) for ``delta`` from an RDP curve, by privet's
     improved conversion (Balle et al. 2020). delta 0 gives +inf unless the
-    curve is 0 everywhere; delta >= 1 gives 0. Orders must be finite, > 1 and
-    increasing (privet.InvalidParameter otherwise)."""
+    curve is 0 everywhere; delta >= 1 gives 0. Orders must be >= 1 (inf
+    allowed) and increasing (privet.InvalidParameter otherwise)."""
     curve = _acc.RdpCurve([float(a) for a in orders], [float(e) for e in rdp])
     if delta >= 1:
         return 0.0, curve.orders[0]
@@ -71,3 +93,16 @@ def compute_delta(
     improved conversion, capped at 1."""
     curve = _acc.RdpCurve([float(a) for a in orders], [float(e) for e in rdp])
     return curve.delta(epsilon)
+
+
+def _truncated_negative_binomial_mean(gamma: float, shape: float) -> float:
+    """dp_accounting's private helper, here privet's
+    privet.accounting.truncated_negative_binomial_mean (Papernot & Steinke
+    2022, Definition 1)."""
+    return _acc.truncated_negative_binomial_mean(float(gamma), float(shape))
+
+
+def _gamma_truncated_negative_binomial(shape: float, mean: float) -> float:
+    """dp_accounting's private helper, here privet's
+    privet.accounting.truncated_negative_binomial_gamma (rounded down)."""
+    return _acc.truncated_negative_binomial_gamma(float(shape), float(mean))
