@@ -5,7 +5,7 @@
 // probability that a correct sampler fails it); each mean, variance or
 // frequency CHECK uses a 5.5-standard-deviation band (false alarm about
 // 3.8e-8). Seeds are fixed, so a given build either always passes or always
-// fails; about 70 checks in all, so a correct build fails for an unlucky
+// fails; about 80 checks in all, so a correct build fails for an unlucky
 // seed with probability below 1e-4.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
@@ -196,19 +196,38 @@ TEST_CASE("constant-time discrete Gaussian (table) matches the exact pmf, mean a
 }
 
 TEST_CASE("constant-time discrete Gaussian (rejection) matches the exact pmf") {
-  // The rejection path forced at small sigma (max_table = 0), where the -0
-  // rejection and the acceptance coins matter most, and by default at
-  // sigma = 1000. 50 000 samples each: R proposals per sample make this
-  // path about 100 times slower than the table.
+  // The rejection path forced (max_table = 0) at small sigma, where the -0
+  // rejection and the acceptance coins matter most, and at sigma = 1000
+  // (the default there is now a sum of tables, tested below). 50 000
+  // samples each: R proposals per sample make this path about 100 times
+  // slower than the table.
   const std::vector<discrete_gaussian_distribution> exact{
       discrete_gaussian_distribution(1, 4), discrete_gaussian_distribution(1, 1),
       discrete_gaussian_distribution(3.5), discrete_gaussian_distribution(18.26),
       discrete_gaussian_distribution(1000, 1)};
   std::uint64_t seed = 720;
   for (const auto& e : exact) {
-    const constant_time_discrete_gaussian d(e, e.sigma() < 500 ? 0 : 4096);
+    const constant_time_discrete_gaussian d(e, 0);
     REQUIRE_FALSE(d.uses_table());
+    REQUIRE_FALSE(d.uses_convolution());
     const auto xs = privet::test::draw_samples(d, ++seed, 50'000);
+    CAPTURE(e.sigma());
+    check_pmf(d, xs);
+    check_moments(d, xs, 40 * e.sigma() + 40);
+  }
+}
+
+TEST_CASE("constant-time discrete Gaussian (sum of tables) matches the exact pmf") {
+  // Just past the table (sigma 310: one or two levels, multipliers lowered
+  // near the base), at sigma 1000 and at a sigma^2 with a denominator.
+  const std::vector<discrete_gaussian_distribution> exact{
+      discrete_gaussian_distribution(310.0), discrete_gaussian_distribution(1000000, 1),
+      discrete_gaussian_distribution(4321.5)};
+  std::uint64_t seed = 730;
+  for (const auto& e : exact) {
+    const constant_time_discrete_gaussian d(e);
+    REQUIRE(d.uses_convolution());
+    const auto xs = privet::test::draw_samples(d, ++seed, 200'000);
     CAPTURE(e.sigma());
     check_pmf(d, xs);
     check_moments(d, xs, 40 * e.sigma() + 40);
@@ -220,6 +239,7 @@ TEST_CASE("constant-time discrete Gaussian at sigma 2^20 and 2^30 matches the no
   for (int log2_sigma : {20, 30}) {
     const std::uint64_t s = std::uint64_t{1} << log2_sigma;
     const constant_time_discrete_gaussian d(s * s, 1);
+    REQUIRE(d.uses_convolution());  // 8 and 13 levels
     const double sigma = static_cast<double>(s);
     const auto xs = privet::test::draw_samples(d, ++seed, 20'000);
     const auto r = binned(xs, sigma / 8, [&](std::int64_t e) { return gaussian_below(sigma, e); });

@@ -266,8 +266,10 @@ TEST_CASE("the Gaussian uses its table up to sigma about 307 and states its erro
   CHECK(small.total_variation_bound() ==
         std::ldexp(static_cast<double>(small.table_entries()) + 1, -128));
   CHECK(privet::constant_time_discrete_gaussian(300.0).uses_table());
-  const privet::constant_time_discrete_gaussian big(310.0);
+  const privet::constant_time_discrete_gaussian big(privet::discrete_gaussian_distribution(310.0),
+                                                    0);
   CHECK_FALSE(big.uses_table());
+  CHECK_FALSE(big.uses_convolution());
   // Rejection: (1 - p_lo)^R <= 2^-128 with R minimal, and tau below 2^-100.
   CHECK(big.failure_bound() <= std::ldexp(1.0, -128) * (1 + 1e-8));
   CHECK(std::pow(1 - big.acceptance_lower_bound(), big.proposals() - 1) > std::ldexp(1.0, -128));
@@ -277,6 +279,86 @@ TEST_CASE("the Gaussian uses its table up to sigma about 307 and states its erro
           privet::constant_time_discrete_gaussian(privet::discrete_gaussian_distribution(1.0),
                                                   70000);
         }) == "max_table");
+}
+
+TEST_CASE("beyond the table, the Gaussian is a sum of small tables, within 2^-100") {
+  // By default past sigma 307: levels of sigma_i in [12, 12.65], multipliers
+  // at most 4, a base table of sigma <= 16; the levels' sigma_i^2 and
+  // multipliers rebuild sigma^2 exactly (T^2 = sigma_i^2 + c_i^2 T'^2).
+  for (const double sigma : {310.0, 1000.0, 12345.678, 1e6, std::ldexp(1.0, 30)}) {
+    const privet::discrete_gaussian_distribution e(sigma);
+    const privet::constant_time_discrete_gaussian g(e);
+    CAPTURE(sigma);
+    REQUIRE(g.uses_convolution());
+    CHECK_FALSE(g.uses_table());
+    const auto& conv = g.convolution();
+    // Each level divides sigma by about 4.
+    CHECK(conv.levels() >=
+          static_cast<std::size_t>(std::floor(std::log(sigma / 16) / std::log(4.0))));
+    CHECK(conv.levels() <=
+          static_cast<std::size_t>(std::ceil(std::log(sigma / 12) / std::log(3.0))));
+    CHECK(g.words_per_sample() == 3 * static_cast<int>(conv.levels() + 1));
+    CHECK(conv.base().entries() <= static_cast<std::uint64_t>(std::ceil(std::sqrt(178.0) * 16)));
+    for (std::size_t i = 0; i < conv.levels(); ++i) {
+      CHECK(conv.multiplier(i) >= 1);
+      CHECK(conv.multiplier(i) <= 4);
+      // sigma_i in [12, sqrt(144 + c^2)]: M = ceil(sqrt(178) sigma_i).
+      CHECK(conv.table(i).entries() >= static_cast<std::uint64_t>(std::sqrt(178.0) * 12));
+      CHECK(conv.table(i).entries() <=
+            static_cast<std::uint64_t>(std::ceil(std::sqrt(178.0 * 160))));
+    }
+    CHECK(g.total_variation_bound() > 0);
+    CHECK(g.total_variation_bound() < std::ldexp(1.0, -100));
+  }
+  // Without a table budget (max_table = 0) the rejection sampler stays.
+  CHECK_FALSE(
+      privet::constant_time_discrete_gaussian(privet::discrete_gaussian_distribution(1000.0), 0)
+          .uses_convolution());
+}
+
+TEST_CASE("a sum X + c X' of discrete Gaussians is within eps / (1 - eps) of one") {
+  // The bound detail::ct_gaussian_convolution rests on, checked against the
+  // exact law of the sum at widths where it is visible in long double: the
+  // total variation to D(s1^2 + c^2 s2^2) is at most eps / (1 - eps) and,
+  // for a bound that says something, at least a tenth of it (about eps / pi
+  // is expected: the cosine's mean absolute value).
+  struct setup {
+    double s1, s2;
+    int c;
+  };
+  for (const setup& st : {setup{1.3, 1.1, 2}, setup{1.0, 0.9, 1}, setup{2.0, 0.8, 3}}) {
+    const long double s1 = st.s1, s2 = st.s2, c = st.c;
+    const long double big2 = s1 * s1 + c * c * s2 * s2;
+    const double tau2 = static_cast<double>(s1 * s1 * s2 * s2 / big2);
+    const double eps = privet::detail::convolution_epsilon(tau2);
+    const int range = 80;
+    auto rho = [](long double x, long double s) { return std::exp(-x * x / (2 * s * s)); };
+    std::vector<long double> p(2 * range * st.c + 1, 0.0L), q(p.size(), 0.0L);
+    long double z1 = 0, z2 = 0;
+    for (int k = -range; k <= range; ++k) z1 += rho(k, s1), z2 += rho(k, s2);
+    for (int x1 = -range; x1 <= range; ++x1) {
+      for (int k = -range / st.c; k <= range / st.c; ++k) {
+        const int y = x1 + st.c * k;
+        if (std::abs(y) <= range * st.c)
+          p[static_cast<std::size_t>(y + range * st.c)] += rho(x1, s1) * rho(k, s2) / (z1 * z2);
+      }
+    }
+    long double zq = 0;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      q[i] = rho(static_cast<long double>(i) - range * st.c, std::sqrt(big2));
+      zq += q[i];
+    }
+    long double tv = 0;
+    for (std::size_t i = 0; i < q.size(); ++i) tv += std::fabs(p[i] - q[i] / zq) / 2;
+    CAPTURE(st.s1);
+    CAPTURE(eps);
+    CAPTURE(static_cast<double>(tv));
+    CHECK(eps > 1e-6);  // visible
+    CHECK(static_cast<double>(tv) <= eps / (1 - eps));
+    CHECK(static_cast<double>(tv) >= eps / 10);
+  }
+  // The widths the sampler builds (tau >= 2): below 2^-112.
+  CHECK(privet::detail::convolution_epsilon(4.0) < std::ldexp(1.0, -112));
 }
 
 TEST_CASE("the table's thresholds are the cumulative probabilities of |X|") {

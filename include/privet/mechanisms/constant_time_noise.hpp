@@ -38,7 +38,15 @@
 //   (detail::ct_gaussian_table): 3 words and M comparisons per sample;
 //   tau <= (M + 1) 2^-128 (the cut, below e^-89, and one rounding per
 //   threshold).
-// - larger sigma: the rejection sampler of Canonne, Kamath
+// - larger sigma (by default): a sum Y = X_1 + c_1 (X_2 + c_2 (... + c_L
+//   X_0)) of small table samples (sigma_i about 12, c_i <= 4, so L is about
+//   log_4(sigma / 16) levels), each table scanned whole
+//   (detail::ct_gaussian_convolution, where the sum's law is shown to be
+//   within eps / (1 - eps) of the discrete Gaussian per level, eps < 2^-112
+//   for the levels' widths); 3 (L + 1) words per sample and about 215 + 160
+//   L comparisons: sigma = 1000 takes 3 levels, 2^30 takes 13.
+// - larger sigma with max_table = 0 (or a sigma^2 = a / b with b above about
+//   2^56): the rejection sampler of Canonne, Kamath
 // & Steinke 2020 ("The Discrete Gaussian for Differential Privacy",
 // Algorithm 3) with t = floor(sigma) + 1, run for a fixed number R of
 // proposals, every one of them computed, the first accepted one selected by
@@ -161,13 +169,20 @@ class constant_time_discrete_gaussian {
   static constexpr std::uint64_t default_max_table = 4096;
 
   /// The constant-time sampler for the law of `exact`: a cumulative table
-  /// when it needs at most `max_table` entries (0: never), else rejection.
+  /// when it needs at most `max_table` entries (0: never), else a sum of
+  /// small tables (when max_table > 0 and the sum can be built: see
+  /// detail::ct_gaussian_convolution), else rejection.
   /// Throws invalid_parameter naming `max_table` above 2^16.
   explicit constant_time_discrete_gaussian(const discrete_gaussian_distribution& exact,
                                            std::uint64_t max_table = default_max_table)
       : exact_(exact),
         table_(exact.sigma2_num(), exact.sigma2_den(), check_table_limit(max_table)) {
     if (table_.entries() != 0) return;
+    if (max_table != 0) {
+      convolution_ =
+          detail::ct_gaussian_convolution(exact.sigma2_num(), exact.sigma2_den(), max_table);
+      if (convolution_.levels() != 0) return;
+    }
     const std::uint64_t a = exact.sigma2_num();
     const std::uint64_t b = exact.sigma2_den();
     const std::uint64_t t = exact.proposal_scale();
@@ -202,6 +217,7 @@ class constant_time_discrete_gaussian {
       const std::uint64_t m = table_.magnitude(u_hi, u_lo);
       return static_cast<std::int64_t>((m ^ sign_mask) - sign_mask);
     }
+    if (convolution_.levels() != 0) return convolution_(gen);  // also a public choice
     std::uint64_t done = 0;
     std::uint64_t out = 0;
     const auto bt_hi = static_cast<std::uint64_t>(bt_ >> 64);
@@ -247,8 +263,15 @@ class constant_time_discrete_gaussian {
   [[nodiscard]] double variance() const { return exact_.variance(); }
 
   /// Whether samples come from the cumulative table (sigma up to about
-  /// 300) rather than from R rejection proposals.
+  /// 300) rather than from a sum of tables or R rejection proposals.
   [[nodiscard]] bool uses_table() const noexcept { return table_.entries() != 0; }
+  /// Whether samples are sums of small table samples (sigma beyond the
+  /// table, max_table > 0; see detail::ct_gaussian_convolution).
+  [[nodiscard]] bool uses_convolution() const noexcept { return convolution_.levels() != 0; }
+  /// The sum of tables (empty unless uses_convolution()).
+  [[nodiscard]] const detail::ct_gaussian_convolution& convolution() const noexcept {
+    return convolution_;
+  }
   /// The table's length M (0 without a table).
   [[nodiscard]] std::uint64_t table_entries() const noexcept { return table_.entries(); }
   /// The number R of proposals every sample computes (0 with a table).
@@ -260,6 +283,7 @@ class constant_time_discrete_gaussian {
   /// The 64-bit words every sample draws: R (1 + 2 B + 2 coins).
   [[nodiscard]] int words_per_sample() const noexcept {
     if (uses_table()) return 3;
+    if (uses_convolution()) return convolution_.words();
     return proposals_ * (1 + geometric_.words() + accept_.words());
   }
   /// A lower bound on the probability that one proposal (with exact coins)
@@ -272,6 +296,7 @@ class constant_time_discrete_gaussian {
   /// law and the exact discrete Gaussian (see the file comment).
   [[nodiscard]] double total_variation_bound() const noexcept {
     if (uses_table()) return table_.total_variation();
+    if (uses_convolution()) return convolution_.total_variation();
     const double per_proposal =
         detail::add_up(geometric_.total_variation(), accept_.total_variation());
     return detail::add_up(failure_, detail::mul_up(static_cast<double>(proposals_), per_proposal));
@@ -306,6 +331,7 @@ class constant_time_discrete_gaussian {
 
   discrete_gaussian_distribution exact_;
   detail::ct_gaussian_table table_;
+  detail::ct_gaussian_convolution convolution_;
   detail::ct_geometric geometric_;
   detail::ct_exp_coin accept_;
   detail::uint128 bt_ = 0;

@@ -60,6 +60,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
 namespace privet::detail {
@@ -448,6 +449,152 @@ class ct_gaussian_table {
 
  private:
   std::vector<ct_threshold> thresholds_;  // P[|X| <= k | |X| <= M] for k < M
+};
+
+/// One signed sample of the discrete Gaussian whose |X| `table` holds: 3
+/// words (U, then a sign; X = 0 whatever the sign, so 0 keeps its one share).
+template <random_bit_source G>
+std::int64_t ct_table_sample(const ct_gaussian_table& table, G& gen) {
+  const std::uint64_t u_hi = random_u64(gen);
+  const std::uint64_t u_lo = random_u64(gen);
+  const std::uint64_t sign_mask = ct_mask(random_u64(gen) & 1);
+  const std::uint64_t m = table.magnitude(u_hi, u_lo);
+  return static_cast<std::int64_t>((m ^ sign_mask) - sign_mask);
+}
+
+/// An upper bound on eps(tau^2) = 2 sum_{j >= 1} exp(-2 pi^2 tau^2 j^2), the
+/// relative wobble of a Gaussian sum over a shifted lattice (see
+/// ct_gaussian_convolution), for tau^2 >= 1/4: 2 e^(-2 pi^2 tau^2) /
+/// (1 - e^(-6 pi^2 tau^2)) (j^2 - 1 >= 3 (j - 1)), raised by 2^-40
+/// relative for the few roundings of double arithmetic.
+inline double convolution_epsilon(double tau2) {
+  const double pi2 = std::numbers::pi * std::numbers::pi;
+  const double head = 2 * std::exp(-2 * pi2 * tau2);
+  return head / (1 - std::exp(-6 * pi2 * tau2)) * (1 + 0x1p-40);
+}
+
+/// The discrete Gaussian with sigma^2 = a / b beyond one table's reach, as a
+/// sum of small table samples (the one-dimensional case of the convolution
+/// theorems for discrete Gaussians: Peikert 2010, "An Efficient and Parallel
+/// Gaussian Sampler for Lattices", Theorem 3.1; Micciancio & Walter 2017,
+/// "Gaussian Sampling over the Integers: Efficient, Generic, Constant-Time",
+/// CRYPTO), every table scanned whole for every sample:
+///
+///   Y = X_1 + c_1 (X_2 + c_2 (X_3 + ... + c_{L-1} (X_L + c_L X_0))),
+///
+/// X_i ~ D(sigma_i^2) from table i and X_0 from a base table (sigma_0 <= 16).
+/// Level i is built for a target tau^2 = T^2 (T^2 = a / b at the top): with a
+/// multiplier c and an integer s, the deeper sum targets sigma'^2 = s and
+/// X_i takes the rest, sigma_i^2 = T^2 - c^2 s, in [144, 144 + c^2) (s =
+/// floor((T^2 - 144) / c^2)), so every level's table has about 13 sqrt(144 +
+/// c^2) entries whatever sigma is, and each level divides sigma by about c.
+///
+/// Why the sum is (almost exactly) discrete Gaussian: for independent X ~
+/// D(s1^2), X' ~ D(s2^2) and an integer c, completing the square gives
+/// (y - c k)^2 / s1^2 + k^2 / s2^2 = y^2 / S^2 + (k - mu_y)^2 / tau^2 with
+/// S^2 = s1^2 + c^2 s2^2, tau = s1 s2 / S and mu_y = c y s2^2 / S^2, so
+/// P[X + c X' = y] is proportional to e^(-y^2 / (2 S^2)) times
+/// sum_k e^(-(k - mu_y)^2 / (2 tau^2)). By Poisson summation that sum is
+/// sqrt(2 pi) tau (1 + 2 sum_{j >= 1} e^(-2 pi^2 tau^2 j^2) cos(2 pi j
+/// mu_y)), within a factor 1 +- eps (convolution_epsilon(tau^2)) of a
+/// constant, so the law's ratio to D(S^2) lies in [(1 - eps) / (1 + eps),
+/// (1 + eps) / (1 - eps)] and its total variation to it is at most eps /
+/// (1 - eps). Each level is built with tau >= 2 (eps < 2^-112; the
+/// multiplier c, 4 by default, is lowered until it holds), and a sampled
+/// level adds its table's distance and the deeper sum's (couple each with
+/// its exact twin), so total_variation() is the sum of the tables' bounds and
+/// of 2 eps per level.
+class ct_gaussian_convolution {
+ public:
+  ct_gaussian_convolution() = default;
+
+  /// The sum for sigma^2 = a / b (sigma > 16), or an empty one (levels() ==
+  /// 0) when a level's sigma_i^2 numerator would overflow 64 bits (b above
+  /// about 2^56) or a table would exceed max_entries (it needs about 215).
+  ct_gaussian_convolution(std::uint64_t a, std::uint64_t b, std::uint64_t max_entries) {
+    if (b == 0 || a <= base_limit2 * static_cast<uint128>(b)) return;
+    std::vector<level> built;
+    uint128 num = a, den = b;  // T^2 = num / den; den = 1 below the top
+    double tv = 0;
+    while (num > base_limit2 * den) {
+      bool placed = false;
+      for (std::uint64_t c = max_multiplier; c >= 1 && !placed; --c) {
+        const uint128 c2 = static_cast<uint128>(c) * c;
+        const uint128 s = (num - level_min2 * den) / (c2 * den);
+        if (s == 0) continue;
+        const uint128 rest = num - c2 * s * den;  // sigma_i^2 = rest / den
+        if (rest > UINT64_MAX || den > UINT64_MAX) return;
+        // tau^2 = sigma_i^2 s / T^2, in long double, lowered by 2^-50
+        // relative for its roundings.
+        const long double t2 = static_cast<long double>(rest) * static_cast<long double>(s) /
+                               static_cast<long double>(num) * (1 - 0x1p-50L);
+        if (t2 < min_tau2) continue;
+        ct_gaussian_table table(static_cast<std::uint64_t>(rest), static_cast<std::uint64_t>(den),
+                                max_entries);
+        if (table.entries() == 0) return;
+        tv += table.total_variation() + 2 * convolution_epsilon(static_cast<double>(t2));
+        built.push_back(level{std::move(table), c});
+        num = s;
+        den = 1;
+        placed = true;
+      }
+      if (!placed) return;  // c = 1 always places for T > 16; kept for safety
+    }
+    ct_gaussian_table base(static_cast<std::uint64_t>(num), static_cast<std::uint64_t>(den),
+                           max_entries);
+    if (base.entries() == 0) return;
+    tv += base.total_variation();
+    levels_ = std::move(built);
+    base_ = std::move(base);
+    tv_ = tv * (1 + 0x1p-40);
+  }
+
+  /// One sample: every level's table and the base table scanned, 3 words
+  /// each, whatever the result. Never throws.
+  template <random_bit_source G>
+  std::int64_t operator()(G& gen) const {
+    std::int64_t y = ct_table_sample(base_, gen);
+    for (auto it = levels_.rbegin(); it != levels_.rend(); ++it) {
+      // |y| stays below 13 sigma << 2^63 for the sigma a distribution allows.
+      y = static_cast<std::int64_t>(it->c) * y + ct_table_sample(it->table, gen);
+    }
+    return y;
+  }
+
+  /// The number of levels L (0: not built).
+  [[nodiscard]] std::size_t levels() const noexcept { return levels_.size(); }
+  /// Level i's multiplier c_i (i < levels(), the top first).
+  [[nodiscard]] std::uint64_t multiplier(std::size_t i) const { return levels_.at(i).c; }
+  /// Level i's table (the top first).
+  [[nodiscard]] const ct_gaussian_table& table(std::size_t i) const { return levels_.at(i).table; }
+  /// The base table.
+  [[nodiscard]] const ct_gaussian_table& base() const noexcept { return base_; }
+  /// Every table's entries, summed: the comparisons one sample makes.
+  [[nodiscard]] std::uint64_t entries() const noexcept {
+    std::uint64_t n = base_.entries();
+    for (const auto& l : levels_) n += l.table.entries();
+    return n;
+  }
+  /// The words one sample draws: 3 per table.
+  [[nodiscard]] int words() const noexcept { return 3 * static_cast<int>(levels_.size() + 1); }
+  /// An upper bound on the total variation to the exact discrete Gaussian.
+  [[nodiscard]] double total_variation() const noexcept { return tv_; }
+
+  /// The base table's largest sigma^2 (16^2) and each level's least
+  /// sigma_i^2 (12^2), multiplier and tau^2.
+  static constexpr std::uint64_t base_limit2 = 256;
+  static constexpr std::uint64_t level_min2 = 144;
+  static constexpr std::uint64_t max_multiplier = 4;
+  static constexpr long double min_tau2 = 4;
+
+ private:
+  struct level {
+    ct_gaussian_table table;
+    std::uint64_t c = 1;
+  };
+  std::vector<level> levels_;  // the top first
+  ct_gaussian_table base_;
+  double tv_ = 0;
 };
 
 }  // namespace privet::detail
