@@ -272,3 +272,46 @@ def test_example_runs_and_answers_help():
                          capture_output=True, text=True)
     assert bad.returncode == 2
     assert "privet: noise_multiplier = nan is invalid; allowed: finite and > 0" in bad.stderr
+
+
+def test_true_positive_rates_and_gdp_estimate_of_three_gaussians():
+    # Three Gaussians with sigma = sqrt(3) are 1-GDP: the trade-off curve is
+    # TPR(a) = Phi(Phi^-1(a) + 1) (Dong, Roth & Su 2022); privet's bound is
+    # above it and within 1e-3 (the C++ test "true positive rates bound the
+    # Gaussian's trade-off curve from above, tightly").
+    from statistics import NormalDist
+
+    a = acc.PldAccountant().compose(acc.GaussianEvent(3 ** 0.5), 3)
+    rates = [1e-4, 0.01, 0.1, 0.5]
+    tpr = a.true_positive_rates(rates)
+    for r, t in zip(rates, tpr):
+        exact = NormalDist().cdf(NormalDist().inv_cdf(r) + 1)
+        assert exact <= t <= exact + 1e-3
+    assert abs(a.gdp_parameter_estimate() - 1) < 1e-3
+    # Nothing composed: no test beats chance.
+    assert acc.PldAccountant().true_positive_rates([0.25]) == [0.25]
+    with pytest.raises(privet.InvalidParameter, match=r"false_positive_rates\[0\] = 1.5"):
+        a.true_positive_rates([1.5])
+    with pytest.raises(privet.InvalidParameter, match="PLD accountant"):
+        acc.RdpAccountant().compose(acc.GaussianEvent(1.0)).true_positive_rates([0.1])
+
+
+def test_subsampled_laplace_replace_one_gaussian_and_special_rr_events():
+    # Known answers from the C++ tests (pld_test.cpp), which check these PLDs
+    # against numeric integrals and the two-atom divergence.
+    lap = acc.PldAccountant().compose(acc.SubsampledLaplaceEvent(0.2, 0.5), 3)
+    assert lap.get_delta(2.4700) < 1e-8
+    assert lap.get_delta(1.0) > 1e-3
+    rep = acc.PldAccountant().compose(acc.SubsampledGaussianReplaceOneEvent(1.0, 2.0))
+    plain = acc.PldAccountant().compose(acc.GaussianEvent(1.0))  # sensitivity 2 at sigma 2
+    assert rep.get_delta(0.5) == plain.get_delta(0.5)
+    p, k = (4 - math.e) / 3, 4
+    rr = acc.PldAccountant().compose(acc.RandomizedResponseSpecialEvent(math.log1p(k * (1 - p) / p), k))
+    assert rr.get_delta(1.0) < 1e-7
+    assert rr.get_delta(0.5) > 0.01
+    with pytest.raises(privet.InvalidParameter, match="q = 1.5"):
+        acc.SubsampledLaplaceEvent(1.5, 1.0)
+    with pytest.raises(privet.InvalidParameter, match="scale = nan"):
+        acc.SubsampledLaplaceEvent(0.5, float("nan"))
+    # Their RDP curves are valid (looser) bounds, so the RDP accountant takes them.
+    assert acc.RdpAccountant().compose(acc.SubsampledLaplaceEvent(0.2, 0.5)).get_epsilon(1e-5) > 0

@@ -92,6 +92,37 @@ struct fixed_size_subsampled_gaussian_event {
   double noise_multiplier;   ///< Noise standard deviation / replace-one sensitivity; > 0.
 };
 
+/// Laplace noise of scale `scale` times the L1 sensitivity on a Poisson
+/// sample with rate q, add/remove neighbours. Its PLD is exact
+/// (privacy_loss_distribution::subsampled_laplace); its RDP curve is that of
+/// the pure DP it satisfies, log(1 + q (e^{1/scale} - 1)) (Balle, Barthe &
+/// Gaboardi 2018, Poisson subsampling), which is looser.
+struct subsampled_laplace_event {
+  double q;      ///< Poisson sampling rate, in (0, 1].
+  double scale;  ///< Noise scale / L1 sensitivity; > 0.
+};
+
+/// Gaussian noise (this noise multiplier) on a Poisson sample with rate q
+/// under replace-one neighbours (privacy_loss_distribution::
+/// subsampled_gaussian_replace_one). Its RDP curve is the Gaussian's at
+/// sensitivity 2 (the pair's components coupled, by the joint
+/// quasi-convexity of Renyi divergence, van Erven & Harremoes 2014,
+/// Theorem 13), which is looser.
+struct subsampled_gaussian_replace_one_event {
+  double q;                 ///< Poisson sampling rate, in (0, 1].
+  double noise_multiplier;  ///< Noise standard deviation / L2 norm bound; > 0.
+};
+
+/// k-ary randomised response under replace-special neighbours (a value
+/// against an input whose output is uniform): its PLD is
+/// privacy_loss_distribution::randomized_response_replace_special; its RDP
+/// curve is replace-one's (uniform is the average of RR(x'), so by the
+/// quasi-convexity of Renyi divergence it is below replace-one's).
+struct randomized_response_special_event {
+  double epsilon;       ///< The replace-one pure-DP epsilon; > 0.
+  std::uint64_t k = 2;  ///< Number of categories; >= 2.
+};
+
 // ---- RDP curves ------------------------------------------------------------------
 
 /// The Gaussian's curve alpha / (2 sigma^2) on `orders` (rdp_gaussian).
@@ -139,6 +170,26 @@ inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
     throw_invalid("sampling_fraction", e.sampling_fraction, "(0, 1]");
   }
   return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
+}
+/// The curve of the pure DP it satisfies, log(1 + q (e^{1/scale} - 1)),
+/// rounded up. Throws invalid_parameter naming `q` unless q is in (0, 1].
+inline std::optional<rdp> rdp_of(const subsampled_laplace_event& e,
+                                 const std::vector<double>& orders) {
+  if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
+  validate_positive(e.scale, "scale");
+  const double eps = detail::log1p_q_expm1(e.q, 1 / e.scale) * (1 + 1e-15) + 1e-300;
+  return rdp_pure_dp(pure_dp(eps), orders);
+}
+/// The Gaussian's curve at sensitivity 2: 2 alpha / sigma^2.
+inline std::optional<rdp> rdp_of(const subsampled_gaussian_replace_one_event& e,
+                                 const std::vector<double>& orders) {
+  if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
+  return rdp_gaussian(e.noise_multiplier / 2, orders);
+}
+/// Replace-one's curve (rdp_randomized_response).
+inline std::optional<rdp> rdp_of(const randomized_response_special_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_randomized_response(e.epsilon, e.k, orders);
 }
 /// eps-DP through binary randomised response's curve (rdp_pure_dp).
 inline std::optional<rdp> rdp_of(const pure_dp& g, const std::vector<double>& orders) {
@@ -194,6 +245,18 @@ inline optional_pld pld_of(const randomized_response_event& e, const pld_options
 /// The Poisson-subsampled Gaussian's PLD, both orders kept.
 inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::subsampled_gaussian(e.q, e.noise_multiplier, o);
+}
+/// The Poisson-subsampled Laplace's PLD, both orders kept.
+inline optional_pld pld_of(const subsampled_laplace_event& e, const pld_options& o) {
+  return privacy_loss_distribution::subsampled_laplace(e.q, e.scale, o);
+}
+/// The replace-one Poisson-subsampled Gaussian's PLD.
+inline optional_pld pld_of(const subsampled_gaussian_replace_one_event& e, const pld_options& o) {
+  return privacy_loss_distribution::subsampled_gaussian_replace_one(e.q, e.noise_multiplier, o);
+}
+/// Randomised response's replace-special PLD, both orders kept.
+inline optional_pld pld_of(const randomized_response_special_event& e, const pld_options& o) {
+  return privacy_loss_distribution::randomized_response_replace_special(e.epsilon, e.k, o);
 }
 /// No PLD is known here for sampling without replacement: the RDP bound only.
 inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
@@ -305,6 +368,21 @@ inline std::string describe(const subsampled_gaussian_event& e) {
 inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
   return "fixed_size_subsampled_gaussian(fraction = " + detail::format_value(e.sampling_fraction) +
          ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
+}
+/// The event's kind and parameters, e.g. "subsampled_laplace(...)".
+inline std::string describe(const subsampled_laplace_event& e) {
+  return "subsampled_laplace(q = " + detail::format_value(e.q) +
+         ", scale = " + detail::format_value(e.scale) + ")";
+}
+/// The event's kind and parameters, e.g. "subsampled_gaussian_replace_one(...)".
+inline std::string describe(const subsampled_gaussian_replace_one_event& e) {
+  return "subsampled_gaussian_replace_one(q = " + detail::format_value(e.q) +
+         ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
+}
+/// The event's kind and parameters, e.g. "randomized_response_special(...)".
+inline std::string describe(const randomized_response_special_event& e) {
+  return "randomized_response_special(epsilon = " + detail::format_value(e.epsilon) +
+         ", k = " + std::to_string(e.k) + ")";
 }
 /// The event's kind and parameters, e.g. "pure_dp(...)".
 inline std::string describe(const pure_dp& g) {

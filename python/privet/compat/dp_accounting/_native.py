@@ -127,7 +127,12 @@ def _translate(event, count, relation, kind, out) -> None:
         if event.noise_multiplier == 0:
             out.non_private = True
         else:
-            _add(out, _labelled("Noise multiplier", _acc.GaussianEvent, event.noise_multiplier), count)
+            sigma = event.noise_multiplier
+            if kind == "pld" and relation is _RO:
+                # dp_accounting's PLD pair for replace-one is N(-1) against
+                # N(1): the sum moves by up to 2 clipping norms.
+                sigma = sigma / 2
+            _add(out, _labelled("Noise multiplier", _acc.GaussianEvent, sigma), count)
         return
     if isinstance(event, E.LaplaceDpEvent):
         if kind == "pld" and relation not in (_AOR, _RS):
@@ -193,8 +198,24 @@ def _translate(event, count, relation, kind, out) -> None:
         if p == 0:
             out.non_private = True
             return
-        _add(out, _acc.RandomizedResponseEvent(math.log1p(k * (1 - p) / p), k), count)
+        eps = math.log1p(k * (1 - p) / p)
+        if kind == "pld" and relation is _RS:
+            _add(out, _acc.RandomizedResponseSpecialEvent(eps, k), count)
+        else:
+            _add(out, _acc.RandomizedResponseEvent(eps, k), count)
         return
+    if isinstance(event, E.PoissonSampledDpEvent) and kind == "pld":
+        _translate_poisson_pld(event, count, relation, out)
+        return
+    if isinstance(event, E.MixtureOfGaussiansDpEvent) and kind == "pld":
+        if relation not in (_AOR, _RS):
+            raise Unsupported(event, _relation_message((_AOR, _RS)))
+        if len(event.sensitivities) == 1 and event.sensitivities[0] == 0:
+            return  # the output does not depend on the input
+        if event.standard_deviation == 0:
+            out.non_private = True
+            return
+        raise Unsupported(event, "privet has no PLD for a mixture of Gaussians")
     if isinstance(event, E.PoissonSampledDpEvent):
         if relation not in (_AOR, _RS):
             raise Unsupported(event, _relation_message((_AOR, _RS)))
@@ -240,6 +261,52 @@ def _translate(event, count, relation, kind, out) -> None:
             _add(out, _acc.FixedSizeSubsampledGaussianEvent(m / n, sigma), count)
         return
     raise Unsupported(event, f"privet has no accountant for {type(event).__name__}")
+
+
+def _translate_poisson_pld(event, count, relation, out) -> None:
+    """A Poisson-sampled event for the PLD accountant, as dp_accounting's:
+    of a Gaussian (or Gaussians composed on the sample) under any relation,
+    of a Laplace under add/remove or replace-special."""
+    E = dp_event
+    q = event.sampling_probability
+    if not (0 <= q <= 1):
+        _labelled("Sampling rate", _acc.SubsampledGaussianEvent, q, 1.0)
+    inner = event.event
+    if isinstance(inner, E.LaplaceDpEvent):
+        if relation not in (_AOR, _RS):
+            raise Unsupported(event, _relation_message((_AOR, _RS)))
+        if q == 0:
+            return
+        if inner.noise_multiplier == 0:
+            out.non_private = True
+            return
+        if q == 1:
+            _add(out, _acc.LaplaceEvent(inner.noise_multiplier), count)
+        else:
+            _add(out, _acc.SubsampledLaplaceEvent(q, inner.noise_multiplier), count)
+        return
+    sigma = _effective_gaussian(inner)
+    if sigma is None:
+        raise Unsupported(
+            event,
+            "privet accounts for Poisson sampling of Gaussian and Laplace mechanisms only",
+        )
+    if q == 0:
+        return
+    if sigma == 0:
+        out.non_private = True
+        return
+    if not math.isfinite(sigma):
+        return
+    if relation is _RO:
+        if q == 1:  # replace-one moves the sum by up to 2 clipping norms
+            _add(out, _acc.GaussianEvent(sigma / 2), count)
+        else:
+            _add(out, _acc.SubsampledGaussianReplaceOneEvent(q, sigma), count)
+    elif q == 1:
+        _translate(inner, count, relation, "pld", out)
+    else:
+        _add(out, _acc.SubsampledGaussianEvent(q, sigma), count)
 
 
 class NativeAccountant(PrivacyAccountant):
