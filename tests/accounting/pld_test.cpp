@@ -1069,7 +1069,9 @@ TEST_CASE("randomised response under replace-special matches its two-atom diverg
   // dp_accounting's test_randomized_response (REPLACE_SPECIAL): noise
   // parameter p = (4 - e) / 3 over 4 buckets, and e^-1 over 2, are 1-DP
   // (delta(1) = 0 to 7 places); privet's epsilon is log(1 + k (1 - p) / p).
-  for (auto [noise, k] : {std::pair{(4 - std::exp(1.0)) / 3, 4}, std::pair{std::exp(-1.0), 2}}) {
+  for (const auto& nk : {std::pair{(4 - std::exp(1.0)) / 3, 4}, std::pair{std::exp(-1.0), 2}}) {
+    const double noise = nk.first;
+    const int k = nk.second;
     CAPTURE(k);
     const double kd = k;
     const double eps = std::log1p(kd * (1 - noise) / noise);
