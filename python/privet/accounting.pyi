@@ -114,6 +114,37 @@ class RandomizedResponseSpecialEvent(_EventBase):
     @property
     def k(self) -> int: ...
 
+class MixtureOfGaussiansEvent(_EventBase):
+    """Gaussian noise (standard deviation sigma) on a query whose sensitivity
+    is sensitivities[i] with probability probs[i], add/remove neighbours
+    (MMCC; exact PLD; RDP by the largest sensitivity)."""
+
+    def __init__(self, sigma: float, sensitivities: Sequence[float], probs: Sequence[float]) -> None: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def sensitivities(self) -> List[float]: ...
+    @property
+    def probs(self) -> List[float]: ...
+
+class TruncatedSubsampledGaussianEvent(_EventBase):
+    """dp_accounting's truncated Poisson-subsampled Gaussian: n records each
+    sampled with probability q, batches cut to ``batch`` records."""
+
+    def __init__(
+        self, n: int, q: float, batch: int, noise_multiplier: float, replace_one: bool = False
+    ) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def q(self) -> float: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def noise_multiplier(self) -> float: ...
+    @property
+    def replace_one(self) -> bool: ...
+
 class PureDp(_EventBase):
     """An eps-DP release."""
 
@@ -169,6 +200,8 @@ LeafEvent = Union[
     SubsampledLaplaceEvent,
     SubsampledGaussianReplaceOneEvent,
     RandomizedResponseSpecialEvent,
+    MixtureOfGaussiansEvent,
+    TruncatedSubsampledGaussianEvent,
     PureDp,
     ApproxDp,
     Zcdp,

@@ -46,7 +46,8 @@ using any_event =
                  randomized_response_event, subsampled_gaussian_event,
                  fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp,
                  subsampled_laplace_event, subsampled_gaussian_replace_one_event,
-                 randomized_response_special_event>;
+                 randomized_response_special_event, mixture_of_gaussians_event,
+                 truncated_subsampled_gaussian_event>;
 
 /// `count` runs of one event (Python object: any event, composite or not).
 struct self_composed_event {
@@ -109,7 +110,9 @@ void flatten(py::handle event, std::uint64_t count, flat_events& out, int depth 
       take<zcdp>(event, count, out) || take<gdp>(event, count, out) ||
       take<rdp>(event, count, out) || take<subsampled_laplace_event>(event, count, out) ||
       take<subsampled_gaussian_replace_one_event>(event, count, out) ||
-      take<randomized_response_special_event>(event, count, out)) {
+      take<randomized_response_special_event>(event, count, out) ||
+      take<mixture_of_gaussians_event>(event, count, out) ||
+      take<truncated_subsampled_gaussian_event>(event, count, out)) {
     return;
   }
   throw py::type_error("privet: " + std::string(py::str(py::type::of(event).attr("__name__"))) +
@@ -692,6 +695,66 @@ void bind_accounting(py::module_& parent) {
           "k", [](const randomized_response_special_event& e) { return e.k; },
           "Number of categories.");
   bind_event_common(rrs);
+
+  py::class_<mixture_of_gaussians_event> mog(
+      m, "MixtureOfGaussiansEvent",
+      "Gaussian noise of standard deviation sigma on a query whose sensitivity is "
+      "sensitivities[i] with probability probs[i], add/remove neighbours (Choquette-Choo et al. "
+      "2023, MMCC; exact PLD; RDP by the largest sensitivity).");
+  mog.def(py::init([](double sigma, std::vector<double> c, std::vector<double> p) {
+            mixture_of_gaussians_event e{sigma, std::move(c), std::move(p)};
+            (void)privacy_loss_distribution::mixture_of_gaussians(e.sigma, e.sensitivities, e.probs,
+                                                                  pld_options{1.0});
+            return e;
+          }),
+          py::arg("sigma"), py::arg("sensitivities"), py::arg("probs"),
+          "Throws InvalidParameter unless sigma is finite and > 0, the sensitivities are finite, "
+          ">= 0 and one of them positive with positive probability, and the probs are in [0, 1] "
+          "and sum to 1 (within 1e-9), one per sensitivity.")
+      .def_property_readonly(
+          "sigma", [](const mixture_of_gaussians_event& e) { return e.sigma; },
+          "Noise standard deviation.")
+      .def_property_readonly(
+          "sensitivities", [](const mixture_of_gaussians_event& e) { return e.sensitivities; },
+          "The possible sensitivities.")
+      .def_property_readonly(
+          "probs", [](const mixture_of_gaussians_event& e) { return e.probs; },
+          "Their probabilities.");
+  bind_event_common(mog);
+
+  py::class_<truncated_subsampled_gaussian_event> tsg(
+      m, "TruncatedSubsampledGaussianEvent",
+      "dp_accounting's truncated Poisson-subsampled Gaussian: n records each sampled with "
+      "probability q, batches cut to `batch` records (exact PLD by dp_accounting's analysis; "
+      "RDP by the Gaussian at sensitivity 2).");
+  tsg.def(py::init([](std::int64_t n, double q, std::int64_t batch, double s, bool replace_one) {
+            validate_at_least<std::int64_t>(n, 1, "n");
+            validate_at_least<std::int64_t>(batch, 1, "batch");
+            if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+            return truncated_subsampled_gaussian_event{
+                static_cast<std::uint64_t>(n), q, static_cast<std::uint64_t>(batch),
+                validate_positive(s, "noise_multiplier"), replace_one};
+          }),
+          py::arg("n"), py::arg("q"), py::arg("batch"), py::arg("noise_multiplier"),
+          py::arg("replace_one") = false,
+          "Throws InvalidParameter unless n, batch >= 1, q is in (0, 1] and noise_multiplier is "
+          "finite and > 0.")
+      .def_property_readonly(
+          "n", [](const truncated_subsampled_gaussian_event& e) { return e.n; }, "Dataset size.")
+      .def_property_readonly(
+          "q", [](const truncated_subsampled_gaussian_event& e) { return e.q; },
+          "Poisson sampling rate.")
+      .def_property_readonly(
+          "batch", [](const truncated_subsampled_gaussian_event& e) { return e.batch; },
+          "Largest batch kept.")
+      .def_property_readonly(
+          "noise_multiplier",
+          [](const truncated_subsampled_gaussian_event& e) { return e.noise_multiplier; },
+          "Noise standard deviation / L2 norm bound.")
+      .def_property_readonly(
+          "replace_one", [](const truncated_subsampled_gaussian_event& e) { return e.replace_one; },
+          "Replace-one neighbours (else add/remove).");
+  bind_event_common(tsg);
 
   py::class_<pure_dp> pure(m, "PureDp",
                            "An eps-DP release (accounted as binary randomised response).");

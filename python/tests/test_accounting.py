@@ -315,3 +315,25 @@ def test_subsampled_laplace_replace_one_gaussian_and_special_rr_events():
         acc.SubsampledLaplaceEvent(0.5, float("nan"))
     # Their RDP curves are valid (looser) bounds, so the RDP accountant takes them.
     assert acc.RdpAccountant().compose(acc.SubsampledLaplaceEvent(0.2, 0.5)).get_epsilon(1e-5) > 0
+
+
+def test_mixture_of_gaussians_and_truncated_subsampled_gaussian_events():
+    # dp_accounting's known answers (pld_privacy_accountant_test.py,
+    # test_mixture_of_gaussians_basic and test_truncated_subsampled_gaussian_basic):
+    # 17.193115 and 17.904330 at delta 1e-6; privet's pessimistic grid is
+    # above them, by 1e-5 relative (pld_test.cpp checks the PLDs against
+    # numeric integrals).
+    a = acc.PldAccountant()
+    a.compose(acc.MixtureOfGaussiansEvent(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2]), 3)
+    a.compose(acc.MixtureOfGaussiansEvent(2.0, [0.0, 2.0, 3.0], [0.33, 0.34, 0.33]), 2)
+    assert 17.193115 <= a.get_epsilon(1e-6) <= 17.193115 + 1e-3
+    t = acc.PldAccountant()
+    t.compose(acc.TruncatedSubsampledGaussianEvent(4, 0.5, 2, 1.0), 3)
+    t.compose(acc.TruncatedSubsampledGaussianEvent(3, 0.5, 2, 1.0), 2)
+    assert 17.904330 <= t.get_epsilon(1e-6) <= 17.904330 + 1e-3
+    with pytest.raises(privet.InvalidParameter, match=r"sensitivities\[0\] = -1"):
+        acc.MixtureOfGaussiansEvent(1.0, [-1.0], [1.0])
+    with pytest.raises(privet.InvalidParameter, match="sum\\(probs\\)"):
+        acc.MixtureOfGaussiansEvent(1.0, [1.0, 2.0], [0.5, 0.6])
+    with pytest.raises(privet.InvalidParameter, match="batch = 0"):
+        acc.TruncatedSubsampledGaussianEvent(4, 0.5, 0, 1.0)

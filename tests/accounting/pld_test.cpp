@@ -1090,3 +1090,77 @@ TEST_CASE("randomised response under replace-special matches its two-atom diverg
     }
   }
 }
+
+TEST_CASE("a two-point mixture of Gaussians is the subsampled Gaussian") {
+  // Sensitivity 0 or 1 with probabilities 0.9 and 0.1 is the Poisson-
+  // subsampled Gaussian with q = 0.1 (dp_accounting's docstring of
+  // MixtureGaussianPrivacyLoss); privet's two constructions (a numeric and a
+  // closed-form inverse loss) agree to far below the grid's error.
+  const auto mog = pld::mixture_of_gaussians(1.0, {0.0, 1.0}, {0.9, 0.1});
+  const auto sg = pld::subsampled_gaussian(0.1, 1.0);
+  for (double e : {0.0, 0.05, 0.2, 0.5, 1.0}) {
+    CAPTURE(e);
+    CHECK(mog.remove().delta(e) == doctest::Approx(sg.remove().delta(e)).epsilon(1e-9));
+    CHECK(mog.add().delta(e) == doctest::Approx(sg.add().delta(e)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("a three-point mixture of Gaussians is above the integral delta, and close") {
+  const double s = 1.0;
+  const std::vector<double> c{0.0, 1.0, 2.0}, w{0.2, 0.6, 0.2};
+  const auto p = pld::mixture_of_gaussians(s, c, w);
+  auto mix = [&](double x) {
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += w[i] * normal_pdf(x, c[i], s);
+    return t;
+  };
+  auto base = [&](double x) { return normal_pdf(x, 0, s); };
+  for (double e : {0.0, 0.3, 1.0, 2.0}) {
+    CAPTURE(e);
+    const double remove = integral_delta(mix, base, e, -14, 16, 2'000'000);
+    const double add = integral_delta(base, mix, e, -14, 16, 2'000'000);
+    CHECK(p.remove().delta(e) >= remove - 1e-9);
+    CHECK(p.remove().delta(e) <= remove + 1e-4);
+    CHECK(p.add().delta(e) >= add - 1e-9);
+    CHECK(p.add().delta(e) <= add + 1e-4);
+  }
+  // dp_accounting's test_mixture_of_gaussians_basic: 3 runs of this and 2 of
+  // sigma = 2, sensitivities {0, 2, 3} with {0.33, 0.34, 0.33} reach epsilon
+  // 17.193115 at delta 1e-6; privet's pessimistic grid is not below it.
+  const auto q = pld::mixture_of_gaussians(2.0, {0.0, 2.0, 3.0}, {0.33, 0.34, 0.33});
+  const auto both = pld::compose_all(std::vector<privet::pld_runs>{{p, 3}, {q, 2}});
+  const double eps = both.epsilon(1e-6).epsilon();
+  CHECK(eps >= 17.193115 - 1e-6);
+  CHECK(eps <= 17.193115 + 1e-3);
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(static_cast<void>(pld::mixture_of_gaussians(1, {0.0, -1.0}, {0.5, 0.5})),
+                       "privet: sensitivities[1] = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_AS(static_cast<void>(pld::mixture_of_gaussians(1, {1.0}, {0.5})), invalid_parameter);
+  CHECK_THROWS_AS(static_cast<void>(pld::mixture_of_gaussians(1, {0.0}, {1.0})), invalid_parameter);
+}
+
+TEST_CASE("the truncated subsampled Gaussian mixes its two bounds by the truncation odds") {
+  // n = 4, q = 0.5, batch 2: truncation given the record is sampled has
+  // probability t = P(Bin(3, 0.5) >= 2) = 1/2, and the record is in the cut
+  // batch with probability P(Bin(4, 0.5) >= 3) 2 / (t 4) = 5/16 (by hand).
+  const auto p = pld::truncated_subsampled_gaussian(4, 0.5, 2, 1.0);
+  const auto plain = pld::subsampled_gaussian(0.5, 1.0);
+  const auto cut = pld::subsampled_gaussian_replace_one(5.0 / 16, 0.5);
+  for (double e : {0.0, 0.5, 1.0, 3.0}) {
+    CAPTURE(e);
+    CHECK(p.remove().delta(e) ==
+          doctest::Approx(0.5 * cut.delta(e) + 0.5 * plain.remove().delta(e)).epsilon(1e-9));
+    CHECK(p.add().delta(e) ==
+          doctest::Approx(0.5 * cut.delta(e) + 0.5 * plain.add().delta(e)).epsilon(1e-9));
+  }
+  // No truncation possible (batch >= n): the plain subsampled Gaussian.
+  CHECK(pld::truncated_subsampled_gaussian(3, 0.5, 3, 1.0).delta(0.5) == plain.delta(0.5));
+  // dp_accounting's test_truncated_subsampled_gaussian_basic: 3 runs of this
+  // and 2 with n = 3 reach epsilon 17.904330 at delta 1e-6.
+  const auto second = pld::truncated_subsampled_gaussian(3, 0.5, 2, 1.0);
+  const auto both = pld::compose_all(std::vector<privet::pld_runs>{{p, 3}, {second, 2}});
+  const double eps = both.epsilon(1e-6).epsilon();
+  CHECK(eps >= 17.904330 - 1e-6);
+  CHECK(eps <= 17.904330 + 1e-3);
+}

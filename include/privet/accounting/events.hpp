@@ -34,6 +34,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <optional>
@@ -123,6 +124,29 @@ struct randomized_response_special_event {
   std::uint64_t k = 2;  ///< Number of categories; >= 2.
 };
 
+/// The mixture of Gaussians (MMCC; privacy_loss_distribution::
+/// mixture_of_gaussians): Gaussian noise of standard deviation sigma on a
+/// query whose sensitivity is sensitivities[i] with probability probs[i],
+/// add/remove neighbours. Its RDP curve is the Gaussian's at the largest
+/// sensitivity (joint quasi-convexity of Renyi divergence, van Erven &
+/// Harremoes 2014, Theorem 13), which is looser.
+struct mixture_of_gaussians_event {
+  double sigma;                       ///< Noise standard deviation; > 0.
+  std::vector<double> sensitivities;  ///< Each >= 0.
+  std::vector<double> probs;          ///< Their probabilities, summing to 1.
+};
+
+/// dp_accounting's truncated Poisson-subsampled Gaussian
+/// (privacy_loss_distribution::truncated_subsampled_gaussian). Its RDP curve
+/// is the Gaussian's at sensitivity 2 (no amplification), which is looser.
+struct truncated_subsampled_gaussian_event {
+  std::uint64_t n;           ///< Dataset size; >= 1.
+  double q;                  ///< Poisson sampling rate, in (0, 1].
+  std::uint64_t batch;       ///< Largest batch kept; >= 1.
+  double noise_multiplier;   ///< Noise standard deviation / L2 norm bound; > 0.
+  bool replace_one = false;  ///< Replace-one neighbours (else add/remove).
+};
+
 // ---- RDP curves ------------------------------------------------------------------
 
 /// The Gaussian's curve alpha / (2 sigma^2) on `orders` (rdp_gaussian).
@@ -184,6 +208,20 @@ inline std::optional<rdp> rdp_of(const subsampled_laplace_event& e,
 inline std::optional<rdp> rdp_of(const subsampled_gaussian_replace_one_event& e,
                                  const std::vector<double>& orders) {
   if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
+  return rdp_gaussian(e.noise_multiplier / 2, orders);
+}
+/// The Gaussian's curve at the largest sensitivity.
+inline std::optional<rdp> rdp_of(const mixture_of_gaussians_event& e,
+                                 const std::vector<double>& orders) {
+  validate_positive(e.sigma, "sigma");
+  double top = 0;
+  for (double c : e.sensitivities) top = std::max(top, c);
+  validate_positive(top, "max(sensitivities)");
+  return rdp_gaussian(e.sigma / top, orders);
+}
+/// The Gaussian's curve at sensitivity 2.
+inline std::optional<rdp> rdp_of(const truncated_subsampled_gaussian_event& e,
+                                 const std::vector<double>& orders) {
   return rdp_gaussian(e.noise_multiplier / 2, orders);
 }
 /// Replace-one's curve (rdp_randomized_response).
@@ -257,6 +295,15 @@ inline optional_pld pld_of(const subsampled_gaussian_replace_one_event& e, const
 /// Randomised response's replace-special PLD, both orders kept.
 inline optional_pld pld_of(const randomized_response_special_event& e, const pld_options& o) {
   return privacy_loss_distribution::randomized_response_replace_special(e.epsilon, e.k, o);
+}
+/// The mixture of Gaussians' PLD, both orders kept.
+inline optional_pld pld_of(const mixture_of_gaussians_event& e, const pld_options& o) {
+  return privacy_loss_distribution::mixture_of_gaussians(e.sigma, e.sensitivities, e.probs, o);
+}
+/// The truncated subsampled Gaussian's PLD.
+inline optional_pld pld_of(const truncated_subsampled_gaussian_event& e, const pld_options& o) {
+  return privacy_loss_distribution::truncated_subsampled_gaussian(
+      e.n, e.q, e.batch, e.noise_multiplier, e.replace_one, o);
 }
 /// No PLD is known here for sampling without replacement: the RDP bound only.
 inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
@@ -383,6 +430,23 @@ inline std::string describe(const subsampled_gaussian_replace_one_event& e) {
 inline std::string describe(const randomized_response_special_event& e) {
   return "randomized_response_special(epsilon = " + detail::format_value(e.epsilon) +
          ", k = " + std::to_string(e.k) + ")";
+}
+/// The event's kind and parameters, e.g. "mixture_of_gaussians(...)".
+inline std::string describe(const mixture_of_gaussians_event& e) {
+  std::string out = "mixture_of_gaussians(sigma = " + detail::format_value(e.sigma) + ", [";
+  for (std::size_t i = 0; i < e.sensitivities.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += detail::format_value(e.sensitivities[i]) + ": " +
+           (i < e.probs.size() ? detail::format_value(e.probs[i]) : std::string("?"));
+  }
+  return out + "])";
+}
+/// The event's kind and parameters, e.g. "truncated_subsampled_gaussian(...)".
+inline std::string describe(const truncated_subsampled_gaussian_event& e) {
+  return "truncated_subsampled_gaussian(n = " + std::to_string(e.n) +
+         ", q = " + detail::format_value(e.q) + ", batch = " + std::to_string(e.batch) +
+         ", noise_multiplier = " + detail::format_value(e.noise_multiplier) +
+         (e.replace_one ? ", replace_one)" : ")");
 }
 /// The event's kind and parameters, e.g. "pure_dp(...)".
 inline std::string describe(const pure_dp& g) {

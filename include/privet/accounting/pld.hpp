@@ -74,6 +74,7 @@
 #include <privet/core/parallel.hpp>
 #include <privet/core/validate.hpp>
 
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <kissfft/kissfft.hh>
 
@@ -912,6 +913,131 @@ struct subsampled_gaussian_replace_loss {
     return q * normal_sf((-1 - x) / s) + (1 - q) * normal_sf(-x / s);
   }
 };
+
+/// Mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta 2023,
+/// "Privacy amplification for matrix mechanisms", the MMCC mechanism):
+/// Gaussian noise of standard deviation s on a query whose sensitivity is
+/// c_i with probability p_i (c_i >= 0). Remove order: P = sum p_i N(c_i, s^2)
+/// against Q = N(0, s^2), L(x) = log sum p_i e^{(2 c_i x - c_i^2) / (2 s^2)},
+/// increasing in x; the add order is the reverse, L = -L_remove(x) under
+/// N(0, s^2). The inverse has no closed form: x_at solves L(x) = l by
+/// safeguarded Newton steps to the last ulp.
+struct mixture_gaussian_loss {
+  double s;
+  std::vector<double> c, p;  // sensitivities and their probabilities (p > 0)
+  double log_p0;             // log of the mass at sensitivity 0 (-inf if none)
+
+  [[nodiscard]] double loss(double x) const {
+    // Log-sum-exp of log p_i + (2 c_i x - c_i^2) / (2 s^2).
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < c.size(); ++i) top = std::max(top, term(i, x));
+    double sum = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) sum += std::exp(term(i, x) - top);
+    return top + std::log(sum);
+  }
+  // dL/dx = sum w_i c_i / s^2 with w_i the softmax weights of the terms.
+  [[nodiscard]] double slope(double x) const {
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < c.size(); ++i) top = std::max(top, term(i, x));
+    double sum = 0, weighted = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const double w = std::exp(term(i, x) - top);
+      sum += w;
+      weighted += w * c[i];
+    }
+    return weighted / sum / (s * s);
+  }
+  /// The x with L(x) = l, for l above log p_0 (the infimum of L); clamped
+  /// to [lowest, highest], where every tail used is 0 or 1 in double.
+  [[nodiscard]] double x_at(double l) const {
+    const double cmax = *std::max_element(c.begin(), c.end());
+    const double lowest = -40 * s - 1, highest = cmax + 40 * s + 1;
+    double lo = lowest, hi = highest;
+    if (loss(lo) >= l) return lo;
+    if (loss(hi) <= l) return hi;
+    // Start from the inverse for the largest sensitivity alone.
+    double x = std::clamp(s * s * (l - log_prob_max()) / cmax + cmax / 2, lo, hi);
+    for (int it = 0; it < 200 && lo < hi; ++it) {
+      const double f = loss(x) - l;
+      if (f == 0) return x;
+      if (f < 0) {
+        lo = x;
+      } else {
+        hi = x;
+      }
+      double next = x - f / slope(x);
+      if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
+      if (next == x || next <= lo || next >= hi) break;
+      x = next;
+    }
+    return x;
+  }
+  [[nodiscard]] double mix_sf(double x) const {  // sum p_i P(N(c_i, s^2) > x)
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += p[i] * normal_sf((x - c[i]) / s);
+    return t;
+  }
+  [[nodiscard]] double mix_cdf(double x) const {
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += p[i] * normal_sf((c[i] - x) / s);
+    return t;
+  }
+
+ private:
+  [[nodiscard]] double term(std::size_t i, double x) const {
+    return std::log(p[i]) + (2 * c[i] * x - c[i] * c[i]) / (2 * s * s);
+  }
+  [[nodiscard]] double log_prob_max() const {
+    const auto i = static_cast<std::size_t>(std::max_element(c.begin(), c.end()) - c.begin());
+    return std::log(p[i]);
+  }
+};
+
+/// The remove order of mixture_gaussian_loss.
+struct mixture_gaussian_remove_loss {
+  const mixture_gaussian_loss* m;
+  [[nodiscard]] bool below_range(double l) const { return l <= m->log_p0; }
+  [[nodiscard]] double p_gt(double l) const { return below_range(l) ? 1 : m->mix_sf(m->x_at(l)); }
+  [[nodiscard]] double p_le(double l) const { return below_range(l) ? 0 : m->mix_cdf(m->x_at(l)); }
+  [[nodiscard]] double q_gt(double l) const {
+    return below_range(l) ? 1 : normal_sf(m->x_at(l) / m->s);
+  }
+  [[nodiscard]] double q_le(double l) const {
+    return below_range(l) ? 0 : normal_sf(-m->x_at(l) / m->s);
+  }
+};
+
+/// The add order: P = N(0, s^2), Q the mixture; L = -L_remove(x), below
+/// -log p_0.
+struct mixture_gaussian_add_loss {
+  const mixture_gaussian_loss* m;
+  [[nodiscard]] bool above_range(double l) const { return -l <= m->log_p0; }
+  // L > l iff L_remove(x) < -l iff x < x_at(-l).
+  [[nodiscard]] double p_gt(double l) const {
+    return above_range(l) ? 0 : normal_sf(-m->x_at(-l) / m->s);
+  }
+  [[nodiscard]] double p_le(double l) const {
+    return above_range(l) ? 1 : normal_sf(m->x_at(-l) / m->s);
+  }
+  [[nodiscard]] double q_gt(double l) const { return above_range(l) ? 0 : m->mix_cdf(m->x_at(-l)); }
+  [[nodiscard]] double q_le(double l) const { return above_range(l) ? 1 : m->mix_sf(m->x_at(-l)); }
+};
+
+/// w a + (1 - w) b of two pmfs on one grid (the PLD of running the first
+/// pair with probability w and the second otherwise, the coin public: its
+/// delta is w delta_a + (1 - w) delta_b, which by the joint convexity of the
+/// hockey-stick divergence bounds any mixture of the two pairs).
+inline pld_pmf mix_pmfs(const pld_pmf& a, const pld_pmf& b, double w) {
+  const std::int64_t lo = std::min(a.lowest_index(), b.lowest_index());
+  const std::int64_t hi = std::max(a.highest_index(), b.highest_index());
+  std::vector<double> probs(static_cast<std::size_t>(hi - lo + 1));
+  for (std::int64_t i = lo; i <= hi; ++i) {
+    probs[static_cast<std::size_t>(i - lo)] = w * a.mass_at(i) + (1 - w) * b.mass_at(i);
+  }
+  // Each mixed mass within 2 ulps of itself (both terms >= 0).
+  const double inf = w * a.infinity_mass() + (1 - w) * b.infinity_mass() + 4 * unit_roundoff;
+  return pld_pmf(pmf_built_t{}, a.interval(), lo, std::move(probs), std::min(1.0, inf));
+}
 
 // ---- convolution -----------------------------------------------------------------
 
@@ -1954,6 +2080,73 @@ class privacy_loss_distribution {
                                      detail::discretize_atoms(ad, 0, o), o.tail_mass_truncation);
   }
 
+  /// The mixture of Gaussians (detail::mixture_gaussian_loss): Gaussian
+  /// noise of standard deviation sigma, sensitivity sensitivities[i] with
+  /// probability probs[i], add/remove neighbours; both orders are kept.
+  /// Entries of probability 0 are dropped. Under P the remove loss is outside
+  /// [L(c_min - sigma z), L(c_max + sigma z)] with probability at most
+  /// Phi(-z) on each side (every component is), the add loss likewise
+  /// within -L(+-sigma z), z leaving tail_mass_truncation / 2 per side.
+  /// Throws invalid_parameter naming `sigma`, `sensitivities` (empty, sizes
+  /// differ, an entry negative or not finite, or no positive one with
+  /// positive probability) or `probs` (an entry outside [0, 1], or a sum
+  /// not within 1e-9 of 1).
+  static privacy_loss_distribution mixture_of_gaussians(double sigma,
+                                                        const std::vector<double>& sensitivities,
+                                                        const std::vector<double>& probs,
+                                                        const pld_options& o = {}) {
+    validate_positive(sigma, "sigma");
+    validate(o);
+    detail::mixture_gaussian_loss m{sigma, {}, {}, -std::numeric_limits<double>::infinity()};
+    check_mixture(sensitivities, probs, m.c, m.p, m.log_p0);
+    const double cmin = *std::min_element(m.c.begin(), m.c.end());
+    const double cmax = *std::max_element(m.c.begin(), m.c.end());
+    const double z = detail::normal_isf(o.tail_mass_truncation / 2);
+    const detail::mixture_gaussian_remove_loss rm{&m};
+    const detail::mixture_gaussian_add_loss ad{&m};
+    return privacy_loss_distribution(
+        detail::discretize_continuous(rm, m.loss(cmin - sigma * z), m.loss(cmax + sigma * z), o),
+        detail::discretize_continuous(ad, -m.loss(sigma * z), -m.loss(-sigma * z), o),
+        o.tail_mass_truncation);
+  }
+
+  /// The truncated Poisson-subsampled Gaussian of dp_accounting
+  /// (from_truncated_subsampled_gaussian_mechanism): each of n records is
+  /// sampled with probability q, and a batch larger than `batch` is cut down
+  /// to `batch` records. With probability t = P(Bin(n - 1, q) >= batch)
+  /// (truncation happens given the record is sampled) the step is bounded by
+  /// the replace-one subsampled Gaussian at noise multiplier sigma / 2 and
+  /// rate P(Bin(n, q) > batch) batch / (t n); otherwise by the subsampled
+  /// Gaussian (the neighbouring relation's) at sigma and q; the PLD is their
+  /// mixture with weight t (mix_pmfs), dp_accounting's analysis.
+  /// `replace_one` selects replace-one neighbours for the second part.
+  /// Throws invalid_parameter naming `n` (< 1), `batch` (< 1), `q` (outside
+  /// (0, 1]) or `noise_multiplier`.
+  static privacy_loss_distribution truncated_subsampled_gaussian(std::uint64_t n, double q,
+                                                                 std::uint64_t batch,
+                                                                 double noise_multiplier,
+                                                                 bool replace_one = false,
+                                                                 const pld_options& o = {}) {
+    validate_at_least<std::uint64_t>(n, 1, "n");
+    validate_at_least<std::uint64_t>(batch, 1, "batch");
+    if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+    validate_positive(noise_multiplier, "noise_multiplier");
+    validate(o);
+    const auto plain = replace_one ? subsampled_gaussian_replace_one(q, noise_multiplier, o)
+                                   : subsampled_gaussian(q, noise_multiplier, o);
+    const double t = binomial_at_least(n - 1, q, batch);
+    if (t == 0) return plain;
+    const double q2 = std::min(1.0, binomial_at_least(n, q, batch + 1) *
+                                        static_cast<double>(batch) / t / static_cast<double>(n));
+    const auto cut = subsampled_gaussian_replace_one(q2, noise_multiplier / 2, o);
+    const double tau = o.tail_mass_truncation;
+    if (plain.symmetric()) {
+      return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t), tau);
+    }
+    return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t),
+                                     detail::mix_pmfs(cut.add(), plain.add(), t), tau);
+  }
+
   // ---- composition ---------------------------------------------------------------
 
   /// The PLD of running both mechanisms (on the same neighbours). Throws
@@ -2161,6 +2354,60 @@ class privacy_loss_distribution {
       }
     }
   }
+  /// P(Bin(n, q) >= k), by the regularised incomplete beta function.
+  static double binomial_at_least(std::uint64_t n, double q, std::uint64_t k) {
+    if (k == 0) return 1;
+    if (k > n) return 0;
+    if (q >= 1) return 1;
+    return boost::math::ibeta(static_cast<double>(k), static_cast<double>(n - k + 1), q);
+  }
+
+  static void check_mixture(const std::vector<double>& c, const std::vector<double>& p,
+                            std::vector<double>& c_out, std::vector<double>& p_out,
+                            double& log_p0) {
+    validate_non_empty(c, "sensitivities");
+    if (c.size() != p.size()) {
+      throw_invalid("probs.size()", p.size(),
+                    "sensitivities.size() = " + detail::format_value(c.size()));
+    }
+    double total = 0, p0 = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (!(std::isfinite(c[i]) && c[i] >= 0)) {
+        throw invalid_parameter("sensitivities", "privet: sensitivities[" +
+                                                     detail::format_value(i) +
+                                                     "] = " + detail::format_value(c[i]) +
+                                                     " is invalid; allowed: finite and >= 0");
+      }
+      if (!(p[i] >= 0 && p[i] <= 1)) {
+        throw invalid_parameter("probs", "privet: probs[" + detail::format_value(i) +
+                                             "] = " + detail::format_value(p[i]) +
+                                             " is invalid; allowed: [0, 1]");
+      }
+      total += p[i];
+      if (p[i] == 0) continue;
+      if (c[i] == 0) {
+        p0 += p[i];
+        continue;
+      }
+      c_out.push_back(c[i]);
+      p_out.push_back(p[i]);
+    }
+    if (!(std::fabs(total - 1) <= 1e-9)) {
+      throw invalid_parameter("probs", "privet: sum(probs) = " + detail::format_value(total) +
+                                           " is invalid; allowed: 1 within 1e-9");
+    }
+    if (c_out.empty()) {
+      throw invalid_parameter("sensitivities",
+                              "privet: sensitivities has no positive entry of positive "
+                              "probability; allowed: at least one (otherwise nothing is released)");
+    }
+    if (p0 > 0) {
+      c_out.push_back(0);
+      p_out.push_back(p0);
+      log_p0 = std::log(p0);
+    }
+  }
+
   static void same_grid(const pld_pmf& a, const pld_pmf& b) {
     if (a.interval() != b.interval()) {
       throw_invalid("value_discretization_interval", b.interval(),

@@ -215,7 +215,32 @@ def _translate(event, count, relation, kind, out) -> None:
         if event.standard_deviation == 0:
             out.non_private = True
             return
-        raise Unsupported(event, "privet has no PLD for a mixture of Gaussians")
+        native = _acc.MixtureOfGaussiansEvent(
+            event.standard_deviation,
+            [float(c) for c in event.sensitivities],
+            [float(p) for p in event.sampling_probs],
+        )
+        _add(out, native, count)
+        return
+    if isinstance(event, E.TruncatedSubsampledGaussianDpEvent) and kind == "pld":
+        if (
+            event.sampling_probability == 0
+            or event.truncated_batch_size == 0
+            or event.dataset_size == 0
+        ):
+            return
+        if event.noise_multiplier == 0:
+            out.non_private = True
+            return
+        native = _acc.TruncatedSubsampledGaussianEvent(
+            int(event.dataset_size),
+            event.sampling_probability,
+            int(event.truncated_batch_size),
+            event.noise_multiplier,
+            relation is _RO,
+        )
+        _add(out, native, count)
+        return
     if isinstance(event, E.PoissonSampledDpEvent):
         if relation not in (_AOR, _RS):
             raise Unsupported(event, _relation_message((_AOR, _RS)))
