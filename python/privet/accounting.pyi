@@ -112,6 +112,67 @@ class FixedSizeSubsampledGaussianEvent(_EventBase):
     @property
     def noise_multiplier(self) -> float: ...
 
+class SubsampledLaplaceEvent(_EventBase):
+    """Laplace noise (scale times the L1 sensitivity) on a Poisson sample with
+    rate q, add/remove neighbours (exact PLD; RDP by its pure DP)."""
+
+    def __init__(self, q: float, scale: float) -> None: ...
+    @property
+    def q(self) -> float: ...
+    @property
+    def scale(self) -> float: ...
+
+class SubsampledGaussianReplaceOneEvent(_EventBase):
+    """Gaussian noise on a Poisson sample with rate q, replace-one neighbours
+    (exact PLD; RDP by the Gaussian at sensitivity 2)."""
+
+    def __init__(self, q: float, noise_multiplier: float) -> None: ...
+    @property
+    def q(self) -> float: ...
+    @property
+    def noise_multiplier(self) -> float: ...
+
+class RandomizedResponseSpecialEvent(_EventBase):
+    """k-ary randomised response under replace-special neighbours (a value
+    against an input whose output is uniform)."""
+
+    def __init__(self, epsilon: float, k: int = 2) -> None: ...
+    @property
+    def epsilon(self) -> float: ...
+    @property
+    def k(self) -> int: ...
+
+class MixtureOfGaussiansEvent(_EventBase):
+    """Gaussian noise (standard deviation sigma) on a query whose sensitivity
+    is sensitivities[i] with probability probs[i], add/remove neighbours
+    (MMCC; exact PLD; RDP by the largest sensitivity)."""
+
+    def __init__(self, sigma: float, sensitivities: Sequence[float], probs: Sequence[float]) -> None: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def sensitivities(self) -> List[float]: ...
+    @property
+    def probs(self) -> List[float]: ...
+
+class TruncatedSubsampledGaussianEvent(_EventBase):
+    """dp_accounting's truncated Poisson-subsampled Gaussian: n records each
+    sampled with probability q, batches cut to ``batch`` records."""
+
+    def __init__(
+        self, n: int, q: float, batch: int, noise_multiplier: float, replace_one: bool = False
+    ) -> None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def q(self) -> float: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def noise_multiplier(self) -> float: ...
+    @property
+    def replace_one(self) -> bool: ...
+
 class PureDp(_EventBase):
     """An eps-DP release."""
 
@@ -167,6 +228,11 @@ LeafEvent = Union[
     TreeAggregationEvent,
     SubsampledGaussianEvent,
     FixedSizeSubsampledGaussianEvent,
+    SubsampledLaplaceEvent,
+    SubsampledGaussianReplaceOneEvent,
+    RandomizedResponseSpecialEvent,
+    MixtureOfGaussiansEvent,
+    TruncatedSubsampledGaussianEvent,
     PureDp,
     ApproxDp,
     Zcdp,
@@ -249,6 +315,20 @@ class _Accountant:
         """PRV accountant only: bounds on epsilon."""
     def get_delta_bounds(self, epsilon: float) -> PrvBounds:
         """PRV accountant only: bounds on delta."""
+    def true_positive_rates(
+        self, false_positive_rates: Sequence[float], deltas: Optional[Sequence[float]] = None
+    ) -> List[float]:
+        """PLD accountant only: an upper bound on the true positive rate of any
+        membership test at each false positive rate, the smallest over the
+        (epsilon, delta) pairs of ``deltas`` (default: 0 and 3,000 log-spaced
+        from 1e-13 to 1)."""
+    def gdp_parameter_estimate(
+        self,
+        false_positive_rates: Optional[Sequence[float]] = None,
+        deltas: Optional[Sequence[float]] = None,
+    ) -> float:
+        """PLD accountant only: an estimate (no bound either way) of mu-GDP's mu,
+        over the rates above the PLD's mass at +infinity and at most 1/2."""
     @property
     def kind(self) -> AccountantKind: ...
     @property

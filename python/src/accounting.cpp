@@ -46,7 +46,9 @@ using any_event =
     std::variant<gaussian_event, laplace_event, discrete_gaussian_event, discrete_laplace_event,
                  randomized_response_event, subsampled_gaussian_event,
                  fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp,
-                 randomized_response_special_event, bounded_range_event, tree_aggregation_event>;
+                 randomized_response_special_event, bounded_range_event, tree_aggregation_event,
+                 subsampled_laplace_event, subsampled_gaussian_replace_one_event,
+                 mixture_of_gaussians_event, truncated_subsampled_gaussian_event>;
 
 /// `count` runs of one event (Python object: any event, composite or not).
 struct self_composed_event {
@@ -109,7 +111,11 @@ void flatten(py::handle event, std::uint64_t count, flat_events& out, int depth 
       take<zcdp>(event, count, out) || take<gdp>(event, count, out) ||
       take<rdp>(event, count, out) || take<randomized_response_special_event>(event, count, out) ||
       take<bounded_range_event>(event, count, out) ||
-      take<tree_aggregation_event>(event, count, out)) {
+      take<tree_aggregation_event>(event, count, out) ||
+      take<subsampled_laplace_event>(event, count, out) ||
+      take<subsampled_gaussian_replace_one_event>(event, count, out) ||
+      take<mixture_of_gaussians_event>(event, count, out) ||
+      take<truncated_subsampled_gaussian_event>(event, count, out)) {
     return;
   }
   throw py::type_error("privet: " + std::string(py::str(py::type::of(event).attr("__name__"))) +
@@ -312,6 +318,31 @@ class accountant {
     return acc->delta(epsilon);
   }
 
+  /// privacy_loss_distribution::true_positive_rates of the composition (the
+  /// rates themselves when nothing was composed: no test beats chance).
+  [[nodiscard]] std::vector<double> true_positive_rates(const std::vector<double>& fprs,
+                                                        const std::vector<double>& deltas) {
+    std::lock_guard lock(mutex_);
+    if (odometer_.releases() == 0) {
+      // Nothing released: no test beats chance, TPR = FPR exactly.
+      (void)composed_or_throw(nullptr).true_positive_rates(fprs, deltas);  // checks the arguments
+      return fprs;
+    }
+    return composed_or_throw("true positive rates").true_positive_rates(fprs, deltas);
+  }
+
+  /// privacy_loss_distribution::gdp_parameter_estimate of the composition
+  /// (0 when nothing was composed).
+  [[nodiscard]] double gdp_parameter_estimate(const std::vector<double>& fprs,
+                                              const std::vector<double>& deltas) {
+    std::lock_guard lock(mutex_);
+    if (odometer_.releases() == 0) {
+      (void)composed_or_throw(nullptr).true_positive_rates(fprs, deltas);  // checks the arguments
+      return 0;
+    }
+    return composed_or_throw("a GDP estimate").gdp_parameter_estimate(fprs, deltas);
+  }
+
   [[nodiscard]] std::vector<double> rdp() {
     std::lock_guard lock(mutex_);
     return odometer_.composed_rdp().epsilons();
@@ -328,6 +359,32 @@ class accountant {
   [[nodiscard]] accountant_kind kind() const { return kind_; }
 
  private:
+  /// The composed PLD (an identity PLD, loss 0 with mass 1, for `what` =
+  /// nullptr); throws invalid_parameter naming `accountant` with the reason
+  /// when this is no PLD accountant or the composition has no PLD.
+  const privacy_loss_distribution& composed_or_throw(const char* what) {
+    if (kind_ != accountant_kind::pld) {
+      throw invalid_parameter("accountant", std::string("privet: the ") + to_string(kind_) +
+                                                " accountant has no privacy loss distribution; " +
+                                                "ask the PLD accountant");
+    }
+    if (what == nullptr) {
+      static const privacy_loss_distribution identity(pld_pmf(1e-4, 0, {1.0}, 0.0));
+      return identity;
+    }
+    try {
+      if (const auto* p = composed_pld()) return *p;
+    } catch (const invalid_parameter& e) {
+      throw invalid_parameter("accountant", std::string("privet: the PLD accountant has no ") +
+                                                what +
+                                                ": the composition cannot be held on its "
+                                                "grid: " +
+                                                e.what());
+    }
+    throw invalid_parameter("accountant", std::string("privet: the PLD accountant has no ") + what +
+                                              ": " + odometer_.report(0.5).pld_unavailable);
+  }
+
   const privacy_loss_distribution* composed_pld() {
     if (!pld_cache_) pld_cache_ = odometer_.composed_pld();
     return *pld_cache_ ? &**pld_cache_ : nullptr;
@@ -419,6 +476,28 @@ void bind_event_common(py::class_<E>& c) {
              return py::isinstance<E>(b) && describe(a) == describe(b.cast<const E&>());
            })
       .def("__hash__", [](const E& e) { return py::hash(py::str(describe(e))); });
+}
+
+/// n points from 10^a to 10^b, equally spaced in log (numpy.logspace).
+std::vector<double> logspace(double a, double b, std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = std::pow(10.0, a + (b - a) * static_cast<double>(i) / static_cast<double>(n - 1));
+  }
+  return v;
+}
+
+/// dp_accounting's default deltas for true positive rates: 0 and 3,000
+/// log-spaced from 1e-13 to 1.
+std::vector<double> default_tpr_deltas() {
+  std::vector<double> d = logspace(-13, 0, 3000);
+  d.insert(d.begin(), 0.0);
+  return d;
+}
+
+/// dp_accounting's default false positive rates for the GDP estimate.
+std::vector<double> default_gdp_fprs() {
+  return logspace(-12, std::log10(0.5), 500);
 }
 
 const char* const accountant_kwargs_doc =
@@ -529,8 +608,8 @@ void bind_accounting(py::module_& parent) {
   py::class_<randomized_response_special_event> rrs(
       m, "RandomizedResponseSpecialEvent",
       "k-ary randomised response under replace-special neighbours: the special record's report "
-      "is uniform over the k values (dp_accounting's REPLACE_SPECIAL). Its PLD is the "
-      "replace-one one, which bounds it.");
+      "is uniform over the k values (dp_accounting's REPLACE_SPECIAL), with its own RDP curve "
+      "and PLD.");
   rrs.def(py::init([](double eps, std::int64_t k) {
             validate_epsilon(eps);
             return randomized_response_special_event{
@@ -628,6 +707,103 @@ void bind_accounting(py::module_& parent) {
           [](const fixed_size_subsampled_gaussian_event& e) { return e.noise_multiplier; },
           "Noise standard deviation / replace-one sensitivity.");
   bind_event_common(fs);
+
+  py::class_<subsampled_laplace_event> sl(
+      m, "SubsampledLaplaceEvent",
+      "Laplace noise of scale `scale` times the L1 sensitivity on a Poisson sample with rate q, "
+      "add/remove neighbours (exact PLD; RDP by the pure DP it satisfies).");
+  sl.def(py::init([](double q, double b) {
+           if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+           return subsampled_laplace_event{q, validate_positive(b, "scale")};
+         }),
+         py::arg("q"), py::arg("scale"),
+         "Throws InvalidParameter unless q is in (0, 1] and scale is finite and > 0.")
+      .def_property_readonly(
+          "q", [](const subsampled_laplace_event& e) { return e.q; }, "Poisson sampling rate.")
+      .def_property_readonly(
+          "scale", [](const subsampled_laplace_event& e) { return e.scale; },
+          "Noise scale / L1 sensitivity.");
+  bind_event_common(sl);
+
+  py::class_<subsampled_gaussian_replace_one_event> sgr(
+      m, "SubsampledGaussianReplaceOneEvent",
+      "Gaussian noise with this noise multiplier on a Poisson sample with rate q, replace-one "
+      "neighbours (exact PLD; RDP by the Gaussian at sensitivity 2).");
+  sgr.def(py::init([](double q, double s) {
+            if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+            return subsampled_gaussian_replace_one_event{q,
+                                                         validate_positive(s, "noise_multiplier")};
+          }),
+          py::arg("q"), py::arg("noise_multiplier"),
+          "Throws InvalidParameter unless q is in (0, 1] and noise_multiplier is finite and > 0.")
+      .def_property_readonly(
+          "q", [](const subsampled_gaussian_replace_one_event& e) { return e.q; },
+          "Poisson sampling rate.")
+      .def_property_readonly(
+          "noise_multiplier",
+          [](const subsampled_gaussian_replace_one_event& e) { return e.noise_multiplier; },
+          "Noise standard deviation / L2 norm bound.");
+  bind_event_common(sgr);
+
+  py::class_<mixture_of_gaussians_event> mog(
+      m, "MixtureOfGaussiansEvent",
+      "Gaussian noise of standard deviation sigma on a query whose sensitivity is "
+      "sensitivities[i] with probability probs[i], add/remove neighbours (Choquette-Choo et al. "
+      "2023, MMCC; exact PLD; RDP by the largest sensitivity).");
+  mog.def(py::init([](double sigma, std::vector<double> c, std::vector<double> p) {
+            mixture_of_gaussians_event e{sigma, std::move(c), std::move(p)};
+            (void)privacy_loss_distribution::mixture_of_gaussians(e.sigma, e.sensitivities, e.probs,
+                                                                  pld_options{1.0});
+            return e;
+          }),
+          py::arg("sigma"), py::arg("sensitivities"), py::arg("probs"),
+          "Throws InvalidParameter unless sigma is finite and > 0, the sensitivities are finite, "
+          ">= 0 and one of them positive with positive probability, and the probs are in [0, 1] "
+          "and sum to 1 (within 1e-9), one per sensitivity.")
+      .def_property_readonly(
+          "sigma", [](const mixture_of_gaussians_event& e) { return e.sigma; },
+          "Noise standard deviation.")
+      .def_property_readonly(
+          "sensitivities", [](const mixture_of_gaussians_event& e) { return e.sensitivities; },
+          "The possible sensitivities.")
+      .def_property_readonly(
+          "probs", [](const mixture_of_gaussians_event& e) { return e.probs; },
+          "Their probabilities.");
+  bind_event_common(mog);
+
+  py::class_<truncated_subsampled_gaussian_event> tsg(
+      m, "TruncatedSubsampledGaussianEvent",
+      "dp_accounting's truncated Poisson-subsampled Gaussian: n records each sampled with "
+      "probability q, batches cut to `batch` records (exact PLD by dp_accounting's analysis; "
+      "RDP by the Gaussian at sensitivity 2).");
+  tsg.def(py::init([](std::int64_t n, double q, std::int64_t batch, double s, bool replace_one) {
+            validate_at_least<std::int64_t>(n, 1, "n");
+            validate_at_least<std::int64_t>(batch, 1, "batch");
+            if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+            return truncated_subsampled_gaussian_event{
+                static_cast<std::uint64_t>(n), q, static_cast<std::uint64_t>(batch),
+                validate_positive(s, "noise_multiplier"), replace_one};
+          }),
+          py::arg("n"), py::arg("q"), py::arg("batch"), py::arg("noise_multiplier"),
+          py::arg("replace_one") = false,
+          "Throws InvalidParameter unless n, batch >= 1, q is in (0, 1] and noise_multiplier is "
+          "finite and > 0.")
+      .def_property_readonly(
+          "n", [](const truncated_subsampled_gaussian_event& e) { return e.n; }, "Dataset size.")
+      .def_property_readonly(
+          "q", [](const truncated_subsampled_gaussian_event& e) { return e.q; },
+          "Poisson sampling rate.")
+      .def_property_readonly(
+          "batch", [](const truncated_subsampled_gaussian_event& e) { return e.batch; },
+          "Largest batch kept.")
+      .def_property_readonly(
+          "noise_multiplier",
+          [](const truncated_subsampled_gaussian_event& e) { return e.noise_multiplier; },
+          "Noise standard deviation / L2 norm bound.")
+      .def_property_readonly(
+          "replace_one", [](const truncated_subsampled_gaussian_event& e) { return e.replace_one; },
+          "Replace-one neighbours (else add/remove).");
+  bind_event_common(tsg);
 
   py::class_<pure_dp> pure(m, "PureDp",
                            "An eps-DP release (accounted as binary randomised response).");
@@ -886,6 +1062,34 @@ void bind_accounting(py::module_& parent) {
           },
           py::arg("epsilon"),
           "PRV accountant only (InvalidParameter otherwise): bounds on delta at epsilon.")
+      .def(
+          "true_positive_rates",
+          [](accountant& a, const std::vector<double>& fprs,
+             std::optional<std::vector<double>> deltas) {
+            const std::vector<double> d = deltas ? std::move(*deltas) : default_tpr_deltas();
+            py::gil_scoped_release nogil;
+            return a.true_positive_rates(fprs, d);
+          },
+          py::arg("false_positive_rates"), py::arg("deltas") = py::none(),
+          "PLD accountant only: for each false positive rate, an upper bound on the true positive "
+          "rate of any membership test, the smallest over the (epsilon, delta) pairs of `deltas` "
+          "(default: 0 and 3,000 log-spaced from 1e-13 to 1, dp_accounting's) of "
+          "min(e^eps alpha + delta, 1 - e^-eps (1 - alpha - delta)); one sweep of the PLD for "
+          "all deltas. Raises InvalidParameter for rates or deltas outside [0, 1].")
+      .def(
+          "gdp_parameter_estimate",
+          [](accountant& a, std::optional<std::vector<double>> fprs,
+             std::optional<std::vector<double>> deltas) {
+            const std::vector<double> f = fprs ? std::move(*fprs) : default_gdp_fprs();
+            const std::vector<double> d = deltas ? std::move(*deltas) : default_tpr_deltas();
+            py::gil_scoped_release nogil;
+            return a.gdp_parameter_estimate(f, d);
+          },
+          py::arg("false_positive_rates") = py::none(), py::arg("deltas") = py::none(),
+          "PLD accountant only: an estimate (no bound either way) of the mu-GDP parameter: the "
+          "largest Phi^-1(TPR) - Phi^-1(alpha) over the rates alpha in (m, 1/2] (default: 500 "
+          "log-spaced from 1e-12 to 1/2), m the composed PLD's mass at +infinity; inf when no "
+          "rate is left or a TPR bound is 1.")
       .def_property_readonly("kind", &accountant::kind, "Which accountant this is.")
       .def_property_readonly("orders", &accountant::orders, "The Renyi orders (RDP curve).")
       .def_property_readonly("rdp", &accountant::rdp,

@@ -301,3 +301,68 @@ def test_new_rdp_events_and_curves():
     # Orders 1 and +inf in an accountant; order +inf alone certifies eps(inf).
     a = acc.RdpAccountant(orders=[1.0, math.inf]).compose(acc.LaplaceEvent(2.0))
     assert a.get_epsilon(1e-9) == 0.5
+
+
+def test_true_positive_rates_and_gdp_estimate_of_three_gaussians():
+    # Three Gaussians with sigma = sqrt(3) are 1-GDP: the trade-off curve is
+    # TPR(a) = Phi(Phi^-1(a) + 1) (Dong, Roth & Su 2022); privet's bound is
+    # above it and within 1e-3 (the C++ test "true positive rates bound the
+    # Gaussian's trade-off curve from above, tightly").
+    from statistics import NormalDist
+
+    a = acc.PldAccountant().compose(acc.GaussianEvent(3 ** 0.5), 3)
+    rates = [1e-4, 0.01, 0.1, 0.5]
+    tpr = a.true_positive_rates(rates)
+    for r, t in zip(rates, tpr):
+        exact = NormalDist().cdf(NormalDist().inv_cdf(r) + 1)
+        assert exact <= t <= exact + 1e-3
+    assert abs(a.gdp_parameter_estimate() - 1) < 1e-3
+    # Nothing composed: no test beats chance.
+    assert acc.PldAccountant().true_positive_rates([0.25]) == [0.25]
+    with pytest.raises(privet.InvalidParameter, match=r"false_positive_rates\[0\] = 1.5"):
+        a.true_positive_rates([1.5])
+    with pytest.raises(privet.InvalidParameter, match="PLD accountant"):
+        acc.RdpAccountant().compose(acc.GaussianEvent(1.0)).true_positive_rates([0.1])
+
+
+def test_subsampled_laplace_replace_one_gaussian_and_special_rr_events():
+    # Known answers from the C++ tests (pld_test.cpp), which check these PLDs
+    # against numeric integrals and the two-atom divergence.
+    lap = acc.PldAccountant().compose(acc.SubsampledLaplaceEvent(0.2, 0.5), 3)
+    assert lap.get_delta(2.4700) < 1e-8
+    assert lap.get_delta(1.0) > 1e-3
+    rep = acc.PldAccountant().compose(acc.SubsampledGaussianReplaceOneEvent(1.0, 2.0))
+    plain = acc.PldAccountant().compose(acc.GaussianEvent(1.0))  # sensitivity 2 at sigma 2
+    assert rep.get_delta(0.5) == plain.get_delta(0.5)
+    p, k = (4 - math.e) / 3, 4
+    rr = acc.PldAccountant().compose(acc.RandomizedResponseSpecialEvent(math.log1p(k * (1 - p) / p), k))
+    assert rr.get_delta(1.0) < 1e-7
+    assert rr.get_delta(0.5) > 0.01
+    with pytest.raises(privet.InvalidParameter, match="q = 1.5"):
+        acc.SubsampledLaplaceEvent(1.5, 1.0)
+    with pytest.raises(privet.InvalidParameter, match="scale = nan"):
+        acc.SubsampledLaplaceEvent(0.5, float("nan"))
+    # Their RDP curves are valid (looser) bounds, so the RDP accountant takes them.
+    assert acc.RdpAccountant().compose(acc.SubsampledLaplaceEvent(0.2, 0.5)).get_epsilon(1e-5) > 0
+
+
+def test_mixture_of_gaussians_and_truncated_subsampled_gaussian_events():
+    # dp_accounting's known answers (pld_privacy_accountant_test.py,
+    # test_mixture_of_gaussians_basic and test_truncated_subsampled_gaussian_basic):
+    # 17.193115 and 17.904330 at delta 1e-6; privet's pessimistic grid is
+    # above them, by 1e-5 relative (pld_test.cpp checks the PLDs against
+    # numeric integrals).
+    a = acc.PldAccountant()
+    a.compose(acc.MixtureOfGaussiansEvent(1.0, [0.0, 1.0, 2.0], [0.2, 0.6, 0.2]), 3)
+    a.compose(acc.MixtureOfGaussiansEvent(2.0, [0.0, 2.0, 3.0], [0.33, 0.34, 0.33]), 2)
+    assert 17.193115 <= a.get_epsilon(1e-6) <= 17.193115 + 1e-3
+    t = acc.PldAccountant()
+    t.compose(acc.TruncatedSubsampledGaussianEvent(4, 0.5, 2, 1.0), 3)
+    t.compose(acc.TruncatedSubsampledGaussianEvent(3, 0.5, 2, 1.0), 2)
+    assert 17.904330 <= t.get_epsilon(1e-6) <= 17.904330 + 1e-3
+    with pytest.raises(privet.InvalidParameter, match=r"sensitivities\[0\] = -1"):
+        acc.MixtureOfGaussiansEvent(1.0, [-1.0], [1.0])
+    with pytest.raises(privet.InvalidParameter, match="sum\\(probs\\)"):
+        acc.MixtureOfGaussiansEvent(1.0, [1.0, 2.0], [0.5, 0.6])
+    with pytest.raises(privet.InvalidParameter, match="batch = 0"):
+        acc.TruncatedSubsampledGaussianEvent(4, 0.5, 0, 1.0)

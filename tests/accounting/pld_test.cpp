@@ -931,3 +931,236 @@ TEST_CASE("compose_all names its bad inputs") {
       "as the other PLD's, 1e-04",
       invalid_parameter);
 }
+
+// ---- batch queries, true positive rates, more mechanisms -----------------------------
+
+namespace {
+
+// The hockey-stick divergence sup_S P(S) - e^eps Q(S) = int (p - e^eps q)_+ of
+// two densities, by the midpoint rule on [lo, hi] with n cells (a second method
+// for the continuous PLDs below; its error is far below the tolerances used).
+template <class P, class Q>
+double integral_delta(P p, Q q, double eps, double lo, double hi, int n) {
+  long double sum = 0;
+  const double w = (hi - lo) / n;
+  for (int i = 0; i < n; ++i) {
+    const double x = lo + (i + 0.5) * w;
+    sum += std::max(0.0, p(x) - std::exp(eps) * q(x)) * w;
+  }
+  return static_cast<double>(sum);
+}
+
+double laplace_pdf(double x, double mu, double b) {
+  return std::exp(-std::fabs(x - mu) / b) / (2 * b);
+}
+double normal_pdf(double x, double mu, double s) {
+  return std::exp(-(x - mu) * (x - mu) / (2 * s * s)) / (s * std::sqrt(2 * std::numbers::pi));
+}
+
+}  // namespace
+
+TEST_CASE("epsilons answers a sweep of deltas as epsilon does, each certified") {
+  const auto p = pld::subsampled_gaussian(0.2, 0.5).self_compose(3);
+  std::vector<double> deltas{0.0, 1e-13, 1e-9, 1e-6, 1e-3, 0.1, 0.15594, 0.5, 1.0};
+  for (int i = 0; i < 200; ++i) deltas.push_back(std::pow(10.0, -8 + 8.0 * i / 199));
+  const std::vector<double> eps = p.epsilons(deltas);
+  const double top = std::max(p.remove().infinity_mass(), p.add().infinity_mass());
+  REQUIRE(eps.size() == deltas.size());
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    CAPTURE(deltas[i]);
+    if (deltas[i] <= top) {
+      CHECK(eps[i] == std::numeric_limits<double>::infinity());
+      continue;
+    }
+    if (deltas[i] >= 1) {
+      CHECK(eps[i] == 0);
+      continue;
+    }
+    CHECK(eps[i] == p.epsilon(deltas[i]).epsilon());
+    CHECK(p.delta(eps[i]) <= deltas[i]);
+    // Tight: a grid step lower already exceeds the delta (unless eps is 0).
+    if (eps[i] > 1e-3) CHECK(p.delta(std::max(0.0, eps[i] - 1e-4)) > deltas[i]);
+  }
+  // dp_accounting's known answer (pld_privacy_accountant_test.py,
+  // test_poisson_subsampled_gaussian): delta(1) = 0.15594 to 1e-3.
+  CHECK(p.delta(1) == doctest::Approx(0.15594).epsilon(1e-2));
+  CHECK_THROWS_AS(static_cast<void>(p.epsilons(std::vector<double>{0.5, 1.5})),
+                  privet::invalid_parameter);
+  CHECK_THROWS_AS(static_cast<void>(p.epsilons(std::vector<double>{std::nan("")})),
+                  privet::invalid_parameter);
+}
+
+TEST_CASE("true positive rates bound the Gaussian's trade-off curve from above, tightly") {
+  // Three Gaussians with sigma = sqrt(3): mu = 1 GDP, whose trade-off curve is
+  // TPR(alpha) = Phi(Phi^-1(alpha) + 1) (Dong, Roth & Su 2022); dp_accounting's
+  // test_gaussian_basic expects TPR(0.1) = 0.38914 and mu = 1, both to 1e-3.
+  const auto p = pld::gaussian(std::sqrt(3.0)).self_compose(3);
+  std::vector<double> deltas{0.0};
+  for (int i = 0; i < 3000; ++i) deltas.push_back(std::pow(10.0, -13 + 13.0 * i / 2999));
+  const std::vector<double> fprs{1e-6, 1e-4, 0.01, 0.1, 0.3, 0.5, 0.9};
+  const auto tpr = p.true_positive_rates(fprs, deltas);
+  for (std::size_t i = 0; i < fprs.size(); ++i) {
+    CAPTURE(fprs[i]);
+    const double exact =
+        0.5 * std::erfc(-(privet::detail::normal_isf(1 - fprs[i]) + 1) / std::numbers::sqrt2);
+    CHECK(tpr[i] >= exact);
+    CHECK(tpr[i] <= exact + 1e-3);
+  }
+  CHECK(tpr[3] == doctest::Approx(0.38914).epsilon(3e-3));
+  std::vector<double> grid;
+  for (int i = 0; i < 500; ++i)
+    grid.push_back(std::pow(10.0, -12 + (12 + std::log10(0.5)) * i / 499));
+  CHECK(p.gdp_parameter_estimate(grid, deltas) == doctest::Approx(1).epsilon(1e-3));
+  // Pure eps-DP (eps = 3, randomised response): dp_accounting's
+  // test_epsilon_basic, TPR(0.1) = 0.8286 to 1e-3; the exact curve is
+  // min(e^3 alpha, 1 - e^-3 (1 - alpha)) = 0.8296 at 0.1.
+  const auto rr = pld::from_guarantee(privet::approx_dp(3, 0));
+  CHECK(rr.true_positive_rates(std::vector<double>{0.1}, deltas)[0] ==
+        doctest::Approx(1 - std::exp(-3.0) * 0.9).epsilon(1e-6));
+  CHECK_THROWS_AS(static_cast<void>(p.true_positive_rates(std::vector<double>{-0.1}, deltas)),
+                  privet::invalid_parameter);
+}
+
+TEST_CASE("the Poisson-subsampled Laplace PLD is above the integral delta, and close") {
+  const double q = 0.2, b = 0.5;
+  const auto p = pld::subsampled_laplace(q, b);
+  auto mix = [&](double x) { return q * laplace_pdf(x, 1, b) + (1 - q) * laplace_pdf(x, 0, b); };
+  auto base = [&](double x) { return laplace_pdf(x, 0, b); };
+  for (double e : {0.0, 0.1, 0.3, 0.6, 0.8}) {
+    CAPTURE(e);
+    const double remove = integral_delta(mix, base, e, -30, 31, 2'000'000);
+    const double add = integral_delta(base, mix, e, -30, 31, 2'000'000);
+    CHECK(p.remove().delta(e) >= remove - 1e-9);
+    CHECK(p.remove().delta(e) <= remove + 1e-4);
+    CHECK(p.add().delta(e) >= add - 1e-9);
+    CHECK(p.add().delta(e) <= add + 1e-4);
+  }
+  // The loss is at most top = log(1 + q (e^{1/b} - 1)) = 0.823214 per run:
+  // dp_accounting's test_poisson_subsampled_laplace has 3 runs reach epsilon
+  // 2.46964 at delta 1e-14 (its truncation). privet's delta a grid step or
+  // two above 3 top is its round-off allowances only, and its epsilon at
+  // 1e-8 is within two grid steps of 3 top.
+  const double top = std::log1p(q * std::expm1(1 / b));
+  const auto three = p.self_compose(3);
+  CHECK(three.delta(3 * top + 3e-4) < 1e-8);
+  CHECK(three.epsilon(1e-8).epsilon() <= 3 * top + 3e-4);
+  CHECK(three.epsilon(1e-8).epsilon() >= 3 * top - 1e-2);
+  CHECK(pld::subsampled_laplace(1, b).delta(0.5) == pld::laplace(b).delta(0.5));
+}
+
+TEST_CASE("the replace-one subsampled Gaussian PLD is above the integral delta, and close") {
+  const double q = 0.1, s = 1.0;
+  const auto p = pld::subsampled_gaussian_replace_one(q, s);
+  auto up = [&](double x) { return q * normal_pdf(x, 1, s) + (1 - q) * normal_pdf(x, 0, s); };
+  auto down = [&](double x) { return q * normal_pdf(x, -1, s) + (1 - q) * normal_pdf(x, 0, s); };
+  for (double e : {0.0, 0.1, 0.3, 0.6, 1.0}) {
+    CAPTURE(e);
+    const double exact = integral_delta(up, down, e, -12, 13, 2'000'000);
+    CHECK(p.delta(e) >= exact - 1e-9);
+    CHECK(p.delta(e) <= exact + 1e-4);
+  }
+  // The inverse loss is the loss's inverse.
+  const privet::detail::subsampled_gaussian_replace_loss m{q, s};
+  for (double l : {-2.0, -0.3, 0.01, 0.5, 3.0}) CHECK(m.loss(m.x_at(l)) == doctest::Approx(l));
+  CHECK(pld::subsampled_gaussian_replace_one(1, 2).delta(0.5) == pld::gaussian(2, 2).delta(0.5));
+}
+
+TEST_CASE("randomised response under replace-special matches its two-atom divergence") {
+  // dp_accounting's test_randomized_response (REPLACE_SPECIAL): noise
+  // parameter p = (4 - e) / 3 over 4 buckets, and e^-1 over 2, are 1-DP
+  // (delta(1) = 0 to 7 places); privet's epsilon is log(1 + k (1 - p) / p).
+  for (const auto& nk : {std::pair{(4 - std::exp(1.0)) / 3, 4}, std::pair{std::exp(-1.0), 2}}) {
+    const double noise = nk.first;
+    const int k = nk.second;
+    CAPTURE(k);
+    const double kd = k;
+    const double eps = std::log1p(kd * (1 - noise) / noise);
+    const auto p = pld::randomized_response_replace_special(eps, static_cast<std::uint64_t>(k));
+    CHECK(p.delta(1) < 1e-7);
+    // Exact: remove P = RR(x), Q uniform; add the reverse.
+    const double stay = 1 - noise + noise / kd, move = noise / kd;
+    for (double e : {0.0, 0.2, 0.5}) {
+      CAPTURE(e);
+      const double rm = std::max(0.0, stay - std::exp(e) / kd) +
+                        (kd - 1) * std::max(0.0, move - std::exp(e) / kd);
+      const double ad = std::max(0.0, 1 / kd - std::exp(e) * stay) +
+                        (kd - 1) * std::max(0.0, 1 / kd - std::exp(e) * move);
+      CHECK(p.delta(e) >= std::max(rm, ad) - 1e-12);
+      CHECK(p.delta(e) <= std::max(rm, ad) + 1e-4);
+    }
+  }
+}
+
+TEST_CASE("a two-point mixture of Gaussians is the subsampled Gaussian") {
+  // Sensitivity 0 or 1 with probabilities 0.9 and 0.1 is the Poisson-
+  // subsampled Gaussian with q = 0.1 (dp_accounting's docstring of
+  // MixtureGaussianPrivacyLoss); privet's two constructions (a numeric and a
+  // closed-form inverse loss) agree to far below the grid's error.
+  const auto mog = pld::mixture_of_gaussians(1.0, {0.0, 1.0}, {0.9, 0.1});
+  const auto sg = pld::subsampled_gaussian(0.1, 1.0);
+  for (double e : {0.0, 0.05, 0.2, 0.5, 1.0}) {
+    CAPTURE(e);
+    CHECK(mog.remove().delta(e) == doctest::Approx(sg.remove().delta(e)).epsilon(1e-9));
+    CHECK(mog.add().delta(e) == doctest::Approx(sg.add().delta(e)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("a three-point mixture of Gaussians is above the integral delta, and close") {
+  const double s = 1.0;
+  const std::vector<double> c{0.0, 1.0, 2.0}, w{0.2, 0.6, 0.2};
+  const auto p = pld::mixture_of_gaussians(s, c, w);
+  auto mix = [&](double x) {
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += w[i] * normal_pdf(x, c[i], s);
+    return t;
+  };
+  auto base = [&](double x) { return normal_pdf(x, 0, s); };
+  for (double e : {0.0, 0.3, 1.0, 2.0}) {
+    CAPTURE(e);
+    const double remove = integral_delta(mix, base, e, -14, 16, 2'000'000);
+    const double add = integral_delta(base, mix, e, -14, 16, 2'000'000);
+    CHECK(p.remove().delta(e) >= remove - 1e-9);
+    CHECK(p.remove().delta(e) <= remove + 1e-4);
+    CHECK(p.add().delta(e) >= add - 1e-9);
+    CHECK(p.add().delta(e) <= add + 1e-4);
+  }
+  // dp_accounting's test_mixture_of_gaussians_basic: 3 runs of this and 2 of
+  // sigma = 2, sensitivities {0, 2, 3} with {0.33, 0.34, 0.33} reach epsilon
+  // 17.193115 at delta 1e-6; privet's pessimistic grid is not below it.
+  const auto q = pld::mixture_of_gaussians(2.0, {0.0, 2.0, 3.0}, {0.33, 0.34, 0.33});
+  const auto both = pld::compose_all(std::vector<privet::pld_runs>{{p, 3}, {q, 2}});
+  const double eps = both.epsilon(1e-6).epsilon();
+  CHECK(eps >= 17.193115 - 1e-6);
+  CHECK(eps <= 17.193115 + 1e-3);
+  using privet::invalid_parameter;
+  CHECK_THROWS_WITH_AS(static_cast<void>(pld::mixture_of_gaussians(1, {0.0, -1.0}, {0.5, 0.5})),
+                       "privet: sensitivities[1] = -1 is invalid; allowed: finite and >= 0",
+                       invalid_parameter);
+  CHECK_THROWS_AS(static_cast<void>(pld::mixture_of_gaussians(1, {1.0}, {0.5})), invalid_parameter);
+  CHECK_THROWS_AS(static_cast<void>(pld::mixture_of_gaussians(1, {0.0}, {1.0})), invalid_parameter);
+}
+
+TEST_CASE("the truncated subsampled Gaussian mixes its two bounds by the truncation odds") {
+  // n = 4, q = 0.5, batch 2: truncation given the record is sampled has
+  // probability t = P(Bin(3, 0.5) >= 2) = 1/2, and the record is in the cut
+  // batch with probability P(Bin(4, 0.5) >= 3) 2 / (t 4) = 5/16 (by hand).
+  const auto p = pld::truncated_subsampled_gaussian(4, 0.5, 2, 1.0);
+  const auto plain = pld::subsampled_gaussian(0.5, 1.0);
+  const auto cut = pld::subsampled_gaussian_replace_one(5.0 / 16, 0.5);
+  for (double e : {0.0, 0.5, 1.0, 3.0}) {
+    CAPTURE(e);
+    CHECK(p.remove().delta(e) ==
+          doctest::Approx(0.5 * cut.delta(e) + 0.5 * plain.remove().delta(e)).epsilon(1e-9));
+    CHECK(p.add().delta(e) ==
+          doctest::Approx(0.5 * cut.delta(e) + 0.5 * plain.add().delta(e)).epsilon(1e-9));
+  }
+  // No truncation possible (batch >= n): the plain subsampled Gaussian.
+  CHECK(pld::truncated_subsampled_gaussian(3, 0.5, 3, 1.0).delta(0.5) == plain.delta(0.5));
+  // dp_accounting's test_truncated_subsampled_gaussian_basic: 3 runs of this
+  // and 2 with n = 3 reach epsilon 17.904330 at delta 1e-6.
+  const auto second = pld::truncated_subsampled_gaussian(3, 0.5, 2, 1.0);
+  const auto both = pld::compose_all(std::vector<privet::pld_runs>{{p, 3}, {second, 2}});
+  const double eps = both.epsilon(1e-6).epsilon();
+  CHECK(eps >= 17.904330 - 1e-6);
+  CHECK(eps <= 17.904330 + 1e-3);
+}

@@ -34,6 +34,7 @@
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -95,7 +96,9 @@ struct fixed_size_subsampled_gaussian_event {
 
 /// k-ary randomised response under replace-special neighbours: the special
 /// record's report is uniform over the k values (dp_accounting's
-/// RandomizedResponseDpEvent under REPLACE_SPECIAL).
+/// RandomizedResponseDpEvent under REPLACE_SPECIAL). Its PLD is
+/// privacy_loss_distribution::randomized_response_replace_special; its RDP
+/// curve rdp_randomized_response_special.
 struct randomized_response_special_event {
   double epsilon;       ///< The mechanism's pure-DP epsilon; > 0.
   std::uint64_t k = 2;  ///< Number of categories; >= 2.
@@ -113,6 +116,50 @@ struct bounded_range_event {
 struct tree_aggregation_event {
   double noise_multiplier;                 ///< Noise std per node / L2 sensitivity; > 0.
   std::vector<std::uint64_t> step_counts;  ///< Steps (leaves) of each tree; not empty.
+};
+
+/// Laplace noise of scale `scale` times the L1 sensitivity on a Poisson
+/// sample with rate q, add/remove neighbours. Its PLD is exact
+/// (privacy_loss_distribution::subsampled_laplace); its RDP curve is that of
+/// the pure DP it satisfies, log(1 + q (e^{1/scale} - 1)) (Balle, Barthe &
+/// Gaboardi 2018, Poisson subsampling), which is looser.
+struct subsampled_laplace_event {
+  double q;      ///< Poisson sampling rate, in (0, 1].
+  double scale;  ///< Noise scale / L1 sensitivity; > 0.
+};
+
+/// Gaussian noise (this noise multiplier) on a Poisson sample with rate q
+/// under replace-one neighbours (privacy_loss_distribution::
+/// subsampled_gaussian_replace_one). Its RDP curve is the Gaussian's at
+/// sensitivity 2 (the pair's components coupled, by the joint
+/// quasi-convexity of Renyi divergence, van Erven & Harremoes 2014,
+/// Theorem 13), which is looser.
+struct subsampled_gaussian_replace_one_event {
+  double q;                 ///< Poisson sampling rate, in (0, 1].
+  double noise_multiplier;  ///< Noise standard deviation / L2 norm bound; > 0.
+};
+
+/// The mixture of Gaussians (MMCC; privacy_loss_distribution::
+/// mixture_of_gaussians): Gaussian noise of standard deviation sigma on a
+/// query whose sensitivity is sensitivities[i] with probability probs[i],
+/// add/remove neighbours. Its RDP curve is the Gaussian's at the largest
+/// sensitivity (joint quasi-convexity of Renyi divergence, van Erven &
+/// Harremoes 2014, Theorem 13), which is looser.
+struct mixture_of_gaussians_event {
+  double sigma;                       ///< Noise standard deviation; > 0.
+  std::vector<double> sensitivities;  ///< Each >= 0.
+  std::vector<double> probs;          ///< Their probabilities, summing to 1.
+};
+
+/// dp_accounting's truncated Poisson-subsampled Gaussian
+/// (privacy_loss_distribution::truncated_subsampled_gaussian). Its RDP curve
+/// is the Gaussian's at sensitivity 2 (no amplification), which is looser.
+struct truncated_subsampled_gaussian_event {
+  std::uint64_t n;           ///< Dataset size; >= 1.
+  double q;                  ///< Poisson sampling rate, in (0, 1].
+  std::uint64_t batch;       ///< Largest batch kept; >= 1.
+  double noise_multiplier;   ///< Noise standard deviation / L2 norm bound; > 0.
+  bool replace_one = false;  ///< Replace-one neighbours (else add/remove).
 };
 
 // ---- RDP curves ------------------------------------------------------------------
@@ -177,6 +224,35 @@ inline std::optional<rdp> rdp_of(const fixed_size_subsampled_gaussian_event& e,
   }
   return rdp_subsampled_wor_gaussian(e.sampling_fraction, e.noise_multiplier, orders);
 }
+/// The curve of the pure DP it satisfies, log(1 + q (e^{1/scale} - 1)),
+/// rounded up. Throws invalid_parameter naming `q` unless q is in (0, 1].
+inline std::optional<rdp> rdp_of(const subsampled_laplace_event& e,
+                                 const std::vector<double>& orders) {
+  if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
+  validate_positive(e.scale, "scale");
+  const double eps = detail::log1p_q_expm1(e.q, 1 / e.scale) * (1 + 1e-15) + 1e-300;
+  return rdp_pure_dp(pure_dp(eps), orders);
+}
+/// The Gaussian's curve at sensitivity 2: 2 alpha / sigma^2.
+inline std::optional<rdp> rdp_of(const subsampled_gaussian_replace_one_event& e,
+                                 const std::vector<double>& orders) {
+  if (!(e.q > 0 && e.q <= 1)) throw_invalid("q", e.q, "(0, 1]");
+  return rdp_gaussian(e.noise_multiplier / 2, orders);
+}
+/// The Gaussian's curve at the largest sensitivity.
+inline std::optional<rdp> rdp_of(const mixture_of_gaussians_event& e,
+                                 const std::vector<double>& orders) {
+  validate_positive(e.sigma, "sigma");
+  double top = 0;
+  for (double c : e.sensitivities) top = std::max(top, c);
+  validate_positive(top, "max(sensitivities)");
+  return rdp_gaussian(e.sigma / top, orders);
+}
+/// The Gaussian's curve at sensitivity 2.
+inline std::optional<rdp> rdp_of(const truncated_subsampled_gaussian_event& e,
+                                 const std::vector<double>& orders) {
+  return rdp_gaussian(e.noise_multiplier / 2, orders);
+}
 /// eps-DP through binary randomised response's curve (rdp_pure_dp).
 inline std::optional<rdp> rdp_of(const pure_dp& g, const std::vector<double>& orders) {
   return rdp_pure_dp(g, orders);
@@ -235,12 +311,6 @@ inline optional_pld pld_of(const randomized_response_event& e, const pld_options
 inline optional_pld pld_of(const subsampled_gaussian_event& e, const pld_options& o) {
   return privacy_loss_distribution::subsampled_gaussian(e.q, e.noise_multiplier, o);
 }
-/// Replace-special randomised response by the replace-one PLD, which bounds
-/// it: the uniform report is the average of randomised response over all k
-/// inputs, and the hockey-stick divergence is jointly convex.
-inline optional_pld pld_of(const randomized_response_special_event& e, const pld_options& o) {
-  return privacy_loss_distribution::randomized_response(e.epsilon, e.k, o);
-}
 /// An eps-bounded-range mechanism is eps-DP (its loss range contains 0):
 /// binary randomised response's PLD.
 inline optional_pld pld_of(const bounded_range_event& e, const pld_options& o) {
@@ -249,6 +319,27 @@ inline optional_pld pld_of(const bounded_range_event& e, const pld_options& o) {
 /// Tree aggregation has its RDP curve only here.
 inline optional_pld pld_of(const tree_aggregation_event&, const pld_options&) {
   return std::nullopt;
+}
+/// The Poisson-subsampled Laplace's PLD, both orders kept.
+inline optional_pld pld_of(const subsampled_laplace_event& e, const pld_options& o) {
+  return privacy_loss_distribution::subsampled_laplace(e.q, e.scale, o);
+}
+/// The replace-one Poisson-subsampled Gaussian's PLD.
+inline optional_pld pld_of(const subsampled_gaussian_replace_one_event& e, const pld_options& o) {
+  return privacy_loss_distribution::subsampled_gaussian_replace_one(e.q, e.noise_multiplier, o);
+}
+/// Randomised response's replace-special PLD, both orders kept.
+inline optional_pld pld_of(const randomized_response_special_event& e, const pld_options& o) {
+  return privacy_loss_distribution::randomized_response_replace_special(e.epsilon, e.k, o);
+}
+/// The mixture of Gaussians' PLD, both orders kept.
+inline optional_pld pld_of(const mixture_of_gaussians_event& e, const pld_options& o) {
+  return privacy_loss_distribution::mixture_of_gaussians(e.sigma, e.sensitivities, e.probs, o);
+}
+/// The truncated subsampled Gaussian's PLD.
+inline optional_pld pld_of(const truncated_subsampled_gaussian_event& e, const pld_options& o) {
+  return privacy_loss_distribution::truncated_subsampled_gaussian(
+      e.n, e.q, e.batch, e.noise_multiplier, e.replace_one, o);
 }
 /// No PLD is known here for sampling without replacement: the RDP bound only.
 inline optional_pld pld_of(const fixed_size_subsampled_gaussian_event&, const pld_options&) {
@@ -379,6 +470,33 @@ inline std::string describe(const subsampled_gaussian_event& e) {
 inline std::string describe(const fixed_size_subsampled_gaussian_event& e) {
   return "fixed_size_subsampled_gaussian(fraction = " + detail::format_value(e.sampling_fraction) +
          ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
+}
+/// The event's kind and parameters, e.g. "subsampled_laplace(...)".
+inline std::string describe(const subsampled_laplace_event& e) {
+  return "subsampled_laplace(q = " + detail::format_value(e.q) +
+         ", scale = " + detail::format_value(e.scale) + ")";
+}
+/// The event's kind and parameters, e.g. "subsampled_gaussian_replace_one(...)".
+inline std::string describe(const subsampled_gaussian_replace_one_event& e) {
+  return "subsampled_gaussian_replace_one(q = " + detail::format_value(e.q) +
+         ", noise_multiplier = " + detail::format_value(e.noise_multiplier) + ")";
+}
+/// The event's kind and parameters, e.g. "mixture_of_gaussians(...)".
+inline std::string describe(const mixture_of_gaussians_event& e) {
+  std::string out = "mixture_of_gaussians(sigma = " + detail::format_value(e.sigma) + ", [";
+  for (std::size_t i = 0; i < e.sensitivities.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += detail::format_value(e.sensitivities[i]) + ": " +
+           (i < e.probs.size() ? detail::format_value(e.probs[i]) : std::string("?"));
+  }
+  return out + "])";
+}
+/// The event's kind and parameters, e.g. "truncated_subsampled_gaussian(...)".
+inline std::string describe(const truncated_subsampled_gaussian_event& e) {
+  return "truncated_subsampled_gaussian(n = " + std::to_string(e.n) +
+         ", q = " + detail::format_value(e.q) + ", batch = " + std::to_string(e.batch) +
+         ", noise_multiplier = " + detail::format_value(e.noise_multiplier) +
+         (e.replace_one ? ", replace_one)" : ")");
 }
 /// The event's kind and parameters, e.g. "pure_dp(...)".
 inline std::string describe(const pure_dp& g) {

@@ -68,10 +68,13 @@
 #include <privet/accounting/detail/log_math.hpp>
 #include <privet/accounting/detail/real_fft.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
+#include <privet/core/parallel.hpp>
 #include <privet/core/validate.hpp>
 
+#include <boost/math/special_functions/beta.hpp>
 #include <boost/math/special_functions/erf.hpp>
 #include <kissfft/kissfft.hh>
 
@@ -328,59 +331,129 @@ class pld_pmf {
   /// no exponential is taken of a loss (e^l overflows past 709.78), and the
   /// cost is one pass plus O(log n) checks of delta.
   [[nodiscard]] double epsilon(double target) const {
-    if (delta(0) <= target) return 0;
-    if (!(infinity_mass_ * (1 + 1e-14) <= target)) return std::numeric_limits<double>::infinity();
+    return epsilons(std::span<const double>(&target, 1)).front();
+  }
+
+  /// epsilon(t) for every t in `targets` (any order), each the value
+  /// epsilon(t) gives, in one pass over the grid: the targets are solved in
+  /// increasing order while the suffix sums grow from the top loss down, so
+  /// a sweep of m targets costs O(n + m log m) where m separate passes would
+  /// cost O(m n). Each candidate is certified by the closed form of delta on
+  /// its segment with a bound on its rounding (O(1)), or, when that bound
+  /// does not clear the target, by a direct evaluation of delta (O(n)) and a
+  /// bisection over the grid; the checks run on `parallel`'s threads, and
+  /// the results do not depend on the schedule.
+  [[nodiscard]] std::vector<double> epsilons(std::span<const double> targets,
+                                             const parallel_options& parallel = {}) const {
+    validate_parallel_options(parallel);
+    const std::size_t m = targets.size();
+    std::vector<double> out(m, 0.0), candidate(m, 0.0);
+    std::vector<std::size_t> from(m, 0), order;
+    const double d0 = delta(0);
+    for (std::size_t i = 0; i < m; ++i) {
+      const double t = targets[i];
+      if (d0 <= t) continue;  // 0
+      if (!(infinity_mass_ * (1 + 1e-14) <= t)) {
+        out[i] = std::numeric_limits<double>::infinity();
+      } else {
+        order.push_back(i);
+      }
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return targets[a] < targets[b]; });
     // On [l_{j-1}, l_j], delta = p_inf + S_p - e^eps S_q with suffix sums
-    // S_p = sum_{i >= j} p_i and S_q = sum_{i >= j} p_i e^{-l_i}; find the
-    // segment where delta crosses the target from the top down and solve.
-    // S_q is kept as e^{-ref} R with R = sum_{i >= j} p_i e^{ref - l_i}; ref
-    // follows l_j down in steps of at most 512, so every exponent lies in
+    // S_p = sum_{i >= j} p_i and S_q = sum_{i >= j} p_i e^{-l_i}; each target
+    // is solved on the first segment (from the top) where delta at its lower
+    // end exceeds the target. A larger target's segment is never above a
+    // smaller one's, so one sweep down serves the targets in increasing
+    // order. S_q is kept as e^{-ref} R with R = sum_{i >= j} p_i e^{ref - l_i};
+    // ref follows l_j down in steps of at most 512, so every exponent lies in
     // [-512 - h, 0] and R never overflows or loses its terms to underflow.
     detail::compensated_sum sp, sr;
     sp.add(infinity_mass_);
     double ref = loss(probs_.size() - 1);
-    // The first of eps and the grid points from l_j up whose direct delta
-    // meets the target (the closed form below carries rounding; the grid
-    // points are safe). delta does not increase with eps, so a bisection over
-    // the grid finds it in O(log n) evaluations; the top point always meets
-    // the target (its delta is the mass at +infinity, checked above).
-    auto checked = [&](double eps, std::size_t j) {
-      if (delta(eps) <= target) return eps;
-      std::size_t lo = std::min(j, probs_.size() - 1), hi = probs_.size() - 1;
-      while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (delta(loss(mid)) <= target) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      return loss(hi);
+    // Per target: the sums at its segment, to check the candidate by the
+    // closed form (O(1)) before falling back to a direct delta (O(n)).
+    struct segment {
+      double sp = 0, sr = 0, ref = 0, rescales = 0;
     };
-    for (std::size_t j = probs_.size(); j-- > 0;) {
+    std::vector<segment> seg(m);
+    double rescales = 0;
+    std::size_t k = 0;  // order[k] is the smallest target not yet solved
+    std::size_t rest_from = 0;
+    for (std::size_t j = probs_.size(); k < order.size() && j-- > 0;) {
       const double lj = loss(j);
-      if (lj <= 0) return checked(0, j + 1);
+      if (lj <= 0) {
+        rest_from = j + 1;
+        break;
+      }
       if (ref - lj > 512) {
         const double rescaled = sr.value() * std::exp(lj - ref);
         sr = detail::compensated_sum{};
         sr.add(rescaled);
         ref = lj;
+        ++rescales;
       }
       sp.add(probs_[j]);
       sr.add(probs_[j] * std::exp(ref - lj));
       const double lower = std::max(0.0, j == 0 ? 0.0 : loss(j - 1));
       // e^lower S_q = e^{lower - ref} R, with lower - ref <= 0.
       const double at_lower = sp.value() - std::exp(lower - ref) * sr.value();
-      if (at_lower > target) {
-        double eps = ref + std::log((sp.value() - target) / sr.value());
+      for (; k < order.size() && at_lower > targets[order[k]]; ++k) {
+        const std::size_t i = order[k];
+        double eps = ref + std::log((sp.value() - targets[i]) / sr.value());
         eps = std::clamp(eps, lower, lj);
-        return checked(std::min(lj, eps * (1 + 1e-12) + 1e-15), j);
+        candidate[i] = std::min(lj, eps * (1 + 1e-12) + 1e-15);
+        from[i] = j;
+        seg[i] = {sp.value(), sr.value(), ref, rescales};
       }
     }
-    return checked(0, 0);
+    for (; k < order.size(); ++k) from[order[k]] = rest_from;  // candidate 0
+    parallel_for_index(order.size(), parallel, [&](std::size_t r) {
+      const std::size_t i = order[r];
+      // On the candidate's segment delta = S_p - e^{eps - ref} R exactly
+      // (the losses of the segment's points are all above eps). Each sum is
+      // compensated (a few ulps); every product p_i e^{ref - l_i} is within
+      // 3 ulps, e^{eps - ref} within 2 + |eps - ref| ulps (the difference's
+      // rounding, magnified by exp), and each rescaling of R within
+      // 2 + 514 ulps: E bounds the error of the difference by those
+      // relative errors of its two terms, with a factor 2 to spare.
+      const segment& g = seg[i];
+      if (g.sr > 0 && candidate[i] > 0) {
+        const double e = std::exp(candidate[i] - g.ref) * g.sr;
+        const double rel =
+            2 * (16 + std::fabs(candidate[i] - g.ref) + 520 * g.rescales) * detail::unit_roundoff;
+        const double closed = (g.sp - e) + rel * (g.sp + e);
+        if (closed * (1 + 1e-14) <= targets[i] && std::isfinite(e)) {
+          out[i] = candidate[i];
+          return;
+        }
+      }
+      out[i] = checked(candidate[i], from[i], targets[i]);
+    });
+    return out;
   }
 
  private:
+  /// The first of eps and the grid points from l_j up whose direct delta
+  /// meets the target (the closed form carries rounding; the grid points
+  /// are safe). delta does not increase with eps, so a bisection over the
+  /// grid finds it in O(log n) evaluations; the top point always meets the
+  /// target (its delta is the mass at +infinity, checked by epsilons).
+  [[nodiscard]] double checked(double eps, std::size_t j, double target) const {
+    if (delta(eps) <= target) return eps;
+    std::size_t lo = std::min(j, probs_.size() - 1), hi = probs_.size() - 1;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (delta(loss(mid)) <= target) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return loss(hi);
+  }
+
   double interval_;
   std::int64_t lowest_;
   std::vector<double> probs_;
@@ -713,6 +786,258 @@ struct subsampled_gaussian_add_loss {
     return {t, (1 - q) * t + q * normal_sf((x - 1) / s)};
   }
 };
+
+/// P(X > x) for X ~ Laplace(mu, b), accurate in both tails.
+inline double laplace_sf(double x, double mu, double b) {
+  return x >= mu ? 0.5 * std::exp(-(x - mu) / b) : 1 - 0.5 * std::exp((x - mu) / b);
+}
+/// P(X <= x) for X ~ Laplace(mu, b).
+inline double laplace_cdf(double x, double mu, double b) {
+  return x < mu ? 0.5 * std::exp((x - mu) / b) : 1 - 0.5 * std::exp(-(x - mu) / b);
+}
+
+/// Poisson-subsampled Laplace (scale b, sensitivity d), remove order:
+/// P = (1 - q) Lap(0, b) + q Lap(d, b), Q = Lap(0, b);
+/// L = log(1 - q + q e^{g(x)}) with g(x) = (|x| - |x - d|) / b, increasing
+/// in x and constant outside [0, d] (atoms at both ends of the range).
+struct subsampled_laplace_remove_loss {
+  double q, b, d;
+  [[nodiscard]] double loss(double g) const { return log1p_q_expm1(q, g); }
+  [[nodiscard]] double bottom() const { return loss(-d / b); }
+  [[nodiscard]] double top() const { return loss(d / b); }
+  // The x in (0, d) where L = l, for l strictly inside the range.
+  [[nodiscard]] double x_at(double l) const { return (b * log1p_expm1_over_q(l, q) + d) / 2; }
+  [[nodiscard]] double p_gt(double l) const {
+    if (l < bottom()) return 1;
+    if (l >= top()) return 0;
+    const double x = x_at(l);
+    return (1 - q) * laplace_sf(x, 0, b) + q * laplace_sf(x, d, b);
+  }
+  [[nodiscard]] double p_le(double l) const {
+    if (l < bottom()) return 0;
+    if (l >= top()) return 1;
+    const double x = x_at(l);
+    return (1 - q) * laplace_cdf(x, 0, b) + q * laplace_cdf(x, d, b);
+  }
+  [[nodiscard]] double q_gt(double l) const {
+    if (l < bottom()) return 1;
+    if (l >= top()) return 0;
+    return laplace_sf(x_at(l), 0, b);
+  }
+  [[nodiscard]] double q_le(double l) const {
+    if (l < bottom()) return 0;
+    if (l >= top()) return 1;
+    return laplace_cdf(x_at(l), 0, b);
+  }
+};
+
+/// The add order: P = Lap(0, b), Q the mixture; L = -log(1 - q + q e^{g(x)}),
+/// decreasing in x.
+struct subsampled_laplace_add_loss {
+  double q, b, d;
+  [[nodiscard]] double bottom() const { return -log1p_q_expm1(q, d / b); }
+  [[nodiscard]] double top() const { return -log1p_q_expm1(q, -d / b); }
+  [[nodiscard]] double x_at(double l) const { return (b * log1p_expm1_over_q(-l, q) + d) / 2; }
+  // L > l iff x < x_at(l).
+  [[nodiscard]] double p_gt(double l) const {
+    if (l < bottom()) return 1;
+    if (l >= top()) return 0;
+    return laplace_cdf(x_at(l), 0, b);
+  }
+  [[nodiscard]] double p_le(double l) const {
+    if (l < bottom()) return 0;
+    if (l >= top()) return 1;
+    return laplace_sf(x_at(l), 0, b);
+  }
+  [[nodiscard]] double q_gt(double l) const {
+    if (l < bottom()) return 1;
+    if (l >= top()) return 0;
+    const double x = x_at(l);
+    return (1 - q) * laplace_cdf(x, 0, b) + q * laplace_cdf(x, d, b);
+  }
+  [[nodiscard]] double q_le(double l) const {
+    if (l < bottom()) return 0;
+    if (l >= top()) return 1;
+    const double x = x_at(l);
+    return (1 - q) * laplace_sf(x, 0, b) + q * laplace_sf(x, d, b);
+  }
+};
+
+/// asinh(s e^y) for s = +-1 at any y (e^y may overflow).
+inline double asinh_exp(double y, double sign) {
+  if (y < 700) return std::asinh(sign * std::exp(y));
+  return sign * (y + std::numbers::ln2);  // asinh(t) = log(2t) + O(t^-2)
+}
+
+/// log sinh(z) for z > 0.
+inline double log_sinh(double z) {
+  if (z > 20) return z - std::numbers::ln2 + std::log1p(-std::exp(-2 * z));
+  return std::log(std::sinh(z));
+}
+
+/// Poisson-subsampled Gaussian (noise multiplier s) under replace-one
+/// neighbours: P = q N(1, s^2) + (1 - q) N(0, s^2), Q = q N(-1, s^2) +
+/// (1 - q) N(0, s^2), the pair dp_accounting uses (privacy_loss_mechanism.py,
+/// AdjacencyType.REPLACE): the replaced record is in the sample with
+/// probability q under both datasets, and moves the sum by at most 1 from
+/// where it would be without it, in opposite directions. L = L_remove(x) +
+/// L_add(x), increasing in x; mirroring x to -x swaps P and Q, so both orders
+/// have this PLD. With A = e^{1 / (2 s^2)} (1 - q) / q, L = l at
+/// x = s^2 (l / 2 + asinh(A sinh(l / 2))).
+struct subsampled_gaussian_replace_loss {
+  double q, s;
+  [[nodiscard]] double loss(double x) const {
+    const double a = 1 / (2 * s * s);
+    return log1p_q_expm1(q, a * (2 * x - 1)) - log1p_q_expm1(q, a * (-2 * x - 1));
+  }
+  [[nodiscard]] double x_at(double l) const {
+    if (l == 0) return 0;
+    const double log_a = 1 / (2 * s * s) + std::log1p(-q) - std::log(q);
+    const double sign = l > 0 ? 1.0 : -1.0;
+    return s * s * (l / 2 + asinh_exp(log_a + log_sinh(std::fabs(l) / 2), sign));
+  }
+  [[nodiscard]] double p_gt(double l) const {
+    const double x = x_at(l);
+    return q * normal_sf((x - 1) / s) + (1 - q) * normal_sf(x / s);
+  }
+  [[nodiscard]] double p_le(double l) const {
+    const double x = x_at(l);
+    return q * normal_sf((1 - x) / s) + (1 - q) * normal_sf(-x / s);
+  }
+  [[nodiscard]] double q_gt(double l) const {
+    const double x = x_at(l);
+    return q * normal_sf((x + 1) / s) + (1 - q) * normal_sf(x / s);
+  }
+  [[nodiscard]] double q_le(double l) const {
+    const double x = x_at(l);
+    return q * normal_sf((-1 - x) / s) + (1 - q) * normal_sf(-x / s);
+  }
+};
+
+/// Mixture of Gaussians (Choquette-Choo, Ganesh, Steinke & Thakurta 2023,
+/// "Privacy amplification for matrix mechanisms", the MMCC mechanism):
+/// Gaussian noise of standard deviation s on a query whose sensitivity is
+/// c_i with probability p_i (c_i >= 0). Remove order: P = sum p_i N(c_i, s^2)
+/// against Q = N(0, s^2), L(x) = log sum p_i e^{(2 c_i x - c_i^2) / (2 s^2)},
+/// increasing in x; the add order is the reverse, L = -L_remove(x) under
+/// N(0, s^2). The inverse has no closed form: x_at solves L(x) = l by
+/// safeguarded Newton steps to the last ulp.
+struct mixture_gaussian_loss {
+  double s;
+  std::vector<double> c, p;  // sensitivities and their probabilities (p > 0)
+  double log_p0;             // log of the mass at sensitivity 0 (-inf if none)
+
+  [[nodiscard]] double loss(double x) const {
+    // Log-sum-exp of log p_i + (2 c_i x - c_i^2) / (2 s^2).
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < c.size(); ++i) top = std::max(top, term(i, x));
+    double sum = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) sum += std::exp(term(i, x) - top);
+    return top + std::log(sum);
+  }
+  // dL/dx = sum w_i c_i / s^2 with w_i the softmax weights of the terms.
+  [[nodiscard]] double slope(double x) const {
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < c.size(); ++i) top = std::max(top, term(i, x));
+    double sum = 0, weighted = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const double w = std::exp(term(i, x) - top);
+      sum += w;
+      weighted += w * c[i];
+    }
+    return weighted / sum / (s * s);
+  }
+  /// The x with L(x) = l, for l above log p_0 (the infimum of L); clamped
+  /// to [lowest, highest], where every tail used is 0 or 1 in double.
+  [[nodiscard]] double x_at(double l) const {
+    const double cmax = *std::max_element(c.begin(), c.end());
+    const double lowest = -40 * s - 1, highest = cmax + 40 * s + 1;
+    double lo = lowest, hi = highest;
+    if (loss(lo) >= l) return lo;
+    if (loss(hi) <= l) return hi;
+    // Start from the inverse for the largest sensitivity alone.
+    double x = std::clamp(s * s * (l - log_prob_max()) / cmax + cmax / 2, lo, hi);
+    for (int it = 0; it < 200 && lo < hi; ++it) {
+      const double f = loss(x) - l;
+      if (f == 0) return x;
+      if (f < 0) {
+        lo = x;
+      } else {
+        hi = x;
+      }
+      double next = x - f / slope(x);
+      if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
+      if (next == x || next <= lo || next >= hi) break;
+      x = next;
+    }
+    return x;
+  }
+  [[nodiscard]] double mix_sf(double x) const {  // sum p_i P(N(c_i, s^2) > x)
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += p[i] * normal_sf((x - c[i]) / s);
+    return t;
+  }
+  [[nodiscard]] double mix_cdf(double x) const {
+    double t = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) t += p[i] * normal_sf((c[i] - x) / s);
+    return t;
+  }
+
+ private:
+  [[nodiscard]] double term(std::size_t i, double x) const {
+    return std::log(p[i]) + (2 * c[i] * x - c[i] * c[i]) / (2 * s * s);
+  }
+  [[nodiscard]] double log_prob_max() const {
+    const auto i = static_cast<std::size_t>(std::max_element(c.begin(), c.end()) - c.begin());
+    return std::log(p[i]);
+  }
+};
+
+/// The remove order of mixture_gaussian_loss.
+struct mixture_gaussian_remove_loss {
+  const mixture_gaussian_loss* m;
+  [[nodiscard]] bool below_range(double l) const { return l <= m->log_p0; }
+  [[nodiscard]] double p_gt(double l) const { return below_range(l) ? 1 : m->mix_sf(m->x_at(l)); }
+  [[nodiscard]] double p_le(double l) const { return below_range(l) ? 0 : m->mix_cdf(m->x_at(l)); }
+  [[nodiscard]] double q_gt(double l) const {
+    return below_range(l) ? 1 : normal_sf(m->x_at(l) / m->s);
+  }
+  [[nodiscard]] double q_le(double l) const {
+    return below_range(l) ? 0 : normal_sf(-m->x_at(l) / m->s);
+  }
+};
+
+/// The add order: P = N(0, s^2), Q the mixture; L = -L_remove(x), below
+/// -log p_0.
+struct mixture_gaussian_add_loss {
+  const mixture_gaussian_loss* m;
+  [[nodiscard]] bool above_range(double l) const { return -l <= m->log_p0; }
+  // L > l iff L_remove(x) < -l iff x < x_at(-l).
+  [[nodiscard]] double p_gt(double l) const {
+    return above_range(l) ? 0 : normal_sf(-m->x_at(-l) / m->s);
+  }
+  [[nodiscard]] double p_le(double l) const {
+    return above_range(l) ? 1 : normal_sf(m->x_at(-l) / m->s);
+  }
+  [[nodiscard]] double q_gt(double l) const { return above_range(l) ? 0 : m->mix_cdf(m->x_at(-l)); }
+  [[nodiscard]] double q_le(double l) const { return above_range(l) ? 1 : m->mix_sf(m->x_at(-l)); }
+};
+
+/// w a + (1 - w) b of two pmfs on one grid (the PLD of running the first
+/// pair with probability w and the second otherwise, the coin public: its
+/// delta is w delta_a + (1 - w) delta_b, which by the joint convexity of the
+/// hockey-stick divergence bounds any mixture of the two pairs).
+inline pld_pmf mix_pmfs(const pld_pmf& a, const pld_pmf& b, double w) {
+  const std::int64_t lo = std::min(a.lowest_index(), b.lowest_index());
+  const std::int64_t hi = std::max(a.highest_index(), b.highest_index());
+  std::vector<double> probs(static_cast<std::size_t>(hi - lo + 1));
+  for (std::int64_t i = lo; i <= hi; ++i) {
+    probs[static_cast<std::size_t>(i - lo)] = w * a.mass_at(i) + (1 - w) * b.mass_at(i);
+  }
+  // Each mixed mass within 2 ulps of itself (both terms >= 0).
+  const double inf = w * a.infinity_mass() + (1 - w) * b.infinity_mass() + 4 * unit_roundoff;
+  return pld_pmf(pmf_built_t{}, a.interval(), lo, std::move(probs), std::min(1.0, inf));
+}
 
 // ---- convolution -----------------------------------------------------------------
 
@@ -1686,6 +2011,142 @@ class privacy_loss_distribution {
         o.tail_mass_truncation);
   }
 
+  /// Laplace noise of scale b (L1 sensitivity 1) on a Poisson sample that
+  /// includes each record with probability q, under add/remove neighbours;
+  /// both orders are kept (remove: P = q Lap(1, b) + (1 - q) Lap(0, b) against
+  /// Q = Lap(0, b); add: the reverse, the dominating pairs of Poisson
+  /// subsampling, Zhu, Dong & Wang 2022). The loss is bounded, within
+  /// +-log(1 + q (e^{1/b} - 1)), so nothing is truncated. q = 1 is the
+  /// Laplace mechanism.
+  static privacy_loss_distribution subsampled_laplace(double q, double scale,
+                                                      const pld_options& o = {}) {
+    if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+    validate_positive(scale, "scale");
+    validate(o);
+    if (q == 1) return laplace(scale, 1, o);
+    const detail::subsampled_laplace_remove_loss rm{q, scale, 1};
+    const detail::subsampled_laplace_add_loss ad{q, scale, 1};
+    return privacy_loss_distribution(detail::discretize_continuous(rm, rm.bottom(), rm.top(), o),
+                                     detail::discretize_continuous(ad, ad.bottom(), ad.top(), o),
+                                     o.tail_mass_truncation);
+  }
+
+  /// The Gaussian mechanism with noise multiplier sigma on a Poisson sample
+  /// (rate q) under replace-one neighbours (detail::subsampled_gaussian_replace_loss;
+  /// one PLD serves both orders). Under P, x is outside [-s z, 1 + s z] with
+  /// probability at most 2 Phi(-z), z leaving tail_mass_truncation / 2 on
+  /// each side. q = 1 is the Gaussian at sensitivity 2.
+  static privacy_loss_distribution subsampled_gaussian_replace_one(double q,
+                                                                   double noise_multiplier,
+                                                                   const pld_options& o = {}) {
+    if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+    validate_positive(noise_multiplier, "noise_multiplier");
+    validate(o);
+    if (q == 1) return gaussian(noise_multiplier, 2, o);
+    const double s = noise_multiplier;
+    const double z = detail::normal_isf(o.tail_mass_truncation / 2);
+    const detail::subsampled_gaussian_replace_loss m{q, s};
+    return privacy_loss_distribution(
+        detail::discretize_continuous(m, m.loss(-s * z), m.loss(1 + s * z), o),
+        o.tail_mass_truncation);
+  }
+
+  /// k-ary randomised response with parameter epsilon (the true value kept
+  /// with probability e^eps / (e^eps + k - 1)) under replace-special
+  /// neighbours: a value against the special input whose output is uniform
+  /// over the k values (dp_accounting's from_randomized_response,
+  /// REPLACE_SPECIAL). With c = e^eps + k - 1, remove is
+  /// P = RR(x) against Q = uniform: loss eps + log(k / c) with mass e^eps / c,
+  /// loss log(k / c) with mass (k - 1) / c; add is the reverse: loss
+  /// -eps - log(k / c) with mass 1 / k, -log(k / c) with mass (k - 1) / k.
+  static privacy_loss_distribution randomized_response_replace_special(double epsilon,
+                                                                       std::uint64_t k = 2,
+                                                                       const pld_options& o = {}) {
+    validate_epsilon(epsilon);
+    validate_at_least<std::uint64_t>(k, 2, "k");
+    validate(o);
+    const double kd = static_cast<double>(k), others = kd - 1;
+    // log(k / c) = -log((e^eps - 1) / k + 1), without overflow at large eps.
+    const double log_k_over_c =
+        epsilon < 700 ? -std::log1p(std::expm1(epsilon) / kd)
+                      : std::log(kd) - epsilon - std::log1p(others * std::exp(-epsilon));
+    const double p_true = 1 / (1 + others * std::exp(-epsilon));  // e^eps / c
+    const double p_other = others * std::exp(-epsilon) * p_true;  // (k - 1) / c
+    std::vector<std::pair<double, double>> rm{{epsilon + log_k_over_c, p_true},
+                                              {log_k_over_c, p_other}};
+    std::vector<std::pair<double, double>> ad{{-epsilon - log_k_over_c, 1 / kd},
+                                              {-log_k_over_c, others / kd}};
+    return privacy_loss_distribution(detail::discretize_atoms(rm, 0, o),
+                                     detail::discretize_atoms(ad, 0, o), o.tail_mass_truncation);
+  }
+
+  /// The mixture of Gaussians (detail::mixture_gaussian_loss): Gaussian
+  /// noise of standard deviation sigma, sensitivity sensitivities[i] with
+  /// probability probs[i], add/remove neighbours; both orders are kept.
+  /// Entries of probability 0 are dropped. Under P the remove loss is outside
+  /// [L(c_min - sigma z), L(c_max + sigma z)] with probability at most
+  /// Phi(-z) on each side (every component is), the add loss likewise
+  /// within -L(+-sigma z), z leaving tail_mass_truncation / 2 per side.
+  /// Throws invalid_parameter naming `sigma`, `sensitivities` (empty, sizes
+  /// differ, an entry negative or not finite, or no positive one with
+  /// positive probability) or `probs` (an entry outside [0, 1], or a sum
+  /// not within 1e-9 of 1).
+  static privacy_loss_distribution mixture_of_gaussians(double sigma,
+                                                        const std::vector<double>& sensitivities,
+                                                        const std::vector<double>& probs,
+                                                        const pld_options& o = {}) {
+    validate_positive(sigma, "sigma");
+    validate(o);
+    detail::mixture_gaussian_loss m{sigma, {}, {}, -std::numeric_limits<double>::infinity()};
+    check_mixture(sensitivities, probs, m.c, m.p, m.log_p0);
+    const double cmin = *std::min_element(m.c.begin(), m.c.end());
+    const double cmax = *std::max_element(m.c.begin(), m.c.end());
+    const double z = detail::normal_isf(o.tail_mass_truncation / 2);
+    const detail::mixture_gaussian_remove_loss rm{&m};
+    const detail::mixture_gaussian_add_loss ad{&m};
+    return privacy_loss_distribution(
+        detail::discretize_continuous(rm, m.loss(cmin - sigma * z), m.loss(cmax + sigma * z), o),
+        detail::discretize_continuous(ad, -m.loss(sigma * z), -m.loss(-sigma * z), o),
+        o.tail_mass_truncation);
+  }
+
+  /// The truncated Poisson-subsampled Gaussian of dp_accounting
+  /// (from_truncated_subsampled_gaussian_mechanism): each of n records is
+  /// sampled with probability q, and a batch larger than `batch` is cut down
+  /// to `batch` records. With probability t = P(Bin(n - 1, q) >= batch)
+  /// (truncation happens given the record is sampled) the step is bounded by
+  /// the replace-one subsampled Gaussian at noise multiplier sigma / 2 and
+  /// rate P(Bin(n, q) > batch) batch / (t n); otherwise by the subsampled
+  /// Gaussian (the neighbouring relation's) at sigma and q; the PLD is their
+  /// mixture with weight t (mix_pmfs), dp_accounting's analysis.
+  /// `replace_one` selects replace-one neighbours for the second part.
+  /// Throws invalid_parameter naming `n` (< 1), `batch` (< 1), `q` (outside
+  /// (0, 1]) or `noise_multiplier`.
+  static privacy_loss_distribution truncated_subsampled_gaussian(std::uint64_t n, double q,
+                                                                 std::uint64_t batch,
+                                                                 double noise_multiplier,
+                                                                 bool replace_one = false,
+                                                                 const pld_options& o = {}) {
+    validate_at_least<std::uint64_t>(n, 1, "n");
+    validate_at_least<std::uint64_t>(batch, 1, "batch");
+    if (!(q > 0 && q <= 1)) throw_invalid("q", q, "(0, 1]");
+    validate_positive(noise_multiplier, "noise_multiplier");
+    validate(o);
+    const auto plain = replace_one ? subsampled_gaussian_replace_one(q, noise_multiplier, o)
+                                   : subsampled_gaussian(q, noise_multiplier, o);
+    const double t = binomial_at_least(n - 1, q, batch);
+    if (t == 0) return plain;
+    const double q2 = std::min(1.0, binomial_at_least(n, q, batch + 1) *
+                                        static_cast<double>(batch) / t / static_cast<double>(n));
+    const auto cut = subsampled_gaussian_replace_one(q2, noise_multiplier / 2, o);
+    const double tau = o.tail_mass_truncation;
+    if (plain.symmetric()) {
+      return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t), tau);
+    }
+    return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t),
+                                     detail::mix_pmfs(cut.add(), plain.add(), t), tau);
+  }
+
   // ---- composition ---------------------------------------------------------------
 
   /// The PLD of running both mechanisms (on the same neighbours). Throws
@@ -1769,6 +2230,101 @@ class privacy_loss_distribution {
     return approx_dp(eps, delta);
   }
 
+  /// epsilon for each delta in `deltas` (each in [0, 1]) over both orders,
+  /// by one sweep of each order's grid (pld_pmf::epsilons): 0 where delta(0)
+  /// is at most the delta, +infinity where no finite epsilon reaches it (a
+  /// delta at or below the mass at +infinity), otherwise the value
+  /// epsilon(delta) gives. Throws invalid_parameter naming `deltas` for a
+  /// NaN or a value outside [0, 1].
+  [[nodiscard]] std::vector<double> epsilons(std::span<const double> deltas,
+                                             const parallel_options& parallel = {}) const {
+    check_unit_interval(deltas, "deltas");
+    std::vector<double> out = remove_.epsilons(deltas, parallel);
+    if (add_) {
+      const std::vector<double> other = add_->epsilons(deltas, parallel);
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::max(out[i], other[i]);
+    }
+    return out;
+  }
+
+  /// For each false positive rate alpha in `false_positive_rates`, an upper
+  /// bound on the true positive rate of any test telling the two neighbours
+  /// apart (a membership inference attack) at that rate. Each (eps, delta)
+  /// the PLD certifies bounds it by min(e^eps alpha + delta,
+  /// 1 - e^-eps (1 - alpha - delta)) (Kairouz, Oh & Viswanath 2015,
+  /// Theorem 2.1, the hypothesis-testing form of (eps, delta)-DP); the
+  /// bound is the smallest over the epsilons of `deltas` (epsilons()),
+  /// rounded up, and at most 1. dp_accounting's
+  /// PrivacyLossDistribution.get_true_positive_rates with the same deltas
+  /// (its default: 0 and 3,000 log-spaced from 1e-13 to 1). Like it, the
+  /// curve is symmetric about alpha + TPR = 1 (one epsilon for both
+  /// orders), so for a PLD whose orders differ it is valid but may be
+  /// loose. Throws invalid_parameter naming `false_positive_rates` or
+  /// `deltas` for a NaN or a value outside [0, 1].
+  [[nodiscard]] std::vector<double> true_positive_rates(
+      std::span<const double> false_positive_rates, std::span<const double> deltas,
+      const parallel_options& parallel = {}) const {
+    check_unit_interval(false_positive_rates, "false_positive_rates");
+    const std::vector<double> eps = epsilons(deltas, parallel);
+    // e^eps rounded up and e^-eps rounded down (exp is within an ulp).
+    constexpr double u = detail::unit_roundoff;
+    std::vector<double> up(eps.size()), down(eps.size());
+    for (std::size_t d = 0; d < eps.size(); ++d) {
+      up[d] = std::exp(eps[d]) * (1 + 4 * u);
+      down[d] = std::exp(-eps[d]) * (1 - 4 * u);
+    }
+    std::vector<double> out(false_positive_rates.size(), 1.0);
+    parallel_for_index(out.size(), parallel, [&](std::size_t f) {
+      const double alpha = false_positive_rates[f];
+      // The smallest of each kind of bound as computed, then rounded up once:
+      // e^eps alpha + delta is one fma of non-negative terms (within an ulp,
+      // relative); 1 - x, with x = e^-eps (1 - alpha - delta) rounded down
+      // (the subtraction 1 - alpha - delta by 2u of 1, the product by 2u
+      // relative), is within half an ulp of 1.
+      double first = std::numeric_limits<double>::infinity(), second = first;
+      for (std::size_t d = 0; d < eps.size(); ++d) {
+        if (std::isfinite(up[d])) first = std::min(first, std::fma(up[d], alpha, deltas[d]));
+        const double rest = (1 - alpha - deltas[d]) - 2 * u;
+        if (rest > 0) second = std::min(second, 1 - down[d] * rest * (1 - 2 * u));
+      }
+      out[f] = std::min({1.0, detail::next_up(first * (1 + 2 * u)), detail::next_up(second + u)});
+    });
+    return out;
+  }
+
+  /// An estimate of the smallest mu such that the PLD is mu-GDP (Dong, Roth
+  /// & Su 2022): the largest Phi^-1(TPR) - Phi^-1(alpha) over the false
+  /// positive rates alpha in (m, 1/2] of `false_positive_rates`, with TPR
+  /// the bound of true_positive_rates() and m the mass at +infinity (the
+  /// larger of the two orders'). It is an estimate, neither an upper nor a
+  /// lower bound: the TPRs are upper bounds, but mu is only checked at the
+  /// rates given. Rates at or below m are skipped because there the bound
+  /// is at least m whatever the mechanism, and privet's m includes the
+  /// certified truncation and round-off of every step (1e-11 to 1e-9, where
+  /// dp_accounting's holds the truncation alone); dp_accounting instead
+  /// answers +infinity when m exceeds the smallest rate. +infinity when no
+  /// rate is left or a TPR bound is 1. Throws invalid_parameter as
+  /// true_positive_rates() does.
+  [[nodiscard]] double gdp_parameter_estimate(std::span<const double> false_positive_rates,
+                                              std::span<const double> deltas,
+                                              const parallel_options& parallel = {}) const {
+    check_unit_interval(false_positive_rates, "false_positive_rates");
+    const double m = std::max(remove_.infinity_mass(), add().infinity_mass());
+    std::vector<double> kept;
+    for (double a : false_positive_rates) {
+      if (a > m && a <= 0.5) kept.push_back(a);
+    }
+    if (kept.empty()) return std::numeric_limits<double>::infinity();
+    const std::vector<double> tpr = true_positive_rates(kept, deltas, parallel);
+    double mu = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      if (!(tpr[i] < 1)) return std::numeric_limits<double>::infinity();
+      // Phi^-1(p) = -normal_isf(p).
+      mu = std::max(mu, detail::normal_isf(kept[i]) - detail::normal_isf(tpr[i]));
+    }
+    return mu;
+  }
+
   /// Whether both orders share one pmf (then add() is remove()).
   [[nodiscard]] bool symmetric() const noexcept { return !add_.has_value(); }
   /// The loss of P = M(D) against Q = M(D minus a record).
@@ -1789,6 +2345,69 @@ class privacy_loss_distribution {
     validate_positive(o.value_discretization_interval, "value_discretization_interval");
     validate_tau(o.tail_mass_truncation);
   }
+  static void check_unit_interval(std::span<const double> v, const char* name) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!(v[i] >= 0 && v[i] <= 1)) {
+        throw invalid_parameter(
+            name, std::string("privet: ") + name + "[" + detail::format_value(i) +
+                      "] = " + detail::format_value(v[i]) + " is invalid; allowed: [0, 1]");
+      }
+    }
+  }
+  /// P(Bin(n, q) >= k), by the regularised incomplete beta function.
+  static double binomial_at_least(std::uint64_t n, double q, std::uint64_t k) {
+    if (k == 0) return 1;
+    if (k > n) return 0;
+    if (q >= 1) return 1;
+    return boost::math::ibeta(static_cast<double>(k), static_cast<double>(n - k + 1), q);
+  }
+
+  static void check_mixture(const std::vector<double>& c, const std::vector<double>& p,
+                            std::vector<double>& c_out, std::vector<double>& p_out,
+                            double& log_p0) {
+    validate_non_empty(c, "sensitivities");
+    if (c.size() != p.size()) {
+      throw_invalid("probs.size()", p.size(),
+                    "sensitivities.size() = " + detail::format_value(c.size()));
+    }
+    double total = 0, p0 = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (!(std::isfinite(c[i]) && c[i] >= 0)) {
+        throw invalid_parameter("sensitivities", "privet: sensitivities[" +
+                                                     detail::format_value(i) +
+                                                     "] = " + detail::format_value(c[i]) +
+                                                     " is invalid; allowed: finite and >= 0");
+      }
+      if (!(p[i] >= 0 && p[i] <= 1)) {
+        throw invalid_parameter("probs", "privet: probs[" + detail::format_value(i) +
+                                             "] = " + detail::format_value(p[i]) +
+                                             " is invalid; allowed: [0, 1]");
+      }
+      total += p[i];
+      if (p[i] == 0) continue;
+      if (c[i] == 0) {
+        p0 += p[i];
+        continue;
+      }
+      c_out.push_back(c[i]);
+      p_out.push_back(p[i]);
+    }
+    if (!(std::fabs(total - 1) <= 1e-9)) {
+      throw invalid_parameter("probs", "privet: sum(probs) = " + detail::format_value(total) +
+                                           " is invalid; allowed: 1 within 1e-9");
+    }
+    if (c_out.empty()) {
+      throw invalid_parameter("sensitivities",
+                              "privet: sensitivities has no positive entry of positive "
+                              "probability; allowed: at least one (otherwise nothing is released)");
+    }
+    if (p0 > 0) {
+      c_out.push_back(0);
+      p_out.push_back(p0);
+      log_p0 = std::log(p0);
+    }
+  }
+
   static void same_grid(const pld_pmf& a, const pld_pmf& b) {
     if (a.interval() != b.interval()) {
       throw_invalid("value_discretization_interval", b.interval(),

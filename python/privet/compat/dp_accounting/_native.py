@@ -134,7 +134,12 @@ def _translate(event, count, relation, kind, out) -> None:
         if event.noise_multiplier == 0:
             out.non_private = True
         else:
-            _add(out, _labelled("Noise multiplier", _acc.GaussianEvent, event.noise_multiplier), count)
+            sigma = event.noise_multiplier
+            if kind == "pld" and relation is _RO:
+                # dp_accounting's PLD pair for replace-one is N(-1) against
+                # N(1): the sum moves by up to 2 clipping norms.
+                sigma = sigma / 2
+            _add(out, _labelled("Noise multiplier", _acc.GaussianEvent, sigma), count)
         return
     if isinstance(event, E.LaplaceDpEvent):
         if kind == "pld" and relation not in (_AOR, _RS):
@@ -203,7 +208,7 @@ def _translate(event, count, relation, kind, out) -> None:
             out.non_private = True
             return
         eps = math.log1p(k * (1 - p) / p)
-        if kind == "rdp" and relation is _RS:
+        if relation is _RS:
             _add(out, _acc.RandomizedResponseSpecialEvent(eps, k), count)
         else:
             _add(out, _acc.RandomizedResponseEvent(eps, k), count)
@@ -213,6 +218,43 @@ def _translate(event, count, relation, kind, out) -> None:
         return
     if isinstance(event, E.RepeatAndSelectDpEvent):
         _repeat_and_select(event, count, relation, kind, out)
+        return
+    if isinstance(event, E.PoissonSampledDpEvent) and kind == "pld":
+        _translate_poisson_pld(event, count, relation, out)
+        return
+    if isinstance(event, E.MixtureOfGaussiansDpEvent) and kind == "pld":
+        if relation not in (_AOR, _RS):
+            raise Unsupported(event, _relation_message((_AOR, _RS)))
+        if len(event.sensitivities) == 1 and event.sensitivities[0] == 0:
+            return  # the output does not depend on the input
+        if event.standard_deviation == 0:
+            out.non_private = True
+            return
+        native = _acc.MixtureOfGaussiansEvent(
+            event.standard_deviation,
+            [float(c) for c in event.sensitivities],
+            [float(p) for p in event.sampling_probs],
+        )
+        _add(out, native, count)
+        return
+    if isinstance(event, E.TruncatedSubsampledGaussianDpEvent) and kind == "pld":
+        if (
+            event.sampling_probability == 0
+            or event.truncated_batch_size == 0
+            or event.dataset_size == 0
+        ):
+            return
+        if event.noise_multiplier == 0:
+            out.non_private = True
+            return
+        native = _acc.TruncatedSubsampledGaussianEvent(
+            int(event.dataset_size),
+            event.sampling_probability,
+            int(event.truncated_batch_size),
+            event.noise_multiplier,
+            relation is _RO,
+        )
+        _add(out, native, count)
         return
     if isinstance(event, E.PoissonSampledDpEvent):
         if relation not in (_AOR, _RS):
@@ -300,6 +342,52 @@ def _repeat_and_select(event, count, relation, kind, out) -> None:
         composed = _acc.ComposedEvent([_acc.SelfComposedEvent(e, n) for e, n in inner.events])
         curve = _acc.rdp_curve(composed, out.orders)
     _add(out, _acc.repeat_and_select(curve, float(event.mean), float(event.shape)), count)
+
+
+def _translate_poisson_pld(event, count, relation, out) -> None:
+    """A Poisson-sampled event for the PLD accountant, as dp_accounting's:
+    of a Gaussian (or Gaussians composed on the sample) under any relation,
+    of a Laplace under add/remove or replace-special."""
+    E = dp_event
+    q = event.sampling_probability
+    if not (0 <= q <= 1):
+        _labelled("Sampling rate", _acc.SubsampledGaussianEvent, q, 1.0)
+    inner = event.event
+    if isinstance(inner, E.LaplaceDpEvent):
+        if relation not in (_AOR, _RS):
+            raise Unsupported(event, _relation_message((_AOR, _RS)))
+        if q == 0:
+            return
+        if inner.noise_multiplier == 0:
+            out.non_private = True
+            return
+        if q == 1:
+            _add(out, _acc.LaplaceEvent(inner.noise_multiplier), count)
+        else:
+            _add(out, _acc.SubsampledLaplaceEvent(q, inner.noise_multiplier), count)
+        return
+    sigma = _effective_gaussian(inner)
+    if sigma is None:
+        raise Unsupported(
+            event,
+            "privet accounts for Poisson sampling of Gaussian and Laplace mechanisms only",
+        )
+    if q == 0:
+        return
+    if sigma == 0:
+        out.non_private = True
+        return
+    if not math.isfinite(sigma):
+        return
+    if relation is _RO:
+        if q == 1:  # replace-one moves the sum by up to 2 clipping norms
+            _add(out, _acc.GaussianEvent(sigma / 2), count)
+        else:
+            _add(out, _acc.SubsampledGaussianReplaceOneEvent(q, sigma), count)
+    elif q == 1:
+        _translate(inner, count, relation, "pld", out)
+    else:
+        _add(out, _acc.SubsampledGaussianEvent(q, sigma), count)
 
 
 class NativeAccountant(PrivacyAccountant):
