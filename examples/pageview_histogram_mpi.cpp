@@ -100,6 +100,10 @@ namespace dist = privet::dist;
 
 namespace {
 
+// The release's noise: discrete Gaussian from the constant-time sampler.
+using release_mechanism =
+    privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>;
+
 constexpr const char* program = "pageview_histogram_mpi";
 
 struct options {
@@ -682,10 +686,27 @@ pv::parameters<> parameters_of_run(const options& o) {
   return p;
 }
 
+// The (eps, 1e-7)-DP statement of what a day costs, or why there is none:
+// the constant-time sampler's distance tau adds (1 + e^eps) tau to delta,
+// which exceeds 1e-7 once rho is very large (--rho 100 gives eps near 180).
+std::string approx_dp_text(const privet::within_tv<privet::zcdp>& spent) {
+  try {
+    char text[96];
+    std::snprintf(text, sizeof text, "(%.4f, 1e-7)-DP (Canonne-Kamath-Steinke conversion)",
+                  privet::to_approx_dp(spent, 1e-7).epsilon());
+    return text;
+  } catch (const privet::invalid_parameter&) {
+    return "no (eps, 1e-7)-DP statement at this rho (the sampler's distance times e^eps "
+           "exceeds 1e-7)";
+  }
+}
+
 template <class Bounding>
 std::vector<pv::release_row> run(const dist::communicator& comm, const options& o, share& s,
                                  const privet::keyed_streams& streams, std::uint32_t countries) {
-  const pv::histogram<Bounding> h(parameters_of_run(o), countries);
+  // The noise from the constant-time sampler (issue 36), in one process and
+  // over the ranks alike.
+  const pv::histogram<Bounding, release_mechanism> h(parameters_of_run(o), countries);
   std::vector<pv::release_row> released;
   if (o.single_process) {
     // h(rows, ...) without the rows: the same bounded counts (view_bounder).
@@ -695,18 +716,19 @@ std::vector<pv::release_row> run(const dist::communicator& comm, const options& 
         comm, dist::release_owned(comm, h, *s.bounder, s.public_counts, streams));
   }
   if (comm.rank() == 0) {
-    const auto rho = h.guarantee();
+    const auto spent = h.guarantee();
     std::printf(
         "parameters: rho = %g per day, k = %llu distinct tuples per actor (%s bounding), "
         "candidate filter t = %llu public views, release threshold tau = %llu\n"
-        "noise: discrete Gaussian, sigma = %.2f, on every candidate page x %u countries\n"
-        "privacy spent per actor per day: %g-zCDP, i.e. (%.4f, 1e-7)-DP (Canonne-Kamath-Steinke "
-        "conversion)\n",
+        "noise: discrete Gaussian, sigma = %.2f, constant-time sampler, on every candidate page "
+        "x %u countries\n"
+        "privacy spent per actor per day: %g-zCDP within total variation %.2g (the sampler's "
+        "distance to the exact noise), i.e. %s\n",
         o.rho, static_cast<unsigned long long>(o.k),
         o.policy == "actor" ? "server-side, per actor signature" : "client-side, enforced again",
         static_cast<unsigned long long>(o.t), static_cast<unsigned long long>(o.tau),
-        h.mechanism().distribution().sigma(), countries, rho.rho(),
-        privet::to_approx_dp(rho, 1e-7).epsilon());
+        h.mechanism().distribution().sigma(), countries, spent.base().rho(),
+        spent.total_variation(), approx_dp_text(spent).c_str());
   }
   return released;
 }
@@ -780,9 +802,9 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
   try {
     const auto countries = static_cast<std::uint32_t>(ex::countries().size());
     if (o.policy == "actor") {
-      (void)pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries);
+      (void)pv::histogram<pv::bound_per_actor, release_mechanism>(parameters_of_run(o), countries);
     } else {
-      (void)pv::histogram<pv::client_bounded>(parameters_of_run(o), countries);
+      (void)pv::histogram<pv::client_bounded, release_mechanism>(parameters_of_run(o), countries);
     }
   } catch (const privet::error& e) {
     if (rank0) std::fprintf(stderr, "%s: the parameters: %s (see --help)\n", program, e.what());
@@ -841,11 +863,15 @@ int main_mpi(int argc, char** argv, const dist::communicator& comm) {
     // process's (dist::owner_bounder).
     const auto countries = static_cast<std::uint32_t>(country_list.size());
     if (o.policy == "actor") {
-      s.bounder.emplace(comm, pv::histogram<pv::bound_per_actor>(parameters_of_run(o), countries),
-                        streams);
+      s.bounder.emplace(
+          comm,
+          pv::histogram<pv::bound_per_actor, release_mechanism>(parameters_of_run(o), countries),
+          streams);
     } else {
-      s.bounder.emplace(comm, pv::histogram<pv::client_bounded>(parameters_of_run(o), countries),
-                        streams);
+      s.bounder.emplace(
+          comm,
+          pv::histogram<pv::client_bounded, release_mechanism>(parameters_of_run(o), countries),
+          streams);
     }
   }
   // Rank 0's files (--write-tsv, --out) appear together at the end, or none.

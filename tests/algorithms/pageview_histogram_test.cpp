@@ -222,6 +222,39 @@ TEST_CASE("the guarantee comes from the privacy maps") {
   CHECK(l.guarantee().epsilon() >= 1.0 * (1 - 1e-12));
 }
 
+TEST_CASE("constant-time noise: the same calibration, the sampler's distance per changed cell") {
+  // Issue 36: the histogram over the constant-time discrete Gaussian takes
+  // the same zCDP budget, calibrates the same sigma, and reports
+  // within_tv<zcdp>: the exact rho and one sample's distance times the
+  // cells an actor can change (k = 10 for one actor, 20 for two).
+  using ct_mechanism =
+      privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>;
+  const pv::parameters<> params;
+  const pv::histogram<> exact(params, 250);
+  const pv::histogram<pv::bound_per_actor, ct_mechanism> h(params, 250);
+  static_assert(std::same_as<decltype(h)::budget_type, privet::zcdp>);
+  static_assert(std::same_as<decltype(h)::guarantee_type, privet::within_tv<privet::zcdp>>);
+  CHECK(h.mechanism().distribution().sigma2() == exact.mechanism().distribution().sigma2());
+  const double tau = h.mechanism().sampler_total_variation();
+  REQUIRE(tau > 0);
+  CHECK(tau < std::ldexp(1.0, -100));
+  CHECK(h.guarantee().base() == exact.guarantee());
+  CHECK(h.guarantee().total_variation() == doctest::Approx(10 * tau).epsilon(1e-12));
+  CHECK(h.guarantee(2).base() == exact.guarantee(2));
+  CHECK(h.guarantee(2).total_variation() == doctest::Approx(20 * tau).epsilon(1e-12));
+  // The released key set is the exact histogram's rule (public candidates,
+  // noisy count >= tau), and a secret fixes the release.
+  pv::parameters<> loose = params;
+  loose.release_threshold = 20;
+  const pv::histogram<pv::bound_per_actor, ct_mechanism> hl(loose, 10);
+  const auto pub = public_views(200, 500);
+  const auto a = hl.release(pv::tuple_counts{}, pub, privet::testing::seeded_keyed_streams(5));
+  const auto b = hl.release(pv::tuple_counts{}, pub, privet::testing::seeded_keyed_streams(5));
+  CHECK(a == b);
+  CHECK(!a.empty());  // 2000 zero cells at P[Z >= 20] about 0.14
+  for (const auto& [t, c] : a) CHECK(c >= 20);
+}
+
 TEST_CASE("zero cells are published at the rate of the noise's tail") {
   // 300 candidate pages x 100 countries, all true counts 0, tau = 20: each
   // cell is published independently with p = P[Z >= 20], Z the discrete

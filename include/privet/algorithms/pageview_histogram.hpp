@@ -44,6 +44,7 @@
 #include <privet/algorithms/release_utility.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/lazy_range.hpp>
+#include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/keyed_streams.hpp>
@@ -333,20 +334,25 @@ template <bounding_policy Bounding = bound_per_actor,
           count_mechanism Mechanism = discrete_gaussian_mechanism<std::int64_t>>
 class histogram {
  public:
-  /// The guarantee the mechanism's privacy map returns (zcdp by default).
+  /// The guarantee the mechanism's privacy map returns (zcdp by default;
+  /// within_tv<zcdp> with constant_time_noise).
   using guarantee_type = typename Mechanism::guarantee_type;
+  /// What the parameters' budget is: the exact mechanism's guarantee (zcdp
+  /// by default, and also with constant_time_noise, whose distance to the
+  /// exact noise guarantee() adds).
+  using budget_type = exact_guarantee_t<guarantee_type>;
 
   /// Calibrates the mechanism so one actor's day costs at most p.budget,
   /// for `countries` countries (indices 0 .. countries - 1). Throws
   /// invalid_parameter for k = 0 or a country count outside [1, 65536].
-  histogram(const parameters<guarantee_type>& p, std::uint32_t countries)
+  histogram(const parameters<budget_type>& p, std::uint32_t countries)
       : histogram(p, Bounding(p.k), countries) {}
 
   /// The same with a bounding policy built by the caller: the mechanism is
   /// calibrated to `bounding`'s own stability, so its cap (not p.k, which
   /// must still be >= 1) is the one that counts. Throws invalid_parameter
   /// as above, and whatever Mechanism::from_guarantee throws for p.budget.
-  histogram(const parameters<guarantee_type>& p, Bounding bounding, std::uint32_t countries)
+  histogram(const parameters<budget_type>& p, Bounding bounding, std::uint32_t countries)
       : p_(p),
         bounding_(std::move(bounding)),
         countries_(countries),
@@ -427,15 +433,28 @@ class histogram {
   }
 
   /// What one actor's day costs: the mechanism's privacy map after the
-  /// bounding's stability map.
+  /// bounding's stability map. With constant-time noise (within_tv), the
+  /// distance is one sample's times the cells the actors can change (the
+  /// stability's partitions): every other cell's noisy count has the same
+  /// law on both neighbouring days, so conditioning on those cells leaves a
+  /// mechanism on the changed cells alone, within that many samples'
+  /// distance of the exact one (a union bound over its samples).
   [[nodiscard]] guarantee_type guarantee(std::uint64_t actors = 1) const {
-    return mechanism_.guarantee(convert(bounding_.stability(actors)));
+    const auto d = bounding_.stability(actors);
+    if constexpr (std::same_as<guarantee_type, budget_type>) {
+      return mechanism_.guarantee(convert(d));
+    } else {
+      const auto one = mechanism_.guarantee(convert(d));
+      const double tau =
+          privet::detail::mul_up(static_cast<double>(d.partitions), one.total_variation());
+      return guarantee_type(one.base(), tau < 1 ? tau : 1.0);
+    }
   }
 
   /// The calibrated noise mechanism.
   [[nodiscard]] const Mechanism& mechanism() const noexcept { return mechanism_; }
   /// The parameters the histogram was built with.
-  [[nodiscard]] const parameters<guarantee_type>& params() const noexcept { return p_; }
+  [[nodiscard]] const parameters<budget_type>& params() const noexcept { return p_; }
   /// The number of countries: cells have country indices [0, countries()).
   [[nodiscard]] std::uint32_t countries() const noexcept { return countries_; }
 
@@ -445,7 +464,7 @@ class histogram {
   }
   static auto sensitivity(const Bounding& b) { return convert(b.stability(1)); }
 
-  parameters<guarantee_type> p_;
+  parameters<budget_type> p_;
   Bounding bounding_;
   std::uint32_t countries_;
   Mechanism mechanism_;
@@ -585,12 +604,11 @@ struct parameter_grid {
 namespace detail {
 /// The grid on the bounded counts for sorted, distinct ks (one per k).
 template <class Mechanism>
-parameter_grid grid_on(const std::vector<tuple_counts>& truths, const page_counts& public_counts,
-                       const parameters<typename Mechanism::guarantee_type>& base,
-                       std::uint32_t countries, std::vector<std::uint64_t> ks,
-                       std::vector<std::int64_t> taus,
-                       const std::vector<keyed_streams>& noise_secrets,
-                       const utility_requirements& req) {
+parameter_grid grid_on(
+    const std::vector<tuple_counts>& truths, const page_counts& public_counts,
+    const parameters<exact_guarantee_t<typename Mechanism::guarantee_type>>& base,
+    std::uint32_t countries, std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req) {
   using hist = histogram<bound_per_actor, Mechanism>;
   const auto candidates = candidate_pages(public_counts, base.candidate_threshold);
 
@@ -603,7 +621,7 @@ parameter_grid grid_on(const std::vector<tuple_counts>& truths, const page_count
     double kept = 0;
     for (const auto& [t, c] : truths[i]) kept += static_cast<double>(c);
     grid.bounded_views.push_back(kept);
-    parameters<typename Mechanism::guarantee_type> p = base;
+    parameters<exact_guarantee_t<typename Mechanism::guarantee_type>> p = base;
     p.k = ks[i];
     p.release_threshold = std::numeric_limits<std::int64_t>::min();
     const hist h(p, countries);
@@ -662,8 +680,8 @@ inline void prepare_grid(std::vector<std::uint64_t>& ks, std::vector<std::int64_
 template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>, std::ranges::input_range R>
 requires count_mechanism<Mechanism> parameter_grid tune_parameters(
     const R& views, const page_counts& public_counts,
-    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
-    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const parameters<exact_guarantee_t<typename Mechanism::guarantee_type>>& base,
+    std::uint32_t countries, std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
     const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
   detail::prepare_grid(ks, taus, noise_secrets, req);
 
@@ -682,8 +700,8 @@ requires count_mechanism<Mechanism> parameter_grid tune_parameters(
 template <class Mechanism = discrete_gaussian_mechanism<std::int64_t>>
 requires count_mechanism<Mechanism> parameter_grid tune_parameters(
     const view_bounder& day, const page_counts& public_counts,
-    const parameters<typename Mechanism::guarantee_type>& base, std::uint32_t countries,
-    std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
+    const parameters<exact_guarantee_t<typename Mechanism::guarantee_type>>& base,
+    std::uint32_t countries, std::vector<std::uint64_t> ks, std::vector<std::int64_t> taus,
     const std::vector<keyed_streams>& noise_secrets, const utility_requirements& req = {}) {
   detail::prepare_grid(ks, taus, noise_secrets, req);
   const auto truths = bounded_counts_for_caps(day, ks);

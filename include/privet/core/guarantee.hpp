@@ -136,6 +136,22 @@ class within_tv {
   double tv_;
 };
 
+/// The guarantee of the exact mechanism behind G: Base for within_tv<Base>,
+/// G itself otherwise. What a caller asks a mechanism for (its budget) when
+/// the mechanism reports within_tv (constant-time noise).
+template <class G>
+struct exact_guarantee {
+  using type = G;  ///< G itself.
+};
+/// within_tv<Base>'s exact guarantee: Base.
+template <tv_qualifiable Base>
+struct exact_guarantee<within_tv<Base>> {
+  using type = Base;  ///< The base guarantee.
+};
+/// exact_guarantee<G>::type.
+template <class G>
+using exact_guarantee_t = typename exact_guarantee<G>::type;
+
 /// True: within_tv of a core guarantee is a guarantee.
 template <tv_qualifiable Base>
 inline constexpr bool is_guarantee_v<within_tv<Base>> = true;
