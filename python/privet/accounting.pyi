@@ -217,7 +217,7 @@ class RdpCurve:
     def delta(self, epsilon: float) -> Tuple[float, float]:
         """(delta, order) by the improved conversion, capped at 1."""
 
-LeafEvent = Union[
+_LeafEvent = Union[
     GaussianEvent,
     LaplaceEvent,
     DiscreteGaussianEvent,
@@ -239,30 +239,30 @@ LeafEvent = Union[
     Gdp,
     RdpCurve,
 ]
-AnyEvent = Union[LeafEvent, "SelfComposedEvent", "ComposedEvent"]
+_AnyEvent = Union[_LeafEvent, "SelfComposedEvent", "ComposedEvent"]
 
 class SelfComposedEvent:
     """`count` runs of one event."""
 
-    def __init__(self, event: AnyEvent, count: int) -> None: ...
+    def __init__(self, event: _AnyEvent, count: int) -> None: ...
     @property
-    def event(self) -> AnyEvent: ...
+    def event(self) -> _AnyEvent: ...
     @property
     def count(self) -> int: ...
 
 class ComposedEvent:
     """Each event in turn."""
 
-    def __init__(self, events: Sequence[AnyEvent]) -> None: ...
+    def __init__(self, events: Sequence[_AnyEvent]) -> None: ...
     @property
-    def events(self) -> List[AnyEvent]: ...
+    def events(self) -> List[_AnyEvent]: ...
 
 Event: Tuple[type, ...]
 
-def flatten(event: AnyEvent, count: int = 1) -> List[Tuple[LeafEvent, int]]:
+def flatten(event: _AnyEvent, count: int = 1) -> List[Tuple[_LeafEvent, int]]:
     """The leaves of a (possibly composite) event as (event, total count)."""
 
-def rdp_curve(event: AnyEvent, orders: Sequence[float], count: int = 1) -> RdpCurve:
+def rdp_curve(event: _AnyEvent, orders: Sequence[float], count: int = 1) -> RdpCurve:
     """The RDP curve of `count` runs of the event on `orders` (>= 1, inf allowed);
     an ApproxDp contributes its eps part only."""
 
@@ -301,11 +301,11 @@ class _Accountant:
         eps_error: float = 0.01,
         delta_error: Optional[float] = None,
     ) -> None: ...
-    def compose(self, event: AnyEvent, count: int = 1) -> "_Accountant":
+    def compose(self, event: _AnyEvent, count: int = 1) -> "_Accountant":
         """Records `count` runs (atomic); InvalidParameter with the reason if unsupported."""
-    def supports(self, event: AnyEvent) -> bool:
+    def supports(self, event: _AnyEvent) -> bool:
         """Whether compose() takes the event."""
-    def unsupported_reason(self, event: AnyEvent) -> Optional[str]:
+    def unsupported_reason(self, event: _AnyEvent) -> Optional[str]:
         """Why compose() would refuse the event, or None."""
     def get_epsilon(self, delta: float) -> float:
         """The smallest certified epsilon at delta in (0, 1)."""
@@ -393,7 +393,7 @@ class Odometer:
         eps_error: float = 0.01,
         delta_error: Optional[float] = None,
     ) -> None: ...
-    def record(self, event: AnyEvent, count: int = 1) -> "Odometer": ...
+    def record(self, event: _AnyEvent, count: int = 1) -> "Odometer": ...
     def report(self, delta: float) -> OdometerReport: ...
     def get_epsilon(self, delta: float) -> float: ...
     def get_delta(self, epsilon: float) -> float: ...
@@ -425,7 +425,7 @@ def dpsgd_noise_multiplier(
     """The smallest DP-SGD noise multiplier meeting (epsilon, delta)."""
 
 def smallest_noise_multiplier(
-    make_event: Callable[[float], AnyEvent],
+    make_event: Callable[[float], _AnyEvent],
     count: int,
     epsilon: float,
     delta: float,

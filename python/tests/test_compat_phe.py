@@ -7,6 +7,9 @@ runs python-paillier's own test suite against this layer."""
 import fractions
 import json
 import math
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -40,6 +43,88 @@ def test_small_keys_need_the_opt_in(monkeypatch):
     monkeypatch.setattr(paillier, "allow_insecure_key_size", False)
     with pytest.raises(ValueError, match="bits = 256 is invalid"):
         paillier.PaillierPublicKey(pk.n)
+
+
+def test_refusal_keeps_the_cpp_message_and_names_the_opt_in(monkeypatch):
+    monkeypatch.setattr(paillier, "allow_insecure_key_size", False)
+    with pytest.raises(privet.InvalidParameter) as refused:
+        paillier.generate_paillier_keypair(n_length=1024)
+    # The C++ message, unchanged, then the compat layer's opt-ins.
+    with pytest.raises(privet.InvalidParameter) as native:
+        pv.generate_keypair(1024)
+    assert str(refused.value) == str(native.value) + paillier.OPT_IN_HINT
+    assert "PRIVET_ALLOW_INSECURE_KEY_SIZE=1" in str(refused.value)
+    assert "tests only" in str(refused.value)
+    pk, sk = paillier.generate_paillier_keypair(n_length=256, allow_insecure_key_size=True)
+    with pytest.raises(privet.InvalidParameter, match="PRIVET_ALLOW_INSECURE_KEY_SIZE=1"):
+        paillier.PaillierPublicKey(pk.n)
+    # Other refusals are not about the opt-in and get no hint.
+    with pytest.raises(privet.InvalidParameter) as odd:
+        paillier.generate_paillier_keypair(n_length=2049)
+    assert "PRIVET_ALLOW_INSECURE_KEY_SIZE" not in str(odd.value)
+    # Even with the opt-in, privet's floor of 128 bits holds (no hint: the
+    # opt-in would not help).
+    with pytest.raises(privet.InvalidParameter) as tiny:
+        paillier.generate_paillier_keypair(n_length=64, allow_insecure_key_size=True)
+    assert str(tiny.value).startswith("privet: bits = 64 is invalid") and paillier.OPT_IN_HINT not in str(tiny.value)
+
+
+def _in_fresh_interpreter(env_value, code):
+    """Runs ``code`` in a new interpreter with PRIVET_ALLOW_INSECURE_KEY_SIZE
+    set to env_value (None: unset); its stdout."""
+    env = dict(os.environ)
+    env.pop("PRIVET_ALLOW_INSECURE_KEY_SIZE", None)
+    if env_value is not None:
+        env["PRIVET_ALLOW_INSECURE_KEY_SIZE"] = env_value
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+_TRY_SMALL_KEYS = """
+import privet
+from privet.compat import phe
+out = [str(phe.paillier.allow_insecure_key_size)]
+for bits in (256, 512, 1024):
+    try:
+        pk, sk = phe.generate_paillier_keypair(n_length=bits)
+        assert pk.n.bit_length() == bits and sk.decrypt(pk.encrypt(-7)) == -7
+        out.append("made")
+    except privet.InvalidParameter as e:
+        out.append("refused" if "PRIVET_ALLOW_INSECURE_KEY_SIZE=1" in str(e) else "refused-without-hint")
+print(" ".join(out))
+"""
+
+
+@pytest.mark.parametrize("value", [None, "", "0", "no", "false", "2"])
+def test_without_the_environment_opt_in_small_keys_are_refused(value):
+    assert _in_fresh_interpreter(value, _TRY_SMALL_KEYS) == "False refused refused refused"
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES"])
+def test_the_environment_opt_in_allows_small_keys(value):
+    assert _in_fresh_interpreter(value, _TRY_SMALL_KEYS) == "True made made made"
+
+
+def test_the_environment_opt_in_does_not_lower_the_floor_or_touch_the_native_api():
+    code = """
+import privet
+from privet import paillier as pv
+from privet.compat import phe
+pk, _ = phe.generate_paillier_keypair()
+print(pk.n.bit_length())
+for make in (lambda: phe.generate_paillier_keypair(n_length=64), lambda: pv.generate_keypair(512)):
+    try:
+        make()
+        print("made")
+    except privet.InvalidParameter as e:
+        print(str(e).split(";")[0])
+"""
+    assert _in_fresh_interpreter("1", code).split("\n") == [
+        "3072",
+        "privet: bits = 64 is invalid",
+        "privet: bits = 512 is invalid",
+    ]
 
 
 def test_public_key_attributes_equality_and_hash(keys):

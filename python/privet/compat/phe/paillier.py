@@ -16,6 +16,7 @@ import math
 import os
 from collections.abc import Mapping
 
+from privet._privet import InvalidParameter as _InvalidParameter
 from privet._privet import paillier as _native
 
 from .encoding import EncodedNumber
@@ -32,8 +33,27 @@ allow_insecure_key_size = os.environ.get("PRIVET_ALLOW_INSECURE_KEY_SIZE", "").l
 examples only). Set from ``PRIVET_ALLOW_INSECURE_KEY_SIZE`` at import."""
 
 
+OPT_IN_HINT = (
+    " [privet.compat.phe: keys below 2048 bits are breakable, for tests only: opt in with "
+    "allow_insecure_key_size=True or PRIVET_ALLOW_INSECURE_KEY_SIZE=1 in the environment]"
+)
+"""Appended to privet's refusal of a small key made without the opt-in (the
+C++ message before it is unchanged): the C++ message names the C++ opt-in."""
+
+
 def _insecure(flag):
     return allow_insecure_key_size if flag is None else bool(flag)
+
+
+def _refusal_names_the_opt_in(insecure, bits, make):
+    """``make()``; privet's refusal of a ``bits()``-bit key that the opt-in
+    would allow (128 to 2047 bits) gets OPT_IN_HINT when the opt-in is off."""
+    try:
+        return make()
+    except _InvalidParameter as e:
+        if insecure or not _native.min_insecure_key_bits <= bits() < _native.min_key_bits:
+            raise
+        raise type(e)(str(e) + OPT_IN_HINT) from None
 
 
 def generate_paillier_keypair(private_keyring=None, n_length=DEFAULT_KEYSIZE, *, allow_insecure_key_size=None):
@@ -41,7 +61,12 @@ def generate_paillier_keypair(private_keyring=None, n_length=DEFAULT_KEYSIZE, *,
     exactly ``n_length`` bits (privet's key generation: primes from the OS
     CSPRNG, |p - q| >= 2^(n_length/2 - 100)), added to ``private_keyring``
     if one is given. ``n_length`` below 2048 needs the opt-in."""
-    pub, priv = _native.generate_keypair(n_length, allow_insecure_key_size=_insecure(allow_insecure_key_size))
+    insecure = _insecure(allow_insecure_key_size)
+    pub, priv = _refusal_names_the_opt_in(
+        insecure,
+        lambda: n_length if n_length % 2 == 0 else 0,  # odd lengths: the opt-in would not help
+        lambda: _native.generate_keypair(n_length, allow_insecure_key_size=insecure),
+    )
     public_key = PaillierPublicKey._from_native(pub)
     private_key = PaillierPrivateKey._from_native(public_key, priv)
     if private_keyring is not None:
@@ -54,7 +79,13 @@ class PaillierPublicKey(object):
     ``max_int = n // 3 - 1`` (python-paillier's plaintext band)."""
 
     def __init__(self, n, *, allow_insecure_key_size=None):
-        self._init(_native.PublicKey(n, allow_insecure_key_size=_insecure(allow_insecure_key_size)))
+        insecure = _insecure(allow_insecure_key_size)
+        key = _refusal_names_the_opt_in(
+            insecure,
+            lambda: int(n).bit_length(),
+            lambda: _native.PublicKey(n, allow_insecure_key_size=insecure),
+        )
+        self._init(key)
 
     @classmethod
     def _from_native(cls, key):
@@ -121,7 +152,11 @@ class PaillierPrivateKey(object):
         # A public key below 2048 bits exists only if its maker opted in:
         # that opt-in covers its private key.
         insecure = _insecure(allow_insecure_key_size) or public_key._key.bits < _native.min_key_bits
-        key = _native.PrivateKey.from_primes(p, q, allow_insecure_key_size=insecure)
+        key = _refusal_names_the_opt_in(
+            insecure,
+            lambda: public_key.n.bit_length(),
+            lambda: _native.PrivateKey.from_primes(p, q, allow_insecure_key_size=insecure),
+        )
         self._init(public_key, key)
 
     @classmethod

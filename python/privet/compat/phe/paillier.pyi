@@ -7,6 +7,7 @@ from .encoding import EncodedNumber
 
 DEFAULT_KEYSIZE: int
 allow_insecure_key_size: bool
+OPT_IN_HINT: str
 
 def generate_paillier_keypair(
     private_keyring: Optional[PaillierPrivateKeyring] = None,
