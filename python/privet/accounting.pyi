@@ -77,7 +77,7 @@ class SubsampledGaussianEvent(_EventBase):
 
 class RandomizedResponseSpecialEvent(_EventBase):
     """k-ary randomised response under replace-special neighbours (the special
-    record reports uniformly); its PLD is the replace-one one, which bounds it."""
+    record reports uniformly), with its own RDP curve and PLD (both orders)."""
 
     def __init__(self, epsilon: float, k: int = 2) -> None: ...
     @property
@@ -131,16 +131,6 @@ class SubsampledGaussianReplaceOneEvent(_EventBase):
     def q(self) -> float: ...
     @property
     def noise_multiplier(self) -> float: ...
-
-class RandomizedResponseSpecialEvent(_EventBase):
-    """k-ary randomised response under replace-special neighbours (a value
-    against an input whose output is uniform)."""
-
-    def __init__(self, epsilon: float, k: int = 2) -> None: ...
-    @property
-    def epsilon(self) -> float: ...
-    @property
-    def k(self) -> int: ...
 
 class MixtureOfGaussiansEvent(_EventBase):
     """Gaussian noise (standard deviation sigma) on a query whose sensitivity
@@ -230,7 +220,6 @@ _LeafEvent = Union[
     FixedSizeSubsampledGaussianEvent,
     SubsampledLaplaceEvent,
     SubsampledGaussianReplaceOneEvent,
-    RandomizedResponseSpecialEvent,
     MixtureOfGaussiansEvent,
     TruncatedSubsampledGaussianEvent,
     PureDp,

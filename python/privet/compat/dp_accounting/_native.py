@@ -19,7 +19,7 @@ knows, it is mapped exactly:
   ExponentialMechanismDpEvent is eps-bounded-range for the RDP accountant
   (privet's BoundedRangeEvent) and eps-DP for the PLD accountant;
 - RandomizedResponseDpEvent under REPLACE_SPECIAL is privet's
-  RandomizedResponseSpecialEvent for the RDP accountant;
+  RandomizedResponseSpecialEvent (its own RDP curve and PLD);
 - SingleEpochTreeAggregationDpEvent is privet's TreeAggregationEvent and
   RepeatAndSelectDpEvent the curve privet.accounting.repeat_and_select
   derives from the repeated event's curve (RDP accountant only).
