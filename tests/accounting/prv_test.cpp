@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,38 @@ using privet::prv_options;
 void check_ordered(const prv_bounds& b) {
   CHECK(b.lower <= b.estimate);
   CHECK(b.estimate <= b.upper);
+}
+
+// A composition of Gaussians against their exact GDP (Dong, Roth & Su 2022,
+// Corollary 3.3; core/analytic_gaussian.hpp): at each delta the bracket holds
+// the exact epsilon, the estimate is within eps_error / 10, and the bracket
+// is no wider than 2 eps_error plus what the delta slack (delta_error + the
+// numerical allowance) moves the exact epsilon; at each epsilon the delta
+// bracket holds the exact delta.
+void check_against_gdp(const auto& c, const privet::gdp& total, double eps_error,
+                       std::initializer_list<double> deltas,
+                       std::initializer_list<double> epsilons) {
+  for (double delta : deltas) {
+    CAPTURE(delta);
+    const prv_bounds b = c.epsilon(delta);
+    const double exact = privet::to_approx_dp(total, delta).epsilon();
+    check_ordered(b);
+    CHECK(b.lower <= exact);
+    CHECK(exact <= b.upper);
+    CHECK(std::fabs(b.estimate - exact) <= eps_error / 10);
+    const double slack = c.delta_error() + c.numerical_error();
+    const double moved = privet::to_approx_dp(total, delta - slack).epsilon() -
+                         privet::to_approx_dp(total, delta + slack).epsilon();
+    CHECK(b.upper - b.lower <= 2 * eps_error + moved + eps_error / 5);
+  }
+  for (double eps : epsilons) {
+    CAPTURE(eps);
+    const prv_bounds d = c.delta(eps);
+    const double exact = privet::gdp_delta(total, eps);
+    check_ordered(d);
+    CHECK(d.lower <= exact);
+    CHECK(exact <= d.upper);
+  }
 }
 
 // The parameter named by the invalid_parameter that f throws ("" if none).
@@ -199,12 +232,9 @@ TEST_CASE("PRV matches dp_accounting's accountant tests") {
 }
 
 TEST_CASE("PRV brackets the exact k-fold Gaussian") {
-  // k Gaussians of noise sigma are exactly (sqrt(k) / sigma)-GDP (Dong, Roth
-  // & Su 2022, Corollary 3.3), whose delta and epsilon are exact
-  // (core/analytic_gaussian.hpp). Every bound must hold, the estimate must
-  // be close (here within eps_error / 10), and the bracket is no wider than
-  // 2 eps_error plus what the delta slack (delta_error + the numerical
-  // allowance, which matters at delta = 1e-9) moves the exact epsilon.
+  // k Gaussians of noise sigma are exactly (sqrt(k) / sigma)-GDP: every
+  // bound must hold, the estimate be close, the bracket narrow
+  // (check_against_gdp; the slack matters at delta = 1e-9).
   struct setting {
     double sigma;
     std::uint64_t steps;
@@ -217,27 +247,7 @@ TEST_CASE("PRV brackets the exact k-fold Gaussian") {
     acc.add(prv::gaussian(s.sigma), s.steps);
     const auto c = acc.compose();
     const privet::gdp total(std::sqrt(static_cast<double>(s.steps)) / s.sigma);
-    for (double delta : {1e-3, 1e-6, 1e-9}) {
-      CAPTURE(delta);
-      const prv_bounds b = c.epsilon(delta);
-      const double exact = privet::to_approx_dp(total, delta).epsilon();
-      check_ordered(b);
-      CHECK(b.lower <= exact);
-      CHECK(exact <= b.upper);
-      CHECK(std::fabs(b.estimate - exact) <= eps_error / 10);
-      const double slack = c.delta_error() + c.numerical_error();
-      const double moved = privet::to_approx_dp(total, delta - slack).epsilon() -
-                           privet::to_approx_dp(total, delta + slack).epsilon();
-      CHECK(b.upper - b.lower <= 2 * eps_error + moved + eps_error / 5);
-    }
-    for (double eps : {0.0, 0.5, 2.0}) {
-      CAPTURE(eps);
-      const prv_bounds d = c.delta(eps);
-      const double exact = privet::gdp_delta(total, eps);
-      check_ordered(d);
-      CHECK(d.lower <= exact);
-      CHECK(exact <= d.upper);
-    }
+    check_against_gdp(c, total, eps_error, {1e-3, 1e-6, 1e-9}, {0.0, 0.5, 2.0});
   }
   // The guarantee is the upper bound.
   prv_accountant acc;
@@ -418,26 +428,7 @@ TEST_CASE("PRV brackets exact compositions of many steps") {
     acc.add(prv::gaussian(sigma), steps);
     const auto c = acc.compose();
     const privet::gdp total(std::sqrt(static_cast<double>(steps)) / sigma);
-    for (double delta : {1e-3, 1e-5, 1e-8}) {
-      CAPTURE(delta);
-      const prv_bounds b = c.epsilon(delta);
-      const double exact = privet::to_approx_dp(total, delta).epsilon();
-      check_ordered(b);
-      CHECK(b.lower <= exact);
-      CHECK(exact <= b.upper);
-      CHECK(std::fabs(b.estimate - exact) <= eps_error / 10);
-      const double slack = c.delta_error() + c.numerical_error();
-      const double moved = privet::to_approx_dp(total, delta - slack).epsilon() -
-                           privet::to_approx_dp(total, delta + slack).epsilon();
-      CHECK(b.upper - b.lower <= 2 * eps_error + moved + eps_error / 5);
-    }
-    for (double eps : {0.0, 1.0, 3.0}) {
-      CAPTURE(eps);
-      const prv_bounds d = c.delta(eps);
-      const double exact = privet::gdp_delta(total, eps);
-      CHECK(d.lower <= exact);
-      CHECK(exact <= d.upper);
-    }
+    check_against_gdp(c, total, eps_error, {1e-3, 1e-5, 1e-8}, {0.0, 1.0, 3.0});
   }
   const double eps = 0.05;
   const std::uint64_t k = 2'000;
