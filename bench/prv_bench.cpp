@@ -8,20 +8,24 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 namespace {
 
-// compose() (discretisation, Chernoff window, one FFT per order, powers,
-// inverse FFT) plus one epsilon query with its three answers.
-void prv_dpsgd_epsilon(benchmark::State& state) {
-  const double eps_error = static_cast<double>(state.range(0)) * 1e-3;
+// Composes `steps` Poisson-subsampled Gaussian steps (rate q, noise
+// multiplier sigma) with `options` each iteration and queries epsilon(1e-5)
+// (compose(delta) when options leave delta_error to the delta), reporting
+// the last bracket and the grid size.
+void dpsgd_job(benchmark::State& state, double q, double sigma, std::uint64_t steps,
+               std::optional<privet::prv_options> options) {
   privet::prv_bounds b{};
   std::size_t grid = 0;
   for (auto _ : state) {
-    privet::prv_accountant acc({.eps_error = eps_error, .delta_error = 1e-10});
-    acc.add(privet::prv::subsampled_gaussian(0.01, 1.1), 10'000);
-    const auto c = acc.compose();
+    privet::prv_accountant acc =
+        options ? privet::prv_accountant(*options) : privet::prv_accountant();
+    acc.add(privet::prv::subsampled_gaussian(q, sigma), steps);
+    const auto c = options ? acc.compose() : acc.compose(1e-5);
     b = c.epsilon(1e-5);
     grid = c.size();
     benchmark::DoNotOptimize(&b);
@@ -30,6 +34,14 @@ void prv_dpsgd_epsilon(benchmark::State& state) {
   state.counters["eps_estimate"] = b.estimate;
   state.counters["eps_upper"] = b.upper;
   state.counters["grid"] = static_cast<double>(grid);
+}
+
+// compose() (discretisation, Chernoff window, one FFT per order, powers,
+// inverse FFT) plus one epsilon query with its three answers.
+void prv_dpsgd_epsilon(benchmark::State& state) {
+  const double eps_error = static_cast<double>(state.range(0)) * 1e-3;
+  dpsgd_job(state, 0.01, 1.1, 10'000,
+            privet::prv_options{.eps_error = eps_error, .delta_error = 1e-10});
 }
 
 // A further query on a composition already computed.
@@ -50,21 +62,7 @@ void prv_dpsgd_query(benchmark::State& state) {
 // 0.01 and delta_error relative, delta / 1000 (Opacus's default), i.e. the
 // composition prv_accountant::epsilon(1e-5) makes.
 void prv_dpsgd_steps(benchmark::State& state) {
-  const auto steps = static_cast<std::uint64_t>(state.range(0));
-  privet::prv_bounds b{};
-  std::size_t grid = 0;
-  for (auto _ : state) {
-    privet::prv_accountant acc;
-    acc.add(privet::prv::subsampled_gaussian(0.01, 1.1), steps);
-    const auto c = acc.compose(1e-5);
-    b = c.epsilon(1e-5);
-    grid = c.size();
-    benchmark::DoNotOptimize(&b);
-  }
-  state.counters["eps_lower"] = b.lower;
-  state.counters["eps_estimate"] = b.estimate;
-  state.counters["eps_upper"] = b.upper;
-  state.counters["grid"] = static_cast<double>(grid);
+  dpsgd_job(state, 0.01, 1.1, static_cast<std::uint64_t>(state.range(0)), std::nullopt);
 }
 
 // The job of bench/compare_prv.py (issue 34): q = 1e-3, sigma = 1, eps_error
@@ -72,21 +70,8 @@ void prv_dpsgd_steps(benchmark::State& state) {
 // microsoft/prv_accountant's PRVAccountant(PoissonSubsampledGaussianMechanism,
 // eps_error, delta_error).compute_epsilon: compose() and one query.
 void prv_compare(benchmark::State& state) {
-  const auto steps = static_cast<std::uint64_t>(state.range(0));
-  privet::prv_bounds b{};
-  std::size_t grid = 0;
-  for (auto _ : state) {
-    privet::prv_accountant acc({.eps_error = 0.01, .delta_error = 1e-10});
-    acc.add(privet::prv::subsampled_gaussian(1e-3, 1.0), steps);
-    const auto c = acc.compose();
-    b = c.epsilon(1e-5);
-    grid = c.size();
-    benchmark::DoNotOptimize(&b);
-  }
-  state.counters["eps_lower"] = b.lower;
-  state.counters["eps_estimate"] = b.estimate;
-  state.counters["eps_upper"] = b.upper;
-  state.counters["grid"] = static_cast<double>(grid);
+  dpsgd_job(state, 1e-3, 1.0, static_cast<std::uint64_t>(state.range(0)),
+            privet::prv_options{.eps_error = 0.01, .delta_error = 1e-10});
 }
 
 }  // namespace
