@@ -1085,6 +1085,13 @@ TEST_CASE("constant-time noise: calibration meets the target with the samplers' 
   CHECK(opt.accounted_noise_multiplier() >= secure.accounted_noise_multiplier() * (1 - 1e-4));
   CHECK(opt.accounted_noise_multiplier() ==
         doctest::Approx(secure.accounted_noise_multiplier()).epsilon(2e-4));
+  // A target whose share (1 + e^eps) T P 2^-100 exceeds delta is refused:
+  // Sotto Voce's per-step eps = 100 (e^100 P 2^-100 ~ 8.5e13 > 1e-6).
+  CHECK(privet::test::rejected_parameter([&] {
+          (void)dpsgd<sparse_lr, privet::constant_time_noise>::calibrated_per_step(
+              4, 50, {.learning_rate = 1e-4, .clip_norm = 1, .batch_size = 50},
+              approx_dp(100, 1e-6));
+        }) == "target.delta");
 }
 
 TEST_CASE("constant-time noise: an MLP trains as under exact noise") {

@@ -50,8 +50,10 @@
 // core/guarantee.hpp). A report for delta therefore asks the accountants at
 // delta' = delta - share, with share at least (1 + e^eps) TV for the epsilon
 // they answer (raised until add_total_variation fits within delta): it keeps
-// the delta asked and pays in epsilon, by a relative 2^-48 of delta or so,
-// which no accountant's grid resolves. delta(epsilon) adds (1 + e^eps) TV.
+// the delta asked and pays in epsilon, for a share of max(4 TV, 2^-48
+// delta), or about twice (1 + e^eps) TV when that is larger (two
+// compositions then), which for constant-time samplers (tau < 2^-100 a
+// coordinate) no accountant's grid resolves. delta(epsilon) adds (1 + e^eps) TV.
 //
 // No silent fall-back: when an accountant that is on gives no answer (an
 // entry without a PLD or PRV, a delta at or below the composed PLD's mass at

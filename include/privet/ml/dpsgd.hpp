@@ -60,8 +60,13 @@
 // run gives (eps, delta' + (1 + e^eps) T d tau) for the real one, so
 // privacy_spent(delta) asks the accountants at delta' = delta minus a share
 // of at least (1 + e^eps) T d tau. calibrated() aims its accountant at the
-// target's delta minus room for that share and checks, by the odometer's
-// own report for the calibrated steps, that the target is met.
+// target's delta minus room for that share and checks, by an odometer on
+// the calibration's accountant and grid holding the calibrated steps and
+// their total variation, that the target is met. The share grows as e^eps:
+// (1 + e^eps) T d 2^-100 must stay below delta, so targets above eps of
+// about ln(delta 2^100 / (T d)) (37 for delta = 1e-5 and T d = 10^9; per
+// step, as calibrated_per_step's eps = 100, out of reach) are refused,
+// naming target.delta.
 //
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
