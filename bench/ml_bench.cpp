@@ -3,7 +3,8 @@
 // space) and of an MLP, against the batched mean gradient that non-private
 // SGD needs; and one DP-SGD step (sampling, per-example gradients, clipping,
 // noise, update) against one non-private SGD step on the same model and
-// batch size, with simulation and secure (release-grade) noise. Wall-clock
+// batch size, with simulation, secure (release-grade) and constant-time
+// (release-grade, time independent of the noise; issue 36) noise. Wall-clock
 // time (UseRealTime): the MLP spreads examples over TBB threads and BLAS may
 // use both cores.
 #include <privet/core/seeded_generator.hpp>
@@ -158,6 +159,10 @@ void dpsgd_step_lr_secure(benchmark::State& state) {
   static const auto data = sparse_data(dataset_size, 7);
   dpsgd_step<privet::secure_noise>(state, trained_lr(), data);
 }
+void dpsgd_step_lr_constant_time(benchmark::State& state) {
+  static const auto data = sparse_data(dataset_size, 7);
+  dpsgd_step<privet::constant_time_noise>(state, trained_lr(), data);
+}
 void sgd_step_mlp(benchmark::State& state) {
   static const auto data = dense_data(dataset_size, mlp_layers.front(), 10, 8);
   sgd_step(state, make_mlp(), data);
@@ -169,6 +174,11 @@ void dpsgd_step_mlp_simulation(benchmark::State& state) {
 void dpsgd_step_mlp_secure(benchmark::State& state) {
   static const auto data = dense_data(dataset_size, mlp_layers.front(), 10, 8);
   dpsgd_step<privet::secure_noise>(state, make_mlp(), data);
+}
+
+void dpsgd_step_mlp_constant_time(benchmark::State& state) {
+  static const auto data = dense_data(dataset_size, mlp_layers.front(), 10, 8);
+  dpsgd_step<privet::constant_time_noise>(state, make_mlp(), data);
 }
 
 }  // namespace
@@ -185,6 +195,8 @@ BENCHMARK(mlp_mean_gradient)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)-
 BENCHMARK(sgd_step_lr)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_lr_simulation)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_lr_secure)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(dpsgd_step_lr_constant_time)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(sgd_step_mlp)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_mlp_simulation)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_mlp_secure)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(dpsgd_step_mlp_constant_time)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -425,3 +425,64 @@ TEST_CASE("the odometer's PLD grid is pld_options' default, as calibration's") {
         privet::pld_options{}.value_discretization_interval);
   CHECK(privet::pld_options{}.value_discretization_interval == 1e-4);
 }
+
+TEST_CASE("runs within a total variation: the report keeps delta and pays (1 + e^eps) TV") {
+  // 25 runs of 0.2-GDP (1-GDP together, Dong, Roth & Su 2022), each within
+  // total variation tv of the exact mechanism (a constant-time sampler's).
+  // The exact 1-GDP delta is the second method: every answer must satisfy
+  // gdp_delta(eps) + (1 + e^eps) TV <= delta (add_total_variation).
+  const double tv = 1e-10, delta = 1e-5;
+  privacy_odometer exact, approx;
+  exact.record(privet::gdp(0.2), 25);
+  approx.record(privet::gdp(0.2), 20, tv);
+  approx.record(privet::gdp(0.2), 5, tv);
+  CHECK(approx.entries().size() == 1);
+  CHECK(exact.total_variation() == 0);
+  const double total = approx.total_variation();
+  CHECK(total >= 25 * tv);
+  CHECK(total <= 25 * tv * (1 + 1e-14));
+  const auto r = approx.report(delta);
+  const auto e = exact.report(delta);
+  REQUIRE(r.rdp);
+  REQUIRE(r.pld);
+  CHECK(r.tightest.delta() == delta);
+  for (const auto& [answer, plain] : {std::pair{*r.rdp, *e.rdp}, std::pair{*r.pld, *e.pld}}) {
+    const double eps = answer.epsilon();
+    CAPTURE(eps);
+    CHECK(answer.delta() == delta);
+    CHECK(privet::gdp_delta(privet::gdp(1), eps) + (1 + std::exp(eps)) * total <= delta);
+    // Dearer than the exact runs' (the share is about 2.5 % of delta).
+    CHECK(eps > plain.epsilon());
+  }
+  // The bracket: the accountant at delta - (1 + e^eps) TV (the least share)
+  // and at four times that (the most the odometer takes, a doubling past
+  // twice what the answers need) enclose the epsilon reported.
+  {
+    const double share = (1 + std::exp(r.pld->epsilon())) * total;
+    CHECK(r.pld->epsilon() <= exact.report(delta - 4 * share).pld->epsilon());
+    CHECK(r.pld->epsilon() >= exact.report(delta - share).pld->epsilon());
+  }
+  CHECK(r.tightest.epsilon() == std::min(r.rdp->epsilon(), r.pld->epsilon()));
+  // delta(eps) adds (1 + e^eps) TV to the exact runs' delta.
+  for (double eps : {1.0, 3.0}) {
+    CAPTURE(eps);
+    CHECK(approx.delta(eps) ==
+          privet::add_total_variation(approx_dp(eps, exact.delta(eps)), total).delta());
+    CHECK(approx.delta(eps) > exact.delta(eps) + (1 + std::exp(eps)) * total * (1 - 1e-12));
+  }
+  // A delta that cannot hold the share is refused, naming delta.
+  CHECK_THROWS_AS((void)approx.report(1e-9), privet::invalid_parameter);
+  // Zero total variation changes nothing.
+  privacy_odometer zero;
+  zero.record(privet::gdp(0.2), 25, 0.0);
+  CHECK(zero.report(delta).pld->epsilon() == e.pld->epsilon());
+  CHECK(zero.report(delta).rdp->epsilon() == e.rdp->epsilon());
+  CHECK(zero.delta(2.0) == exact.delta(2.0));
+  // A total variation outside [0, 1] is refused and records nothing.
+  CHECK_THROWS_WITH_AS(approx.record(privet::gdp(0.2), 1, -1e-3),
+                       "privet: total_variation = -0.001 is invalid; allowed: [0, 1]",
+                       privet::invalid_parameter);
+  CHECK_THROWS_AS(approx.record(privet::gdp(0.2), 1, 2.0), privet::invalid_parameter);
+  CHECK(approx.releases() == 25);
+  CHECK(approx.total_variation() == total);
+}

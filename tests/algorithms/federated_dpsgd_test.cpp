@@ -629,3 +629,34 @@ TEST_CASE("federated DP-SGD messages name the option, its value and the allowed 
                        "1e-05); step 2 would exceed it",
                        privet::budget_exhausted);
 }
+
+TEST_CASE("a federation over constant-time noise keeps its replicas equal and its budgets") {
+  // Two private workers whose noise is drawn by the constant-time sampler;
+  // each worker's report includes its samplers' total variation
+  // (ml/dpsgd.hpp) and still meets its total budget.
+  using privet::constant_time_noise;
+  privet::testing::seeded_release_generator init(1);
+  const dense_lr initial(4, true);
+  std::vector<federation<dense_lr, constant_time_noise>::member> members;
+  members.push_back({private_options("a", 1.0, 20, approx_dp(3, 1e-5)), blobs(200, 4, 1.5, 2, 2)});
+  members.push_back({private_options("b", 0.5, 10, approx_dp(2, 1e-5)), blobs(120, 4, 1.5, 4, 2)});
+  federation<dense_lr, constant_time_noise> fed(initial, std::move(members),
+                                                {.learning_rate = 0.2, .rounds = 20});
+  std::vector<seeded_release_generator> gens{seeded_release_generator(10),
+                                             seeded_release_generator(11)};
+  for (int r = 0; r < 20; ++r) fed.run_round(std::span<seeded_release_generator>(gens));
+  const auto& w = fed.workers();
+  REQUIRE(w.size() == 2);
+  CHECK(same_bits(w[0].replica().parameters(), w[1].replica().parameters()));
+  CHECK_FALSE(same_bits(w[0].replica().parameters(), initial.parameters()));
+  const auto report = fed.privacy_report();
+  REQUIRE(report.size() == 2);
+  const double targets[2] = {3, 2};
+  for (std::size_t i = 0; i < 2; ++i) {
+    CAPTURE(i);
+    CHECK(w[i].optimiser().odometer().total_variation() > 0);
+    REQUIRE(report[i].spent);
+    CHECK(report[i].spent->accountants.tightest.delta() == 1e-5);
+    CHECK(report[i].spent->accountants.tightest.epsilon() <= targets[i]);
+  }
+}

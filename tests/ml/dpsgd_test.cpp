@@ -1004,3 +1004,134 @@ TEST_CASE("a clip norm whose rounding margin is not a finite double is refused")
       5, 10, {.learning_rate = 0.1, .clip_norm = 1e300, .batch_size = 2}, 1.0);
   CHECK(fine.accounted_noise_multiplier() < 1.0);
 }
+
+TEST_CASE("constant-time noise: the exact steps' epsilon at delta less the samplers' share") {
+  // The same run under secure_noise and constant_time_noise: the same
+  // mechanism parameters, hence the same events; the constant-time steps
+  // are each within P tau of the exact ones, and the report is the exact
+  // accountants' at delta - share (accounting/odometer.hpp), share = max(4
+  // T P tau, 2^-48 delta) here, since (1 + e^eps) T P tau is far smaller.
+  const auto data = separable(200, 10, 6);
+  const double z = 1.3, delta = 1e-5;
+  const dpsgd_options o{.learning_rate = 0.1, .clip_norm = 1.5, .batch_size = 10};
+  dpsgd<sparse_lr> exact(10, 200, o, z);
+  dpsgd<sparse_lr, privet::constant_time_noise> timed(10, 200, o, z);
+  CHECK(timed.noise_stddev() == exact.noise_stddev());
+  CHECK(timed.accounted_noise_multiplier() == exact.accounted_noise_multiplier());
+  sparse_lr m1(10), m2(10);
+  seeded_release_generator g1(7), g2(7);
+  const std::uint64_t k = 40;
+  for (std::uint64_t s = 0; s < k; ++s) {
+    (void)exact.step(m1, data, g1);
+    (void)timed.step(m2, data, g2);
+  }
+  // Each step's distance: the mechanism's, P coordinates of tau each.
+  const auto mech = privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(
+      timed.noise_stddev(), 10);
+  const double per_step = mech.sampler_total_variation();
+  CHECK(per_step > 0);
+  CHECK(per_step <= 10 * 0x1p-100);
+  const double tv = timed.odometer().total_variation();
+  CHECK(exact.odometer().total_variation() == 0);
+  CHECK(tv >= k * per_step);
+  CHECK(tv <= k * per_step * (1 + 1e-13));
+  const auto r = timed.privacy_spent(delta);
+  const auto plain = exact.odometer().report(delta - std::ldexp(delta, -48));
+  REQUIRE(r.accountants.rdp);
+  REQUIRE(r.accountants.pld);
+  REQUIRE(r.accountants.prv);
+  CHECK(r.accountants.rdp->epsilon() == plain.rdp->epsilon());
+  CHECK(r.accountants.pld->epsilon() == plain.pld->epsilon());
+  CHECK(r.accountants.prv->epsilon() == plain.prv->epsilon());
+  CHECK(r.accountants.tightest.delta() == delta);
+  // add_total_variation of the exact guarantee fits within the delta asked.
+  CHECK(privet::add_total_variation(*plain.pld, tv).delta() <= delta);
+  // A delta-raised view of the same fact: at the report's epsilon the
+  // odometer's delta is the exact one's plus (1 + e^eps) T P tau.
+  const double eps = r.accountants.pld->epsilon();
+  CHECK(timed.odometer().delta(eps) ==
+        privet::add_total_variation(approx_dp(eps, exact.odometer().delta(eps)), tv).delta());
+  // The epsilons are the exact run's to 12 digits: the share is 2^-48 delta.
+  CHECK(r.accountants.pld->epsilon() ==
+        doctest::Approx(exact.privacy_spent(delta).accountants.pld->epsilon()).epsilon(1e-12));
+}
+
+TEST_CASE("constant-time noise: calibration meets the target with the samplers' share") {
+  const auto data = separable(100, 8, 10);
+  const approx_dp target(2.0, 1e-5);
+  const dpsgd_options o{.learning_rate = 0.1, .clip_norm = 1, .batch_size = 5};
+  privet::calibration_options c;
+  c.relative_tolerance = 1e-4;
+  c.pld.value_discretization_interval = 1e-2;
+  privet::odometer_options same;
+  same.pld = c.pld;
+  auto opt =
+      dpsgd<sparse_lr, privet::constant_time_noise>::calibrated(8, 100, o, target, 30, c, same);
+  REQUIRE(opt.budget_steps());
+  CHECK(*opt.budget_steps() == 30);
+  sparse_lr model(8);
+  seeded_release_generator gen(11);
+  for (int s = 0; s < 30; ++s) (void)opt.step(model, data, gen);
+  CHECK(opt.odometer().total_variation() > 0);
+  const auto r = opt.privacy_spent(1e-5);
+  REQUIRE(r.accountants.pld);
+  CHECK(r.accountants.pld->delta() == 1e-5);
+  CHECK(r.accountants.pld->epsilon() <= 2.0);
+  CHECK(r.accountants.pld->epsilon() > 2.0 * (1 - 2e-3));
+  CHECK_THROWS_AS((void)opt.step(model, data, gen), privet::budget_exhausted);
+  // The calibrated multiplier is secure noise's to the calibration's
+  // tolerance: the share costs a relative 2^-46 of delta.
+  auto secure = dpsgd<sparse_lr>::calibrated(8, 100, o, target, 30, c, same);
+  CHECK(opt.accounted_noise_multiplier() >= secure.accounted_noise_multiplier() * (1 - 1e-4));
+  CHECK(opt.accounted_noise_multiplier() ==
+        doctest::Approx(secure.accounted_noise_multiplier()).epsilon(2e-4));
+  // A target whose share (1 + e^eps) T P 2^-100 exceeds delta is refused:
+  // Sotto Voce's per-step eps = 100 (e^100 P 2^-100 ~ 8.5e13 > 1e-6).
+  CHECK(privet::test::rejected_parameter([&] {
+          (void)dpsgd<sparse_lr, privet::constant_time_noise>::calibrated_per_step(
+              4, 50, {.learning_rate = 1e-4, .clip_norm = 1, .batch_size = 50},
+              approx_dp(100, 1e-6));
+        }) == "target.delta");
+}
+
+TEST_CASE("constant-time noise: an MLP trains as under exact noise") {
+  // The MLP test above, with the noise drawn by the constant-time sampler;
+  // deterministic (fixed seeds), so it checks the wiring and that the noise
+  // has the exact sampler's scale.
+  std::mt19937 data_gen(12);
+  std::normal_distribution<double> nd(0, 0.5);
+  dense_batch<double> data;
+  data.x = xt::xtensor<double, 2>::from_shape({400, 2});
+  for (std::size_t i = 0; i < 400; ++i) {
+    const int y = static_cast<int>(i % 2);
+    data.x(i, 0) = (y == 1 ? 2.0 : -2.0) + nd(data_gen);
+    data.x(i, 1) = nd(data_gen);
+    data.y.push_back(y);
+  }
+  using net = privet::ml::mlp<double>;
+  privet::calibration_options by_rdp;
+  by_rdp.accountant = privet::accountant_kind::rdp;
+  const dpsgd_options o{.learning_rate = 0.5, .clip_norm = 1, .batch_size = 40};
+  double accuracy[2] = {0, 0};
+  double eps[2] = {0, 0};
+  for (int timed = 0; timed < 2; ++timed) {
+    seeded_release_generator gen(13);
+    net model({{2, 8, 2}, privet::ml::activation::tanh}, gen);
+    if (timed == 1) {
+      auto opt = dpsgd<net, privet::constant_time_noise>::calibrated(
+          model.parameter_count(), 400, o, approx_dp(3, 1e-5), 200, by_rdp);
+      for (int s = 0; s < 200; ++s) (void)opt.step(model, data, gen);
+      eps[1] = opt.privacy_spent(1e-5).accountants.tightest.epsilon();
+    } else {
+      auto opt =
+          dpsgd<net>::calibrated(model.parameter_count(), 400, o, approx_dp(3, 1e-5), 200, by_rdp);
+      for (int s = 0; s < 200; ++s) (void)opt.step(model, data, gen);
+      eps[0] = opt.privacy_spent(1e-5).accountants.tightest.epsilon();
+    }
+    accuracy[timed] = privet::ml::accuracy(model.predict(data), data.y);
+  }
+  CHECK(accuracy[0] > 0.95);
+  CHECK(accuracy[1] > 0.95);
+  CHECK(eps[1] <= 3);
+  CHECK(eps[1] == doctest::Approx(eps[0]).epsilon(1e-6));
+}

@@ -36,6 +36,25 @@
 // 5 ms more for each further kind of step), which keeps const queries safe
 // to run from several threads.
 //
+// Samplers within a total variation (constant-time noise). record() takes,
+// besides the event, the total variation tau between one run's output law
+// and the exact event's, for every input (a mechanism's
+// sampler_total_variation(); 0 for exact noise), and the odometer keeps
+// their sum TV (rounded up). The accountants compose the exact events; the
+// runs actually made are within TV of that composition for every input (a
+// hybrid argument: replace one run at a time by its exact counterpart, each
+// swap moving the law of the whole transcript by at most that run's tau,
+// whatever the earlier outputs were, as each run's bound holds for every
+// input), so (eps, delta')-DP of the exact composition gives (eps, delta' +
+// (1 + e^eps) TV)-DP of the real one (add_total_variation,
+// core/guarantee.hpp). A report for delta therefore asks the accountants at
+// delta' = delta - share, with share at least (1 + e^eps) TV for the epsilon
+// they answer (raised until add_total_variation fits within delta): it keeps
+// the delta asked and pays in epsilon, for a share of max(4 TV, 2^-48
+// delta), or about twice (1 + e^eps) TV when that is larger (two
+// compositions then), which for constant-time samplers (tau < 2^-100 a
+// coordinate) no accountant's grid resolves. delta(epsilon) adds (1 + e^eps) TV.
+//
 // No silent fall-back: when an accountant that is on gives no answer (an
 // entry without a PLD or PRV, a delta at or below the composed PLD's mass at
 // +infinity, a loss grid too fine for the composition), the report says so
@@ -149,13 +168,16 @@ class privacy_odometer {
     }
   }
 
-  /// Records `count` runs of the event (count >= 1). The event's curve, PLD
-  /// (when the PLD accountant is on) and PRV (when that one is on) are built
-  /// at once, so an event a query could not use throws here, from rdp_of,
-  /// pld_of or prv_of, and leaves the odometer unchanged.
+  /// Records `count` runs of the event (count >= 1), each of whose output
+  /// law is within `total_variation` (in [0, 1]; 0 for exact noise) of the
+  /// event's exact mechanism's, for every input (see the file comment). The
+  /// event's curve, PLD (when the PLD accountant is on) and PRV (when that
+  /// one is on) are built at once, so an event a query could not use throws
+  /// here, from rdp_of, pld_of or prv_of, and leaves the odometer unchanged.
   template <privacy_event E>
-  void record(const E& event, std::uint64_t count = 1) {
+  void record(const E& event, std::uint64_t count = 1, double total_variation = 0) {
     validate_at_least<std::uint64_t>(count, 1, "count");
+    validate_probability(total_variation, "total_variation");
     if (releases_ > std::numeric_limits<std::uint64_t>::max() - count) {
       throw_invalid(
           "count", count,
@@ -168,7 +190,7 @@ class privacy_odometer {
     const bool mergeable = !std::same_as<E, rdp>;
     if (mergeable && !entries_.empty() && entries_.back().mergeable &&
         entries_.back().type == std::type_index(typeid(E)) && entries_.back().description == key) {
-      add_runs(entries_.back(), count);
+      add_runs(entries_.back(), count, total_variation);
       return;
     }
     std::optional<rdp> curve = rdp_of(event, o_.orders);
@@ -191,15 +213,53 @@ class privacy_odometer {
     if constexpr (prv_event<E>) {
       if (o_.use_prv) it.prv = prv_of(event);
     }
-    add_runs(it, count);
+    add_runs(it, count, total_variation);
     entries_.push_back(std::move(it));
   }
 
   /// Every accountant's answer for `delta` in (0, 1) and the tightest one.
-  /// Throws invalid_parameter if no accountant reaches delta (the recorded
-  /// (eps, delta) events already spend it and there is no PLD).
+  /// With a recorded total variation TV > 0, each answer is the accountant's
+  /// epsilon at delta - share, share >= (1 + e^eps) TV (file comment), so
+  /// every answer holds at delta for the runs made. Throws invalid_parameter
+  /// if no accountant reaches delta (the recorded (eps, delta) events
+  /// already spend it and there is no PLD), or, with TV > 0, if no share
+  /// below delta covers (1 + e^eps) TV.
   [[nodiscard]] odometer_report report(double delta) const {
     validate_delta_positive(delta);
+    if (tv_ == 0) return exact_report(delta);
+    // Start with a share no accountant notices; if (1 + e^eps) TV exceeds
+    // it, retry with twice what the answers need. Each retry at least
+    // doubles the share, so the loop ends (at share >= delta at the latest).
+    double share = std::max(4 * tv_, std::ldexp(delta, -48));
+    while (share < delta) {
+      odometer_report r = exact_report(delta - share);
+      double need = 0;
+      bool fits = true;
+      for (auto* answer : {&r.rdp, &r.pld, &r.prv}) {
+        if (!*answer) continue;
+        const approx_dp raised = add_total_variation(**answer, tv_);
+        if (raised.delta() > delta) fits = false;
+        need = std::max(need, raised.delta() - (*answer)->delta());
+        *answer = approx_dp((*answer)->epsilon(), delta);
+      }
+      if (fits) {
+        r.tightest = approx_dp(r.tightest.epsilon(), delta);
+        return r;
+      }
+      share = std::max(2 * share, 2 * need);
+    }
+    throw_invalid("delta", delta,
+                  "above (1 + e^eps) times the samplers' recorded total variation " +
+                      detail::format_value(tv_));
+  }
+
+  /// The sum of the recorded runs' total variations (rounded up, at most
+  /// 1): the distance between the runs made and the exact events' runs.
+  [[nodiscard]] double total_variation() const noexcept { return tv_; }
+
+ private:
+  // The accountants' answers for the exact events at `delta`.
+  [[nodiscard]] odometer_report exact_report(double delta) const {
     std::optional<approx_dp> by_rdp, by_pld;
     const double rest = rdp_share(delta);
     if (rest > 0) {
@@ -270,6 +330,7 @@ class privacy_odometer {
     return r;
   }
 
+ public:
   /// A PRV accountant holding everything recorded, or nothing if some entry
   /// has no PRV, the PRV accountant is off, or nothing was recorded.
   [[nodiscard]] std::optional<prv_accountant> prv_accounting() const {
@@ -298,7 +359,8 @@ class privacy_odometer {
     }
     if (auto p = composed_pld()) best = std::min(best, p->delta(epsilon));
     if (o_.use_pld && entries_.empty()) best = 0;
-    return std::min(1.0, best);
+    best = std::min(1.0, best);
+    return tv_ == 0 ? best : add_total_variation(approx_dp(epsilon, best), tv_).delta();
   }
 
   /// The composed PLD of everything recorded, or nothing if some entry has
@@ -374,7 +436,7 @@ class privacy_odometer {
     return detail::rdp_curve(o_.orders, [](double) { return 0.0; });
   }
 
-  void add_runs(item& it, std::uint64_t count) {
+  void add_runs(item& it, std::uint64_t count, double total_variation) {
     // Everything that can throw happens before the odometer changes.
     rdp next_rdp = it.curve ? total_rdp_ + it.curve->composed(count) : total_rdp_;
     double next_log_keep = log_keep_;
@@ -384,7 +446,14 @@ class privacy_odometer {
       const double step = static_cast<double>(count) * std::log1p(-it.basic->delta());
       next_log_keep = (next_log_keep + step) * (1 + 8 * u);
     }
+    // count tau added to the total, rounded up, capped at 1.
+    const double next_tv =
+        total_variation == 0
+            ? tv_
+            : std::min(1.0, detail::add_up(
+                                tv_, detail::mul_up(static_cast<double>(count), total_variation)));
     total_rdp_ = std::move(next_rdp);
+    tv_ = next_tv;
     has_curve_ = has_curve_ || it.curve.has_value();
     log_keep_ = next_log_keep;
     it.count += count;
@@ -398,6 +467,8 @@ class privacy_odometer {
   // log of the probability that no (eps, delta) event revealed its input.
   double log_keep_ = 0;
   std::uint64_t releases_ = 0;
+  // The runs' total variation from the exact events (rounded up).
+  double tv_ = 0;
 };
 
 }  // namespace privet

@@ -36,6 +36,10 @@
 // by the without-replacement RDP bound), and each private worker keeps its
 // own privacy odometer, whose report (`worker::privacy_spent`, `spent`) is
 // the worker's (eps, delta) so far. Nothing here computes a privacy number.
+// With Noise = constant_time_noise every worker's noise is drawn in time
+// independent of the noise, and its odometer adds the samplers' total
+// variation (ml/dpsgd.hpp); the MPI federation (dist/federated_dpsgd.hpp)
+// takes secure_noise or simulation_only_noise only.
 //
 // Aggregation (`aggregation`): `mean` gives every worker weight 1 / W (as
 // DistributedDataParallel does); `batch_weighted` weighs worker w by its
@@ -265,7 +269,7 @@ class aggregator {
 };
 
 /// One organisation: its data, its replica and its DP-SGD optimiser.
-template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
 class worker {
  public:
   using model_type = Model;                        ///< the replicated model
@@ -463,7 +467,8 @@ inline void check_schedule(std::uint64_t round, const federation_options& o) {
 /// tasks; workers[i] draws from generator_of(i) only, so the messages (in
 /// the order of `workers`) do not depend on the thread schedule. Throws
 /// what worker::contribute throws.
-template <ml::differentiable_model Model, noise_policy Noise, generator_selector GeneratorOf>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise,
+          generator_selector GeneratorOf>
 [[nodiscard]] std::vector<gradient_message> contribute_round(
     std::span<worker<Model, Noise>> workers, std::uint64_t round, GeneratorOf&& generator_of) {
   std::vector<gradient_message> messages(workers.size());
@@ -477,7 +482,7 @@ template <ml::differentiable_model Model, noise_policy Noise, generator_selector
 /// aggregates them in worker order and applies the update to each of
 /// `workers` (the replicas held here). Throws protocol_error as
 /// aggregator::receive, aggregator::aggregate and worker::apply do.
-template <ml::differentiable_model Model, noise_policy Noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise>
 model_update finish_round(aggregator& agg, std::vector<gradient_message> messages,
                           std::span<worker<Model, Noise>> workers) {
   for (auto& m : messages) agg.receive(std::move(m));
@@ -487,13 +492,13 @@ model_update finish_round(aggregator& agg, std::vector<gradient_message> message
 }
 
 /// A worker's line of the privacy report, from its own odometer.
-template <ml::differentiable_model Model, noise_policy Noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise>
 [[nodiscard]] worker_privacy privacy_of(const worker<Model, Noise>& w) {
   return {w.name(), w.is_public(), w.round(), w.noise_stddev(), w.privacy_spent()};
 }
 
 /// The workers of one federation and their aggregator, in one process.
-template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
 class federation {
  public:
   using worker_type = worker<Model, Noise>;       ///< one organisation

@@ -42,6 +42,32 @@
 // rest on Theorem 9, which holds for any mechanism with the Gaussian's RDP
 // curve, the discrete Gaussian included (Canonne, Kamath & Steinke 2020).
 //
+// Constant-time noise (`dpsgd<Model, constant_time_noise>`, issue 36). The
+// clipped sum is noised by gaussian_mechanism<double, constant_time_noise>:
+// the same grid, sigma and release function as secure_noise, drawn by a
+// sampler whose work does not depend on the noise (mechanisms/
+// constant_time_noise.hpp), whose law per coordinate is within total
+// variation tau < 2^-100 of the exact discrete Gaussian's. The multiplier
+// and the events are secure_noise's; what changes is that every step is
+// within d tau (d = the parameter count, the mechanism's
+// sampler_total_variation()) of the exact step, for every model and batch.
+// The steps are adaptive (each step's input is the model the previous
+// outputs made), but the bound holds for every input, so a hybrid argument
+// (swap one step at a time for its exact counterpart) puts the T steps'
+// transcript within T d tau of the exact run's. The odometer records that
+// distance with each step (accounting/odometer.hpp) and its report applies
+// add_total_variation (core/guarantee.hpp): (eps, delta')-DP of the exact
+// run gives (eps, delta' + (1 + e^eps) T d tau) for the real one, so
+// privacy_spent(delta) asks the accountants at delta' = delta minus a share
+// of at least (1 + e^eps) T d tau. calibrated() aims its accountant at the
+// target's delta minus room for that share and checks, by an odometer on
+// the calibration's accountant and grid holding the calibrated steps and
+// their total variation, that the target is met. The share grows as e^eps:
+// (1 + e^eps) T d 2^-100 must stay below delta, so targets above eps of
+// about ln(delta 2^100 / (T d)) (37 for delta = 1e-5 and T d = 10^9; per
+// step, as calibrated_per_step's eps = 100, out of reach) are refused,
+// naming target.delta.
+//
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
 // above applies to users instead of examples (user-level DP-SGD, McMahan et
@@ -114,6 +140,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -276,12 +303,14 @@ inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) n
 /// Kasiviswanathan 2019 for fixed size). User-level units follow McMahan et
 /// al. 2018. A step costs the model's per-record gradients for the batch,
 /// O(N) coins for Poisson sampling over N units and O(P) noise samples. Noise
-/// is secure_noise (release grade) unless simulation_only_noise is named.
+/// is secure_noise (release grade) unless simulation_only_noise or
+/// constant_time_noise (release grade, sampling time independent of the
+/// noise; guarantees within the samplers' total variation) is named.
 /// See the file comment for sampling, rounding and what is public.
 ///
 /// @tparam Model a differentiable_model (its batch_type is the data).
-/// @tparam Noise secure_noise or simulation_only_noise.
-template <differentiable_model Model, noise_policy Noise = secure_noise>
+/// @tparam Noise secure_noise, constant_time_noise or simulation_only_noise.
+template <differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
 class dpsgd {
  public:
   using model_type = Model;                                  ///< The model trained.
@@ -323,35 +352,30 @@ class dpsgd {
     validate_at_least<std::uint64_t>(steps, 1, "steps");
     validate_epsilon(target.epsilon(), "target.epsilon");
     validate_delta_positive(target.delta(), "target.delta");
-    double needed = 0;  // the event's multiplier the accountant asks for
-    if (d.options_.sampling == batch_sampling::poisson) {
-      needed = dpsgd_noise_multiplier(d.rate_, steps, target, calibration);
+    if constexpr (!std::same_as<Noise, constant_time_noise>) {
+      d.calibrate(steps, target, calibration);
     } else {
-      if (calibration.accountant != accountant_kind::rdp) {
-        throw_invalid("calibration.accountant", privet::to_string(calibration.accountant),
-                      "RDP for fixed-size batches (sampling without replacement has only an RDP "
-                      "bound)");
+      // Room for the samplers' share (1 + e^eps) T d tau, tau <= 2^-100:
+      // twice the most the odometer's report asks for at the target's eps,
+      // quadrupled should the check below fail (it is not expected to).
+      const double tv = privet::detail::mul_up(
+          static_cast<double>(steps),
+          privet::detail::mul_up(static_cast<double>(d.parameter_count_), 0x1p-100));
+      const double factor =
+          privet::detail::next_up(privet::detail::next_up(1 + std::exp(target.epsilon())));
+      double room = 4 * std::max({4 * tv, std::ldexp(target.delta(), -48),
+                                  privet::detail::mul_up(factor, tv)});
+      for (int attempt = 0;; ++attempt) {
+        if (!(room < target.delta()) || attempt == 4) {
+          throw_invalid("target.delta", target.delta(),
+                        "large enough to hold the constant-time samplers' share (1 + e^eps) T d "
+                        "tau, here " +
+                            privet::detail::format_value(room));
+        }
+        d.calibrate(steps, approx_dp(target.epsilon(), target.delta() - room), calibration);
+        if (d.meets(steps, target, calibration)) break;
+        room *= 4;
       }
-      const double gamma = d.rate_;
-      needed = smallest_noise_multiplier(
-          [gamma](double s) {
-            return fixed_size_subsampled_gaussian_event{gamma, s};
-          },
-          steps, target, calibration);
-    }
-    // Raise sigma until the mechanism's own accounted multiplier reaches the
-    // calibrated one (secure noise's grid costs a relative 2^-20 or so).
-    double sigma = needed * d.sensitivity();
-    for (int round = 0;; ++round) {
-      auto m = mechanism_type::from_scale(sigma, d.parameter_count_);
-      const double got = accounted_multiplier(m, d.sensitivity());
-      if (got >= needed) {
-        d.mechanism_ = std::move(m);
-        d.event_multiplier_ = got;
-        break;
-      }
-      if (round == 64) throw overflow_error("privet: DP-SGD calibration did not converge");
-      sigma *= (needed / got) * (1 + 1e-9);
     }
     d.budget_steps_ = steps;
     d.target_ = target;
@@ -433,7 +457,12 @@ class dpsgd {
     if (mechanism_) sum = (*mechanism_)(std::span<const double>(sum), gen, options_.noise_threads);
     // Record as soon as the noise is drawn: the step has spent its budget
     // whatever happens to the result.
-    if (mechanism_) std::visit([this](const auto& e) { odometer_.record(e, 1); }, step_event());
+    // With constant_time_noise the step is within the mechanism's total
+    // variation of the exact one (see the file comment).
+    if (mechanism_) {
+      const double tv = mechanism_->sampler_total_variation();
+      std::visit([this, tv](const auto& e) { odometer_.record(e, 1, tv); }, step_event());
+    }
     ++steps_;
     for (auto& v : sum) v /= expected_batch_;
     out.gradient = std::move(sum);
@@ -466,8 +495,10 @@ class dpsgd {
     return step(model, data, secure_generator());
   }
 
-  /// (eps, delta) spent by the steps so far, by each accountant. Throws
-  /// invalid_parameter for a non-private optimiser (no finite guarantee).
+  /// (eps, delta) spent by the steps so far, by each accountant (with
+  /// constant_time_noise, including the samplers' total variation: see the
+  /// file comment). Throws invalid_parameter for a non-private optimiser (no
+  /// finite guarantee).
   [[nodiscard]] dpsgd_privacy_report privacy_spent(double delta) const {
     if (!mechanism_) {
       throw_invalid("noise_multiplier", 0.0,
@@ -598,11 +629,77 @@ class dpsgd {
   }
 
   // 1 / sqrt(2 rho), rounded down, for the rho the mechanism's privacy map
-  // gives at this sensitivity: the Gaussian multiplier with the same zCDP.
+  // gives at this sensitivity: the Gaussian multiplier with the same zCDP
+  // (for constant_time_noise, the exact sampler's rho; its total variation
+  // is recorded apart).
   static double accounted_multiplier(const mechanism_type& m, double sensitivity) {
-    const double rho = m.guarantee(sensitivity).rho();
+    double rho = 0;
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      rho = m.guarantee(sensitivity).base().rho();
+    } else {
+      rho = m.guarantee(sensitivity).rho();
+    }
     const double z = 1 / privet::detail::sqrt_up(privet::detail::mul_up(2, rho));
     return std::nextafter(z, 0.0);
+  }
+
+  // Sets the mechanism whose accounted multiplier is the least the
+  // calibration's accountant needs for `steps` steps to meet `target`.
+  void calibrate(std::uint64_t steps, const approx_dp& target,
+                 const calibration_options& calibration) {
+    double needed = 0;  // the event's multiplier the accountant asks for
+    if (options_.sampling == batch_sampling::poisson) {
+      needed = dpsgd_noise_multiplier(rate_, steps, target, calibration);
+    } else {
+      if (calibration.accountant != accountant_kind::rdp) {
+        throw_invalid("calibration.accountant", privet::to_string(calibration.accountant),
+                      "RDP for fixed-size batches (sampling without replacement has only an RDP "
+                      "bound)");
+      }
+      const double gamma = rate_;
+      needed = smallest_noise_multiplier(
+          [gamma](double s) {
+            return fixed_size_subsampled_gaussian_event{gamma, s};
+          },
+          steps, target, calibration);
+    }
+    // Raise sigma until the mechanism's own accounted multiplier reaches the
+    // calibrated one (secure noise's grid costs a relative 2^-20 or so).
+    double sigma = needed * sensitivity();
+    for (int round = 0;; ++round) {
+      auto m = mechanism_type::from_scale(sigma, parameter_count_);
+      const double got = accounted_multiplier(m, sensitivity());
+      if (got >= needed) {
+        mechanism_ = std::move(m);
+        event_multiplier_ = got;
+        return;
+      }
+      if (round == 64) throw overflow_error("privet: DP-SGD calibration did not converge");
+      sigma *= (needed / got) * (1 + 1e-9);
+    }
+  }
+
+  // Whether `steps` steps, recorded with their total variation as
+  // privatize() records them, meet `target` at target.delta by the
+  // calibration's accountant on the calibration's grid (accountant_epsilon's
+  // odometer, with the samplers' share).
+  [[nodiscard]] bool meets(std::uint64_t steps, const approx_dp& target,
+                           const calibration_options& c) const {
+    const std::pair<pld_options, prv_options> grid = calibration_grid(target, c);
+    odometer_options o;
+    o.orders = c.orders;
+    o.pld = grid.first;
+    o.prv = grid.second;
+    o.use_pld = c.accountant == accountant_kind::pld;
+    o.use_prv = c.accountant == accountant_kind::prv;
+    privacy_odometer check(std::move(o));
+    const double tv = mechanism_->sampler_total_variation();
+    std::visit([&check, steps, tv](const auto& e) { check.record(e, steps, tv); }, step_event());
+    const auto r = check.report(target.delta());
+    const auto& answer = c.accountant == accountant_kind::pld   ? r.pld
+                         : c.accountant == accountant_kind::prv ? r.prv
+                                                                : r.rdp;
+    return answer && answer->epsilon() <= target.epsilon();
   }
 
   static std::size_t population_of(const dpsgd_options& o, std::size_t n) noexcept {
