@@ -135,8 +135,10 @@ void record_all(privacy_odometer& odometer, const flat_events& events) {
     return;
   }
   privacy_odometer next = odometer;  // all or nothing
-  for (const auto& [event, count] : events) {
-    std::visit([&](const auto& e) { next.record(e, count); }, event);
+  for (const auto& entry : events) {
+    // Not a structured binding: clang 14 refuses to capture one in a lambda.
+    const auto count = entry.second;
+    std::visit([&](const auto& e) { next.record(e, count); }, entry.first);
   }
   odometer = std::move(next);
 }
