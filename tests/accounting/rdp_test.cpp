@@ -7,6 +7,7 @@
 #include <privet/core/analytic_gaussian.hpp>
 
 #include <doctest/doctest.h>
+#include <support/renyi.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -449,29 +450,6 @@ TEST_CASE("DP-SGD's RDP matches dp_accounting on its default orders") {
   CHECK(order == 4.7);
 }
 
-namespace {
-
-// D_alpha(P || Q) of two finite distributions by brute force (order 1: KL;
-// +inf: max log ratio).
-double brute_divergence(const std::vector<double>& p, const std::vector<double>& q, double a) {
-  double s = 0, top = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == 0) continue;
-    if (a == 1) {
-      s += p[i] * std::log(p[i] / q[i]);
-    } else if (std::isinf(a)) {
-      top = std::max(top, std::log(p[i] / q[i]));
-    } else {
-      s += std::pow(p[i], a) * std::pow(q[i], 1 - a);
-    }
-  }
-  if (a == 1) return s;
-  if (std::isinf(a)) return top;
-  return std::log(s) / (a - 1);
-}
-
-}  // namespace
-
 TEST_CASE("orders 1 (KL) and +inf (max divergence) on the closed-form curves") {
   const double inf = std::numeric_limits<double>::infinity();
   const std::vector<double> orders{1.0, 1 + 1e-6, 1.5, 2.0, 10.0, 1e10, inf};
@@ -510,7 +488,8 @@ TEST_CASE("orders 1 (KL) and +inf (max divergence) on the closed-form curves") {
     for (std::size_t i = 0; i < orders.size(); ++i) {
       if (orders[i] == 1e10 || orders[i] == 1 + 1e-6) continue;  // pow loses it
       CAPTURE(orders[i]);
-      CHECK(rr.epsilons()[i] == doctest::Approx(brute_divergence(p, q, orders[i])).epsilon(1e-12));
+      CHECK(rr.epsilons()[i] ==
+            doctest::Approx(privet::test::renyi_divergence(p, q, orders[i])).epsilon(1e-12));
     }
   }
 }
@@ -553,7 +532,8 @@ TEST_CASE("replace-special randomised response: brute force and dp_accounting's 
     std::vector<double> p(c.k, 1 / z), u(c.k, 1 / kd);
     p[0] = std::exp(eps) / z;
     for (double a : {1.0, 1.5, 3.0, inf}) {
-      const double brute = std::max(brute_divergence(p, u, a), brute_divergence(u, p, a));
+      const double brute = std::max(privet::test::renyi_divergence(p, u, a),
+                                    privet::test::renyi_divergence(u, p, a));
       CHECK(privet::rdp_randomized_response_special(eps, c.k, {a}).epsilons()[0] ==
             doctest::Approx(brute).epsilon(1e-12));
     }
@@ -581,11 +561,11 @@ TEST_CASE("bounded range: Cesar & Rogers' KL bound, tight on two-point pairs") {
       const double et = 1 / (1 - w + w * std::exp(eps));
       const std::vector<double> q{1 - w, w}, p{(1 - w) * et, w * et * std::exp(eps)};
       for (std::size_t i = 0; i < orders.size(); ++i) {
-        const double d =
-            std::max(brute_divergence(p, q, orders[i]), brute_divergence(q, p, orders[i]));
+        const double d = std::max(privet::test::renyi_divergence(p, q, orders[i]),
+                                  privet::test::renyi_divergence(q, p, orders[i]));
         CHECK(d <= curve.epsilons()[i] * (1 + 1e-12));
       }
-      best_kl = std::max(best_kl, brute_divergence(p, q, 1.0));
+      best_kl = std::max(best_kl, privet::test::renyi_divergence(p, q, 1.0));
     }
     CAPTURE(eps);
     CHECK(best_kl == doctest::Approx(curve.epsilons()[0]).epsilon(1e-5));

@@ -7,6 +7,7 @@
 #include <privet/accounting/repeat_and_select.hpp>
 
 #include <doctest/doctest.h>
+#include <support/renyi.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -18,29 +19,6 @@
 namespace {
 
 const double inf = std::numeric_limits<double>::infinity();
-
-// D_alpha(P || Q) of finite distributions (order 1: KL; +inf: max log ratio).
-double divergence(const std::vector<double>& p, const std::vector<double>& q, double a) {
-  double s = 0, top = -inf;
-  std::vector<double> terms;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == 0) continue;
-    if (a == 1) {
-      s += p[i] * std::log(p[i] / q[i]);
-    } else if (std::isinf(a)) {
-      top = std::max(top, std::log(p[i] / q[i]));
-    } else {
-      // In log space: p^a and q^(1 - a) may underflow and overflow.
-      const double l = a * std::log(p[i]) + (1 - a) * std::log(q[i]);
-      top = std::max(top, l);
-      terms.push_back(l);
-    }
-  }
-  if (a == 1) return s;
-  if (std::isinf(a)) return top;
-  for (double l : terms) s += std::exp(l - top);
-  return (top + std::log(s)) / (a - 1);
-}
 
 // The output distribution of the best (largest) of K runs of a mechanism
 // with output distribution `base` on 0, 1, ..., n - 1, K with probability
@@ -112,7 +90,9 @@ TEST_CASE("repeat-and-select bounds the exact divergence of a repeated mechanism
   const std::vector<double> p{0.2, 0.3, 0.5}, q{0.35, 0.3, 0.35};
   std::vector<double> orders{1.0, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0, inf};
   std::vector<double> eps;
-  for (double a : orders) eps.push_back(std::max(divergence(p, q, a), divergence(q, p, a)));
+  for (double a : orders)
+    eps.push_back(
+        std::max(privet::test::renyi_divergence(p, q, a), privet::test::renyi_divergence(q, p, a)));
   const privet::rdp single(orders, eps);
   for (double mean : {1.0, 2.0, 5.0, 30.0}) {
     for (double shape : {0.0, 0.5, 1.0, 3.0, inf}) {
