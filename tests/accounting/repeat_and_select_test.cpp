@@ -114,7 +114,8 @@ TEST_CASE("repeat-and-select bounds the exact divergence of a repeated mechanism
       const auto bp = best_of(p, g), bq = best_of(q, g);
       const auto bound = privet::rdp_repeat_and_select(single, mean, shape);
       for (std::size_t i = 0; i < orders.size(); ++i) {
-        const double exact = std::max(divergence(bp, bq, orders[i]), divergence(bq, bp, orders[i]));
+        const double exact = std::max(privet::test::renyi_divergence(bp, bq, orders[i]),
+                                      privet::test::renyi_divergence(bq, bp, orders[i]));
         CAPTURE(mean);
         CAPTURE(shape);
         CAPTURE(orders[i]);
