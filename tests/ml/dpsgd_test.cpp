@@ -364,9 +364,11 @@ TEST_CASE("one full-batch step calibrated by the PLD is the analytic Gaussian") 
   CHECK(opt.noise_stddev() == doctest::Approx(exact).epsilon(2e-3));
 }
 
-TEST_CASE("DP-SGD is generic: an MLP trains under DP-SGD") {
-  // Two well-separated Gaussian blobs; eps ~ 3 over 200 steps. Deterministic
-  // (fixed seeds), so this checks the wiring, not a probability.
+namespace {
+
+// 400 points in two well-separated Gaussian blobs (centres -2 and 2 on the
+// first axis, standard deviation 0.5), labels alternating; fixed seed.
+dense_batch<double> two_blobs() {
   std::mt19937 data_gen(12);
   std::normal_distribution<double> nd(0, 0.5);
   dense_batch<double> data;
@@ -377,6 +379,15 @@ TEST_CASE("DP-SGD is generic: an MLP trains under DP-SGD") {
     data.x(i, 1) = nd(data_gen);
     data.y.push_back(y);
   }
+  return data;
+}
+
+}  // namespace
+
+TEST_CASE("DP-SGD is generic: an MLP trains under DP-SGD") {
+  // Two well-separated Gaussian blobs; eps ~ 3 over 200 steps. Deterministic
+  // (fixed seeds), so this checks the wiring, not a probability.
+  const dense_batch<double> data = two_blobs();
   privet::testing::seeded_release_generator gen(13);
   privet::ml::mlp<double> model({{2, 8, 2}, privet::ml::activation::tanh}, gen);
   privet::calibration_options by_rdp;
@@ -1098,16 +1109,7 @@ TEST_CASE("constant-time noise: an MLP trains as under exact noise") {
   // The MLP test above, with the noise drawn by the constant-time sampler;
   // deterministic (fixed seeds), so it checks the wiring and that the noise
   // has the exact sampler's scale.
-  std::mt19937 data_gen(12);
-  std::normal_distribution<double> nd(0, 0.5);
-  dense_batch<double> data;
-  data.x = xt::xtensor<double, 2>::from_shape({400, 2});
-  for (std::size_t i = 0; i < 400; ++i) {
-    const int y = static_cast<int>(i % 2);
-    data.x(i, 0) = (y == 1 ? 2.0 : -2.0) + nd(data_gen);
-    data.x(i, 1) = nd(data_gen);
-    data.y.push_back(y);
-  }
+  const dense_batch<double> data = two_blobs();
   using net = privet::ml::mlp<double>;
   privet::calibration_options by_rdp;
   by_rdp.accountant = privet::accountant_kind::rdp;
