@@ -248,8 +248,7 @@ class accountant {
       // tens of milliseconds, a query microseconds).
       try {
         if (const auto* p = composed_pld()) {
-          const double top = std::max(p->remove().infinity_mass(), p->add().infinity_mass());
-          if (delta > top) return p->epsilon(delta).epsilon();
+          if (p->has_epsilon(delta)) return p->epsilon(delta).epsilon();
         }
       } catch (const invalid_parameter&) {
         // report() below names the cause.

@@ -12,6 +12,7 @@
 #include <privet/core/analytic_gaussian.hpp>
 
 #include <doctest/doctest.h>
+#include <boost/multiprecision/cpp_int.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -897,6 +898,14 @@ TEST_CASE("randomised responses of three epsilons compose to the brute-force div
   for (double e : {0.0, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0}) {
     CAPTURE(e);
     const auto exact = static_cast<double>(brute_force_rr(spec, e));
+    if (e >= 4.0) {
+      // The sum of the epsilons, the largest loss: the divergence is 0 (the
+      // brute force's long-double round-off leaves about 1e-21), and basic
+      // composition gives exactly 0.
+      CHECK(exact < 1e-20);
+      CHECK(p.delta(e) == 0.0);
+      continue;
+    }
     CHECK(p.delta(e) >= exact);
     CHECK(p.delta(e) <= up_to(exact, p));
   }
@@ -1163,4 +1172,123 @@ TEST_CASE("the truncated subsampled Gaussian mixes its two bounds by the truncat
   const double eps = both.epsilon(1e-6).epsilon();
   CHECK(eps >= 17.904330 - 1e-6);
   CHECK(eps <= 17.904330 + 1e-3);
+}
+
+// ---- basic composition beside the grid -------------------------------------
+
+namespace {
+
+using rational = boost::multiprecision::cpp_rational;
+
+// 1 - prod (1 - delta_i)^(k_i), exactly.
+rational exact_infinity_mass(const std::vector<std::pair<double, unsigned>>& parts) {
+  rational kept = 1;
+  for (const auto& part : parts) {
+    for (unsigned i = 0; i < part.second; ++i) kept *= 1 - rational(part.first);
+  }
+  return 1 - kept;
+}
+
+}  // namespace
+
+TEST_CASE("pure-DP compositions answer delta 0 from the sum of their epsilons") {
+  // dp_accounting's test_epsilon_basic and test_exponential_mechanism_basic:
+  // (1, 0) then (2, 0) give delta(3) = 0 exactly and epsilon at delta 0 = 3.
+  const auto one = pld::from_guarantee(privet::approx_dp(1, 0));
+  const auto two = pld::from_guarantee(privet::approx_dp(2, 0));
+  const auto both = one.compose(two);
+  CHECK(both.loss_bound() == 3.0);
+  CHECK(both.infinity_mass_bound() == 0.0);
+  CHECK(both.delta(3.0) == 0.0);
+  CHECK(both.delta(3.5) == 0.0);
+  // Below the bound the grid answers, never 0 (two atoms at 3 - h and 3 are
+  // certain to be hit with some mass, and the round-off allowances sit at
+  // +infinity).
+  CHECK(both.delta(2.99) > 0.0);
+  // The grid alone could not certify a tiny delta: its own mass at
+  // +infinity is above 1e-14; the basic bound does.
+  CHECK(std::max(both.remove().infinity_mass(), both.add().infinity_mass()) > 1e-14);
+  CHECK(both.has_epsilon(1e-14));
+  CHECK(both.epsilon(1e-14).epsilon() == 3.0);
+  const std::vector<double> deltas{0.0, 1e-14, 0.5};
+  const auto eps = both.epsilons(deltas);
+  CHECK(eps[0] == 3.0);
+  CHECK(eps[1] == 3.0);
+  CHECK(eps[2] < 3.0);  // the grid's own answer where it is smaller
+  // A Gaussian has no bound: nothing changes.
+  const auto g = pld::gaussian(1.0).compose(one);
+  CHECK(g.loss_bound() == std::numeric_limits<double>::infinity());
+  CHECK_FALSE(g.has_epsilon(1e-300));
+}
+
+TEST_CASE("Laplace and discrete Laplace compositions reach their summed epsilon at any delta") {
+  // dp_accounting's test_laplace_basic and test_discrete_laplace_basic:
+  // scales 1 (x 3) and 2 (x 2), parameters 1 and 0.5: epsilon 4 where delta
+  // is 1e-14 or 0.
+  const auto lap1 = pld::laplace(1.0), lap2 = pld::laplace(2.0);
+  const auto lap = pld::compose_all(std::vector<privet::pld_runs>{{lap1, 3}, {lap2, 2}});
+  CHECK(lap.loss_bound() == 4.0);
+  CHECK(lap.epsilon(1e-14).epsilon() == 4.0);
+  CHECK(lap.delta(4.0) == 0.0);
+  const auto dlap = pld::discrete_laplace(1.0).self_compose(3).compose(
+      pld::discrete_laplace(2.0).self_compose(2));
+  CHECK(dlap.loss_bound() == 4.0);
+  CHECK(dlap.delta(4.0) == 0.0);
+  CHECK(dlap.epsilons(std::vector<double>{0.0})[0] == 4.0);
+  // The bound is exact: just below it the delta is positive (the two
+  // largest losses of each Laplace are attained with positive mass).
+  CHECK(lap.delta(3.999) > 0.0);
+  // Sensitivity 3 of scale 2 per step: 1.5 a step, times 5.
+  CHECK(pld::laplace(2.0, 3.0).self_compose(5).loss_bound() == 7.5);
+}
+
+TEST_CASE("the subsampled Laplace's loss bound is log(1 + q (e^(1/b) - 1)) a step, from above") {
+  // dp_accounting's test_poisson_subsampled_laplace: q = 0.2, b = 0.5, three
+  // steps reach epsilon 2.46964 at delta 1e-14.
+  const auto p = pld::subsampled_laplace(0.2, 0.5).self_compose(3);
+  const double exact = 3 * std::log1p(0.2 * std::expm1(2.0));
+  CHECK(p.loss_bound() >= exact);
+  CHECK(p.loss_bound() <= exact * (1 + 1e-13));
+  CHECK(p.epsilon(1e-14).epsilon() == doctest::Approx(2.46964).epsilon(1e-5));
+  CHECK(p.delta(p.loss_bound()) == 0.0);
+  // The add order's bound, -log(1 - q + q e^(-1/b)) a step, is smaller.
+  const auto one = pld::subsampled_laplace(0.2, 0.5);
+  CHECK(one.loss_bound() >= std::log1p(0.2 * std::expm1(2.0)));
+  // Randomised response under replace-special: the larger of eps + log(k/c)
+  // and -log(k/c), c = e^eps + k - 1.
+  const auto rr = pld::randomized_response_replace_special(1.0, 4);
+  const double c = std::exp(1.0) + 3;
+  CHECK(rr.loss_bound() >= std::max(1 + std::log(4 / c), -std::log(4 / c)));
+  CHECK(rr.loss_bound() <= std::max(1 + std::log(4 / c), -std::log(4 / c)) * (1 + 1e-13));
+}
+
+TEST_CASE("(eps, delta) compositions keep 1 - prod (1 - delta_i) at +infinity, rounded up once") {
+  // dp_accounting's test_epsilon_delta_basic: (1, 0.1) then (2, 0.2) give
+  // delta(3) = 0.28 and epsilon(0.28) = 3. The exact 1 - (1 - 0.1)(1 - 0.2)
+  // of the doubles 0.1 and 0.2 is 0.44 ulp below the double 0.28, so 0.28 is
+  // the smallest double above it; plain double arithmetic gives
+  // 0.2799999999999999, below the exact value.
+  const auto both = pld::from_guarantee(privet::approx_dp(1, 0.1))
+                        .compose(pld::from_guarantee(privet::approx_dp(2, 0.2)));
+  const rational exact = exact_infinity_mass({{0.1, 1}, {0.2, 1}});
+  CHECK(rational(both.infinity_mass_bound()) >= exact);
+  CHECK(both.infinity_mass_bound() == 0.28);
+  CHECK(both.delta(3.0) == 0.28);
+  CHECK(both.epsilon(0.28).epsilon() == 3.0);
+  CHECK_FALSE(both.has_epsilon(0.27));
+  // Many steps of several kinds: never below the exact mass, within an ulp.
+  const auto a = pld::from_guarantee(privet::approx_dp(0.1, 1e-3));
+  const auto b = pld::from_guarantee(privet::approx_dp(0.2, 3e-7));
+  const auto c = pld::from_guarantee(privet::approx_dp(0.05, 0.0));
+  const auto many = pld::compose_all(std::vector<privet::pld_runs>{{a, 37}, {b, 101}, {c, 5}});
+  const rational want = exact_infinity_mass({{1e-3, 37}, {3e-7, 101}});
+  const double got = many.infinity_mass_bound();
+  CHECK(rational(got) >= want);
+  CHECK(rational(std::nextafter(got, 0.0)) < want);
+  CHECK(many.loss_bound() >= 0.1 * 37 + 0.2 * 101 + 0.05 * 5);
+  CHECK(many.loss_bound() <= (0.1 * 37 + 0.2 * 101 + 0.05 * 5) * (1 + 1e-14));
+  const auto self = a.self_compose(1000);
+  const double got_self = self.infinity_mass_bound();
+  CHECK(rational(got_self) >= exact_infinity_mass({{1e-3, 1000}}));
+  CHECK(rational(std::nextafter(got_self, 0.0)) < exact_infinity_mass({{1e-3, 1000}}));
 }

@@ -275,7 +275,7 @@ class privacy_odometer {
       try {
         if (auto p = composed_pld()) {
           const double top = std::max(p->remove().infinity_mass(), p->add().infinity_mass());
-          if (delta > top) {
+          if (p->has_epsilon(delta)) {
             by_pld = p->epsilon(delta);
           } else {
             pld_why = "delta = " + detail::format_value(delta) +

@@ -67,6 +67,7 @@
 
 #include <privet/accounting/detail/log_math.hpp>
 #include <privet/accounting/detail/real_fft.hpp>
+#include <privet/accounting/detail/survival.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
@@ -1889,9 +1890,10 @@ class privacy_loss_distribution {
     validate_positive(sensitivity, "sensitivity");
     validate(o);
     const double top = sensitivity / scale;
-    return privacy_loss_distribution(
-        detail::discretize_continuous(detail::laplace_loss{scale, sensitivity}, -top, top, o),
-        o.tail_mass_truncation);
+    return privacy_loss_distribution(detail::discretize_continuous(
+                                         detail::laplace_loss{scale, sensitivity}, -top, top, o),
+                                     o.tail_mass_truncation)
+        .with_loss_bound(detail::div_up(sensitivity, scale));
   }
 
   /// Gaussian noise of standard deviation sigma on a query of L2 sensitivity
@@ -1925,7 +1927,8 @@ class privacy_loss_distribution {
       atoms.emplace_back((d - 2 * xd) / scale, -std::expm1(-1 / scale) / (1 + a) * std::pow(a, xd));
     }
     atoms.emplace_back(-d / scale, std::pow(a, d) / (1 + a));  // x >= d
-    return privacy_loss_distribution(detail::discretize_atoms(atoms, 0, o), o.tail_mass_truncation);
+    return privacy_loss_distribution(detail::discretize_atoms(atoms, 0, o), o.tail_mass_truncation)
+        .with_loss_bound(detail::div_up(d, scale));
   }
 
   /// Discrete Gaussian noise, P[x] proportional to e^{-x^2 / (2 sigma^2)}, on
@@ -1970,7 +1973,8 @@ class privacy_loss_distribution {
     const double p_other = std::exp(-epsilon) * p_true;
     std::vector<std::pair<double, double>> atoms{{epsilon, p_true}, {-epsilon, p_other}};
     if (k > 2) atoms.emplace_back(0.0, (others - 1) * p_other);
-    return privacy_loss_distribution(detail::discretize_atoms(atoms, 0, o), o.tail_mass_truncation);
+    return privacy_loss_distribution(detail::discretize_atoms(atoms, 0, o), o.tail_mass_truncation)
+        .with_loss_bound(epsilon);
   }
 
   /// The worst PLD an (eps, delta)-DP mechanism can have: randomised
@@ -1986,7 +1990,8 @@ class privacy_loss_distribution {
     const double p_true = 1 / (1 + std::exp(-eps)), p_other = 1 / (1 + std::exp(eps));
     std::vector<std::pair<double, double>> atoms{{eps, keep * p_true}, {-eps, keep * p_other}};
     return privacy_loss_distribution(detail::discretize_atoms(atoms, g.delta(), o),
-                                     o.tail_mass_truncation);
+                                     o.tail_mass_truncation)
+        .with_loss_bound(eps, eps, detail::survival::complement_of(g.delta()));
   }
 
   /// The Gaussian mechanism with noise multiplier sigma (L2 sensitivity 1) on
@@ -2028,7 +2033,8 @@ class privacy_loss_distribution {
     const detail::subsampled_laplace_add_loss ad{q, scale, 1};
     return privacy_loss_distribution(detail::discretize_continuous(rm, rm.bottom(), rm.top(), o),
                                      detail::discretize_continuous(ad, ad.bottom(), ad.top(), o),
-                                     o.tail_mass_truncation);
+                                     o.tail_mass_truncation)
+        .with_loss_bound(computed_up(rm.top()), computed_up(ad.top()));
   }
 
   /// The Gaussian mechanism with noise multiplier sigma on a Poisson sample
@@ -2077,7 +2083,8 @@ class privacy_loss_distribution {
     std::vector<std::pair<double, double>> ad{{-epsilon - log_k_over_c, 1 / kd},
                                               {-log_k_over_c, others / kd}};
     return privacy_loss_distribution(detail::discretize_atoms(rm, 0, o),
-                                     detail::discretize_atoms(ad, 0, o), o.tail_mass_truncation);
+                                     detail::discretize_atoms(ad, 0, o), o.tail_mass_truncation)
+        .with_loss_bound(computed_up(epsilon + log_k_over_c), computed_up(-log_k_over_c));
   }
 
   /// The mixture of Gaussians (detail::mixture_gaussian_loss): Gaussian
@@ -2155,8 +2162,14 @@ class privacy_loss_distribution {
     same_grid(remove_, other.remove_);
     const double tau = std::min(tau_, other.tau_);
     pld_pmf r = detail::convolve(remove_, other.remove_, tau);
-    if (symmetric() && other.symmetric()) return privacy_loss_distribution(std::move(r), tau);
-    return privacy_loss_distribution(std::move(r), detail::convolve(add(), other.add(), tau), tau);
+    const double rm = detail::add_up(max_remove_, other.max_remove_);
+    const double ad = detail::add_up(max_add_, other.max_add_);
+    const detail::survival kept = survival_.times(other.survival_);
+    if (symmetric() && other.symmetric()) {
+      return privacy_loss_distribution(std::move(r), tau).with_loss_bound(rm, ad, kept);
+    }
+    return privacy_loss_distribution(std::move(r), detail::convolve(add(), other.add(), tau), tau)
+        .with_loss_bound(rm, ad, kept);
   }
 
   /// The PLD of k runs, by one FFT power. Throws invalid_parameter for k = 0.
@@ -2164,8 +2177,12 @@ class privacy_loss_distribution {
     validate_at_least<std::uint64_t>(k, 1, "k");
     if (k == 1) return *this;
     pld_pmf r = detail::self_convolve(remove_, k, tau_);
-    if (symmetric()) return privacy_loss_distribution(std::move(r), tau_);
-    return privacy_loss_distribution(std::move(r), detail::self_convolve(*add_, k, tau_), tau_);
+    const double rm = times_up(max_remove_, k), ad = times_up(max_add_, k);
+    const detail::survival kept = survival_.power(k);
+    if (symmetric())
+      return privacy_loss_distribution(std::move(r), tau_).with_loss_bound(rm, ad, kept);
+    return privacy_loss_distribution(std::move(r), detail::self_convolve(*add_, k, tau_), tau_)
+        .with_loss_bound(rm, ad, kept);
   }
 
   /// The PLD of running every kind in `kinds` its count times (on the same
@@ -2198,29 +2215,45 @@ class privacy_loss_distribution {
     std::vector<detail::pmf_runs> rm, ad;
     rm.reserve(kinds.size());
     ad.reserve(kinds.size());
+    double max_rm = 0, max_ad = 0;
+    detail::survival kept;
     for (const pld_runs& k : kinds) {
-      rm.push_back({&k.pld.get().remove_, k.count});
-      ad.push_back({&k.pld.get().add(), k.count});
+      const privacy_loss_distribution& p = k.pld.get();
+      rm.push_back({&p.remove_, k.count});
+      ad.push_back({&p.add(), k.count});
+      max_rm = detail::add_up(max_rm, times_up(p.max_remove_, k.count));
+      max_ad = detail::add_up(max_ad, times_up(p.max_add_, k.count));
+      kept = kept.times(p.survival_.power(k.count));
     }
     pld_pmf r = detail::compose_runs(rm, tau);
-    if (symmetric_all) return privacy_loss_distribution(std::move(r), tau);
-    return privacy_loss_distribution(std::move(r), detail::compose_runs(ad, tau), tau);
+    if (symmetric_all) {
+      return privacy_loss_distribution(std::move(r), tau).with_loss_bound(max_rm, max_ad, kept);
+    }
+    return privacy_loss_distribution(std::move(r), detail::compose_runs(ad, tau), tau)
+        .with_loss_bound(max_rm, max_ad, kept);
   }
 
   // ---- privacy -------------------------------------------------------------------
 
-  /// The smallest delta for `epsilon` (>= 0, finite) over both orders.
+  /// The smallest delta for `epsilon` (>= 0, finite) over both orders: the
+  /// grid's, or, from epsilon = loss_bound() on, infinity_mass_bound() when
+  /// that is smaller (basic composition: 0 for pure DP).
   [[nodiscard]] double delta(double epsilon) const {
     validate_non_negative(epsilon, "epsilon");
-    return std::max(remove_.delta(epsilon), add().delta(epsilon));
+    const double d = std::max(remove_.delta(epsilon), add().delta(epsilon));
+    return epsilon >= loss_bound() ? std::min(d, infinity_mass_bound()) : d;
   }
 
   /// The smallest epsilon (rounded up) with delta(epsilon) <= delta, delta in
-  /// (0, 1). Throws invalid_parameter when delta is not above the mass at
-  /// +infinity (no finite epsilon).
+  /// (0, 1): the grid's, or loss_bound() when that is smaller and delta is
+  /// at least infinity_mass_bound(). Throws invalid_parameter when neither
+  /// gives a finite epsilon (has_epsilon(delta) is false: delta is not
+  /// above the grid's mass at +infinity and the loss is unbounded or delta is
+  /// below infinity_mass_bound()).
   [[nodiscard]] approx_dp epsilon(double delta) const {
     validate_delta_positive(delta);
-    const double eps = std::max(remove_.epsilon(delta), add().epsilon(delta));
+    const double eps =
+        with_basic_bound(std::max(remove_.epsilon(delta), add().epsilon(delta)), delta);
     if (!std::isfinite(eps)) {
       throw_invalid(
           "delta", delta,
@@ -2244,8 +2277,33 @@ class privacy_loss_distribution {
       const std::vector<double> other = add_->epsilons(deltas, parallel);
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::max(out[i], other[i]);
     }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = with_basic_bound(out[i], deltas[i]);
     return out;
   }
+
+  /// Whether epsilon(delta) has a finite answer: delta above the grid's mass
+  /// at +infinity (the larger of the two orders'), or the basic bound
+  /// applies (a finite loss_bound() and delta >= infinity_mass_bound()).
+  [[nodiscard]] bool has_epsilon(double delta) const {
+    return delta > std::max(remove_.infinity_mass(), add().infinity_mass()) ||
+           (std::isfinite(loss_bound()) && delta >= infinity_mass_bound());
+  }
+
+  /// An upper bound on every finite privacy loss of the mechanism's pair of
+  /// distributions, in either order (+infinity when the loss is unbounded:
+  /// Gaussian noise), carried through composition by addition (basic
+  /// composition, Dwork, McSherry, Nissim & Smith 2006): Laplace noise of
+  /// scale b on sensitivity d has d / b, an (eps, delta) guarantee eps, a
+  /// composition the sum. It does not depend on the grid, so the answers
+  /// at epsilon >= loss_bound() are exact where the grid's carry its
+  /// discretisation and round-off allowances.
+  [[nodiscard]] double loss_bound() const noexcept { return std::max(max_remove_, max_add_); }
+
+  /// An upper bound on the mechanism's own mass at +infinity (1 -
+  /// prod (1 - delta_i) for a composition of (eps_i, delta_i) guarantees,
+  /// 0 for pure DP, 1 when unknown), without the grid's truncation and
+  /// round-off allowances; meaningful where loss_bound() is finite.
+  [[nodiscard]] double infinity_mass_bound() const noexcept { return survival_.complement_up(); }
 
   /// For each false positive rate alpha in `false_positive_rates`, an upper
   /// bound on the true positive rate of any test telling the two neighbours
@@ -2415,9 +2473,48 @@ class privacy_loss_distribution {
     }
   }
 
+  /// Attaches the basic-composition bounds (the largest finite loss of
+  /// each order and a lower bound on 1 - the mass at +infinity); a PLD made
+  /// from pmfs alone has none (+infinity, 0).
+  privacy_loss_distribution&& with_loss_bound(double max_remove, double max_add,
+                                              detail::survival kept = {}) && {
+    max_remove_ = std::max(0.0, max_remove);
+    max_add_ = std::max(0.0, max_add);
+    survival_ = kept;
+    return std::move(*this);
+  }
+  privacy_loss_distribution&& with_loss_bound(double max_both) && {
+    return std::move(*this).with_loss_bound(max_both, max_both);
+  }
+
+  /// min(eps, loss_bound()) where the basic bound applies at `delta`.
+  [[nodiscard]] double with_basic_bound(double eps, double delta) const {
+    if (std::isfinite(loss_bound()) && delta >= infinity_mass_bound()) {
+      return std::min(eps, loss_bound());
+    }
+    return eps;
+  }
+
+  /// A double >= l, for l computed by a few correctly rounded operations
+  /// and library logarithms (within a few ulps): 64 ulps above it.
+  static double computed_up(double l) {
+    return l + std::fabs(l) * 64 * detail::unit_roundoff +
+           std::numeric_limits<double>::denorm_min();
+  }
+
+  /// A double >= l k.
+  static double times_up(double l, std::uint64_t k) {
+    double kd = static_cast<double>(k);
+    if (kd < 0x1p63 && static_cast<std::uint64_t>(kd) < k) kd = detail::next_up(kd);
+    return detail::mul_up(l, kd);
+  }
+
   pld_pmf remove_;
   std::optional<pld_pmf> add_;
   double tau_;
+  double max_remove_ = std::numeric_limits<double>::infinity();
+  double max_add_ = std::numeric_limits<double>::infinity();
+  detail::survival survival_ = detail::survival::zero();
 };
 
 }  // namespace privet
