@@ -1292,3 +1292,34 @@ TEST_CASE("(eps, delta) compositions keep 1 - prod (1 - delta_i) at +infinity, r
   CHECK(rational(got_self) >= exact_infinity_mass({{1e-3, 1000}}));
   CHECK(rational(std::nextafter(got_self, 0.0)) < exact_infinity_mass({{1e-3, 1000}}));
 }
+
+TEST_CASE(
+    "a mechanism's own mass at +infinity makes the GDP estimate +infinity; allowances do not") {
+  // dp_accounting's test_epsilon_delta_basic: (1, 0.1) then (2, 0.2) is
+  // mu-GDP for no mu (its true positive rate is at least 0.28 at every
+  // false positive rate).
+  const auto both = pld::from_guarantee(privet::approx_dp(1, 0.1))
+                        .compose(pld::from_guarantee(privet::approx_dp(2, 0.2)));
+  const std::vector<double> rates{1e-12, 1e-6, 0.1, 0.5};
+  const std::vector<double> deltas{0.0, 1e-9, 0.28, 0.3, 0.5};
+  CHECK(both.gdp_parameter_estimate(rates, deltas) == std::numeric_limits<double>::infinity());
+  // Rates all above the mass: an estimate from those rates.
+  const std::vector<double> high{0.3, 0.4, 0.5};
+  CHECK(std::isfinite(both.gdp_parameter_estimate(high, deltas)));
+  // A Gaussian's mass at +infinity is only the grid's allowances: its
+  // estimate stays finite and near mu = 1 (test_gaussian_basic).
+  const auto g = pld::gaussian(1.0);
+  CHECK(g.infinity_mass_bound() == 0.0);
+  CHECK(g.remove().infinity_mass() > 0.0);
+  std::vector<double> many_rates, many_deltas{0.0};
+  for (int i = 0; i <= 200; ++i) many_rates.push_back(std::pow(10.0, -12 + 11.7 * i / 200));
+  for (int i = 0; i <= 300; ++i) many_deltas.push_back(std::pow(10.0, -13 + 13.0 * i / 300));
+  CHECK(g.gdp_parameter_estimate(many_rates, many_deltas) == doctest::Approx(1.0).epsilon(2e-3));
+  // A PLD made from pmfs knows nothing of its mechanism: bound 1, no basic
+  // answers, and the estimate is the grid's.
+  const pld raw(g.remove());
+  CHECK(raw.infinity_mass_bound() == 1.0);
+  CHECK(raw.loss_bound() == std::numeric_limits<double>::infinity());
+  CHECK(std::isfinite(raw.gdp_parameter_estimate(many_rates, many_deltas)));
+  CHECK(raw.compose(both).infinity_mass_bound() == 1.0);
+}

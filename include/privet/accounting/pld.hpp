@@ -1907,9 +1907,10 @@ class privacy_loss_distribution {
     const double mu = sensitivity / sigma;
     const double z = detail::normal_isf(o.tail_mass_truncation / 2);
     return privacy_loss_distribution(
-        detail::discretize_continuous(detail::gaussian_loss{mu}, mu * mu / 2 - mu * z,
-                                      mu * mu / 2 + mu * z, o),
-        o.tail_mass_truncation);
+               detail::discretize_continuous(detail::gaussian_loss{mu}, mu * mu / 2 - mu * z,
+                                             mu * mu / 2 + mu * z, o),
+               o.tail_mass_truncation)
+        .with_loss_bound(unbounded);
   }
 
   /// Discrete Laplace noise, P[x] proportional to e^{-|x| / t}, on an integer
@@ -1958,7 +1959,8 @@ class privacy_loss_distribution {
     const double tail = sigma * std::sqrt(2 * std::numbers::pi) *
                         detail::normal_sf(static_cast<double>(m) / sigma) / kept;
     return privacy_loss_distribution(detail::discretize_atoms(atoms, tail, o),
-                                     o.tail_mass_truncation);
+                                     o.tail_mass_truncation)
+        .with_loss_bound(unbounded);
   }
 
   /// k-ary randomised response with parameter epsilon (the true value kept
@@ -2011,9 +2013,10 @@ class privacy_loss_distribution {
     // Phi(-z) (both mixture components are below 1 + s z that often), and is
     // below loss(-s z) at most that often; the add loss likewise at -+ s z.
     return privacy_loss_distribution(
-        detail::discretize_continuous(rm, rm.loss(-s * z), rm.loss(1 + s * z), o),
-        detail::discretize_continuous(ad, ad.loss(s * z), ad.loss(-s * z), o),
-        o.tail_mass_truncation);
+               detail::discretize_continuous(rm, rm.loss(-s * z), rm.loss(1 + s * z), o),
+               detail::discretize_continuous(ad, ad.loss(s * z), ad.loss(-s * z), o),
+               o.tail_mass_truncation)
+        .with_loss_bound(unbounded);
   }
 
   /// Laplace noise of scale b (L1 sensitivity 1) on a Poisson sample that
@@ -2053,8 +2056,9 @@ class privacy_loss_distribution {
     const double z = detail::normal_isf(o.tail_mass_truncation / 2);
     const detail::subsampled_gaussian_replace_loss m{q, s};
     return privacy_loss_distribution(
-        detail::discretize_continuous(m, m.loss(-s * z), m.loss(1 + s * z), o),
-        o.tail_mass_truncation);
+               detail::discretize_continuous(m, m.loss(-s * z), m.loss(1 + s * z), o),
+               o.tail_mass_truncation)
+        .with_loss_bound(unbounded);
   }
 
   /// k-ary randomised response with parameter epsilon (the true value kept
@@ -2112,9 +2116,11 @@ class privacy_loss_distribution {
     const detail::mixture_gaussian_remove_loss rm{&m};
     const detail::mixture_gaussian_add_loss ad{&m};
     return privacy_loss_distribution(
-        detail::discretize_continuous(rm, m.loss(cmin - sigma * z), m.loss(cmax + sigma * z), o),
-        detail::discretize_continuous(ad, -m.loss(sigma * z), -m.loss(-sigma * z), o),
-        o.tail_mass_truncation);
+               detail::discretize_continuous(rm, m.loss(cmin - sigma * z), m.loss(cmax + sigma * z),
+                                             o),
+               detail::discretize_continuous(ad, -m.loss(sigma * z), -m.loss(-sigma * z), o),
+               o.tail_mass_truncation)
+        .with_loss_bound(unbounded);
   }
 
   /// The truncated Poisson-subsampled Gaussian of dp_accounting
@@ -2148,10 +2154,12 @@ class privacy_loss_distribution {
     const auto cut = subsampled_gaussian_replace_one(q2, noise_multiplier / 2, o);
     const double tau = o.tail_mass_truncation;
     if (plain.symmetric()) {
-      return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t), tau);
+      return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t), tau)
+          .with_loss_bound(unbounded);
     }
     return privacy_loss_distribution(detail::mix_pmfs(cut.remove(), plain.remove(), t),
-                                     detail::mix_pmfs(cut.add(), plain.add(), t), tau);
+                                     detail::mix_pmfs(cut.add(), plain.add(), t), tau)
+        .with_loss_bound(unbounded);
   }
 
   // ---- composition ---------------------------------------------------------------
@@ -2165,11 +2173,12 @@ class privacy_loss_distribution {
     const double rm = detail::add_up(max_remove_, other.max_remove_);
     const double ad = detail::add_up(max_add_, other.max_add_);
     const detail::survival kept = survival_.times(other.survival_);
+    const bool known = known_ && other.known_;
     if (symmetric() && other.symmetric()) {
-      return privacy_loss_distribution(std::move(r), tau).with_loss_bound(rm, ad, kept);
+      return privacy_loss_distribution(std::move(r), tau).with_loss_bound(rm, ad, kept, known);
     }
     return privacy_loss_distribution(std::move(r), detail::convolve(add(), other.add(), tau), tau)
-        .with_loss_bound(rm, ad, kept);
+        .with_loss_bound(rm, ad, kept, known);
   }
 
   /// The PLD of k runs, by one FFT power. Throws invalid_parameter for k = 0.
@@ -2179,10 +2188,11 @@ class privacy_loss_distribution {
     pld_pmf r = detail::self_convolve(remove_, k, tau_);
     const double rm = times_up(max_remove_, k), ad = times_up(max_add_, k);
     const detail::survival kept = survival_.power(k);
-    if (symmetric())
-      return privacy_loss_distribution(std::move(r), tau_).with_loss_bound(rm, ad, kept);
+    if (symmetric()) {
+      return privacy_loss_distribution(std::move(r), tau_).with_loss_bound(rm, ad, kept, known_);
+    }
     return privacy_loss_distribution(std::move(r), detail::self_convolve(*add_, k, tau_), tau_)
-        .with_loss_bound(rm, ad, kept);
+        .with_loss_bound(rm, ad, kept, known_);
   }
 
   /// The PLD of running every kind in `kinds` its count times (on the same
@@ -2217,6 +2227,7 @@ class privacy_loss_distribution {
     ad.reserve(kinds.size());
     double max_rm = 0, max_ad = 0;
     detail::survival kept;
+    bool known = true;
     for (const pld_runs& k : kinds) {
       const privacy_loss_distribution& p = k.pld.get();
       rm.push_back({&p.remove_, k.count});
@@ -2224,13 +2235,15 @@ class privacy_loss_distribution {
       max_rm = detail::add_up(max_rm, times_up(p.max_remove_, k.count));
       max_ad = detail::add_up(max_ad, times_up(p.max_add_, k.count));
       kept = kept.times(p.survival_.power(k.count));
+      known = known && p.known_;
     }
     pld_pmf r = detail::compose_runs(rm, tau);
     if (symmetric_all) {
-      return privacy_loss_distribution(std::move(r), tau).with_loss_bound(max_rm, max_ad, kept);
+      return privacy_loss_distribution(std::move(r), tau)
+          .with_loss_bound(max_rm, max_ad, kept, known);
     }
     return privacy_loss_distribution(std::move(r), detail::compose_runs(ad, tau), tau)
-        .with_loss_bound(max_rm, max_ad, kept);
+        .with_loss_bound(max_rm, max_ad, kept, known);
   }
 
   // ---- privacy -------------------------------------------------------------------
@@ -2301,8 +2314,9 @@ class privacy_loss_distribution {
 
   /// An upper bound on the mechanism's own mass at +infinity (1 -
   /// prod (1 - delta_i) for a composition of (eps_i, delta_i) guarantees,
-  /// 0 for pure DP, 1 when unknown), without the grid's truncation and
-  /// round-off allowances; meaningful where loss_bound() is finite.
+  /// 0 for pure DP and for Gaussian noise; 1 for a PLD made from pmfs, whose
+  /// mechanism is unknown), without the grid's truncation and round-off
+  /// allowances.
   [[nodiscard]] double infinity_mass_bound() const noexcept { return survival_.complement_up(); }
 
   /// For each false positive rate alpha in `false_positive_rates`, an upper
@@ -2361,12 +2375,24 @@ class privacy_loss_distribution {
   /// certified truncation and round-off of every step (1e-11 to 1e-9, where
   /// dp_accounting's holds the truncation alone); dp_accounting instead
   /// answers +infinity when m exceeds the smallest rate. +infinity when no
-  /// rate is left or a TPR bound is 1. Throws invalid_parameter as
+  /// rate is left or a TPR bound is 1, and when the mechanism's own mass at
+  /// +infinity (infinity_mass_bound(), an (eps, delta) guarantee's delta,
+  /// not the grid's allowances) is above the smallest rate: such a
+  /// mechanism is mu-GDP for no mu. Throws invalid_parameter as
   /// true_positive_rates() does.
   [[nodiscard]] double gdp_parameter_estimate(std::span<const double> false_positive_rates,
                                               std::span<const double> deltas,
                                               const parallel_options& parallel = {}) const {
     check_unit_interval(false_positive_rates, "false_positive_rates");
+    if (known_ && infinity_mass_bound() > 0 && !false_positive_rates.empty() &&
+        *std::min_element(false_positive_rates.begin(), false_positive_rates.end()) <
+            infinity_mass_bound()) {
+      // The mechanism itself reveals its input with that probability (an
+      // (eps, delta) guarantee's worst case): its true positive rate is at
+      // least that mass at every rate, so it is mu-GDP for no mu, and the
+      // rates below the mass show it (dp_accounting's answer).
+      return std::numeric_limits<double>::infinity();
+    }
     const double m = std::max(remove_.infinity_mass(), add().infinity_mass());
     std::vector<double> kept;
     for (double a : false_positive_rates) {
@@ -2477,10 +2503,11 @@ class privacy_loss_distribution {
   /// each order and a lower bound on 1 - the mass at +infinity); a PLD made
   /// from pmfs alone has none (+infinity, 0).
   privacy_loss_distribution&& with_loss_bound(double max_remove, double max_add,
-                                              detail::survival kept = {}) && {
+                                              detail::survival kept = {}, bool known = true) && {
     max_remove_ = std::max(0.0, max_remove);
     max_add_ = std::max(0.0, max_add);
-    survival_ = kept;
+    survival_ = known ? kept : detail::survival::zero();
+    known_ = known;
     return std::move(*this);
   }
   privacy_loss_distribution&& with_loss_bound(double max_both) && {
@@ -2515,6 +2542,9 @@ class privacy_loss_distribution {
   double max_remove_ = std::numeric_limits<double>::infinity();
   double max_add_ = std::numeric_limits<double>::infinity();
   detail::survival survival_ = detail::survival::zero();
+  bool known_ = false;  // survival_ set by a mechanism, not the 0 of "unknown"
+
+  static constexpr double unbounded = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace privet
