@@ -236,3 +236,31 @@ def test_epsilon_delta_events_compose_deltas_multiplicatively():
     ref = dp_accounting.rdp.RdpAccountant().compose(dp_event.GaussianDpEvent(1.0))
     assert a.get_epsilon(0.03) == pytest.approx(ref.get_epsilon(1 - 0.97 / 0.99**2), rel=1e-9)
     assert a.get_epsilon(0.015) == math.inf
+
+
+def test_pld_basic_composition_beside_the_grid():
+    # dp_accounting pld test_epsilon_basic, test_epsilon_delta_basic,
+    # test_laplace_basic, test_poisson_subsampled_laplace: pure-DP steps have
+    # delta exactly 0 at the sum of their epsilons; (eps, delta) steps keep
+    # 1 - prod(1 - delta_i) = 0.28 there, and are mu-GDP for no mu.
+    pure = dp_accounting.pld.PLDAccountant()
+    pure.compose(dp_event.EpsilonDeltaDpEvent(1.0, 0.0)).compose(dp_event.EpsilonDeltaDpEvent(2.0, 0.0))
+    assert pure.get_delta(3.0) == 0.0
+    assert pure.get_epsilon(0.0) == 3.0
+    assert pure.get_delta(2.9) > 0.0
+    approx = dp_accounting.pld.PLDAccountant()
+    approx.compose(dp_event.EpsilonDeltaDpEvent(1.0, 0.1)).compose(dp_event.EpsilonDeltaDpEvent(2.0, 0.2))
+    assert approx.get_delta(3.0) == 0.28
+    assert approx.get_epsilon(0.28) == 3.0
+    assert approx.get_gdp_parameter_estimate() == math.inf
+    lap = dp_accounting.pld.PLDAccountant()
+    lap.compose(dp_event.LaplaceDpEvent(1), 3).compose(dp_event.LaplaceDpEvent(2), 2)
+    assert lap.get_epsilon(1e-14) == 4.0
+    sub = dp_accounting.pld.PLDAccountant()
+    sub.compose(dp_event.PoissonSampledDpEvent(0.2, dp_event.LaplaceDpEvent(0.5)), 3)
+    assert sub.get_epsilon(1e-14) == pytest.approx(3 * math.log1p(0.2 * math.expm1(2.0)), rel=1e-13)
+    # A Gaussian's loss is unbounded: a delta below the grid's allowances is
+    # still refused.
+    g = dp_accounting.pld.PLDAccountant().compose(dp_event.GaussianDpEvent(1.0))
+    with pytest.raises(ValueError):
+        g.get_epsilon(1e-300)
