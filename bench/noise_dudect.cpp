@@ -15,7 +15,11 @@
 //    left out), and noise = 0 against noise != 0 (for the samplers whose
 //    zero has probability above 1 %);
 //  - by input, for the mechanisms: x = 0 against x = 10^6, each draw's
-//    class chosen at random before it is made.
+//    class chosen at random before it is made;
+//  - the release paths that threshold noise: partition selection's keep()
+//    (input n = 1 against n = 10^6, output kept against dropped) and
+//    AboveThreshold's query (answer 0 against 10^6 with threshold 3, a
+//    fresh instance per draw: output halted against not).
 // The exact samplers (discrete_laplace_distribution,
 // discrete_gaussian_distribution, and the mechanisms with secure_noise) are
 // the control: they are known to leak, so the harness must flag them.
@@ -33,6 +37,8 @@
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/mechanisms/laplace.hpp>
+#include <privet/mechanisms/partition_selection.hpp>
+#include <privet/mechanisms/sparse_vector.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +48,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -179,13 +186,18 @@ void report(const std::string& name, const std::string& split, const verdict& v,
 // input class per draw when by_input, and reports the output splits (and
 // the input split when by_input).
 void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
-         const std::function<double(int, counted_csprng&)>& one) {
+         const std::function<double(int, counted_csprng&)>& one,
+         const std::function<void(counted_csprng&)>& prepare = {}) {
   counted_csprng gen;
   std::vector<draw> draws(n);
   // Warm-up: caches, tables, branch predictors.
-  for (std::size_t i = 0; i < std::min<std::size_t>(n / 10, 10000); ++i) (void)one(0, gen);
+  for (std::size_t i = 0; i < std::min<std::size_t>(n / 10, 10000); ++i) {
+    if (prepare) prepare(gen);
+    (void)one(0, gen);
+  }
   for (auto& d : draws) {
     const int input = by_input ? static_cast<int>(privet::secure_generator()() & 1) : -1;
+    if (prepare) prepare(gen);  // untimed, uncounted
     const std::uint64_t w0 = gen.words;
     const std::uint64_t c0 = cycles();
     d.magnitude = one(input < 0 ? 0 : input, gen);
@@ -251,6 +263,27 @@ void integer_mechanism(const std::string& name, const Mechanism& m, std::size_t 
   });
 }
 
+template <class Policy>
+void selection(const std::string& name, const Policy& p, std::size_t n) {
+  const std::uint64_t inputs[2] = {1, 1000000};
+  run(name, n, true, true,
+      [&](int cls, counted_csprng& gen) { return p.keep(inputs[cls], gen) ? 1.0 : 0.0; });
+}
+
+// One query per draw on an instance built (and its threshold drawn) before
+// the timing starts; a halted instance is replaced, also untimed.
+template <class Noise>
+void sparse_vector(const std::string& name, std::size_t n) {
+  const double answers[2] = {0.0, 1e6};
+  std::optional<privet::above_threshold<Noise>> svt;
+  run(
+      name, n, true, true,
+      [&](int cls, counted_csprng& gen) { return (*svt)(answers[cls], gen) ? 1.0 : 0.0; },
+      [&](counted_csprng& gen) {
+        if (!svt || svt->halted()) svt.emplace(1.0, 1.0, 3.0, gen);
+      });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -309,5 +342,16 @@ int main(int argc, char** argv) {
       privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
           18.26),
       n);
+  const privet::approx_dp target(1.0, 1e-6);
+  selection("control: laplace_partition_selection<> (D0 = 4)",
+            privet::laplace_partition_selection<>(target, 4), n);
+  selection("laplace_partition_selection<constant_time_noise>",
+            privet::laplace_partition_selection<privet::constant_time_noise>(target, 4), n);
+  selection("control: gaussian_partition_selection<> (D0 = 4)",
+            privet::gaussian_partition_selection<>(target, 4), n);
+  selection("gaussian_partition_selection<constant_time_noise>",
+            privet::gaussian_partition_selection<privet::constant_time_noise>(target, 4), n);
+  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1, threshold 3)", n);
+  sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n);
   return 0;
 }

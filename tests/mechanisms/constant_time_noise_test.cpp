@@ -14,6 +14,7 @@
 #include <privet/mechanisms/laplace.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
 #include <support/errors.hpp>
 
 #include <cmath>
@@ -25,24 +26,7 @@
 
 namespace {
 
-// A release-grade generator (tests only, like seeded_release_generator)
-// that counts the 64-bit words drawn.
-class counting_release_generator {
- public:
-  using result_type = std::uint64_t;
-  explicit counting_release_generator(std::uint64_t seed) : inner_(seed) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() {
-    ++calls_;
-    return inner_();
-  }
-  [[nodiscard]] std::uint64_t calls() const { return calls_; }
-
- private:
-  privet::testing::seeded_release_generator inner_;
-  std::uint64_t calls_ = 0;
-};
+using privet::test::counting_release_generator;
 
 // (1 + e^eps) tau in long double: the second computation of the sampler's
 // share of delta.
@@ -53,11 +37,6 @@ long double share(double eps, double tau) {
 using ct = privet::constant_time_noise;
 
 }  // namespace
-
-template <>
-struct privet::generator_traits<counting_release_generator> {
-  static constexpr bool cryptographically_secure = true;  // tests only
-};
 
 TEST_CASE("constant-time Laplace: the secure calibration, qualified by the sampler's distance") {
   const auto m = privet::laplace_mechanism<double, ct>::from_guarantee(privet::pure_dp(1), 1, 3);

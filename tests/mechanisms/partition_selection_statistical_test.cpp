@@ -1,8 +1,10 @@
 // Keep rates of the partition-selection policies against keep_probability():
 // a two-cell chi-square test per (policy, n) at alpha = 1e-6, so each CHECK
-// of passes() fails a correct sampler with probability 1e-6 (about 2e-5 for
-// the whole file). Seeds are fixed, so a given build always passes or always
-// fails. The last test shows the same statistic rejects a wrong probability.
+// of passes() fails a correct sampler with probability 1e-6 (about 3e-5 for
+// the whole file, 30 checks; the constant-time samplers' keep probabilities
+// are within 2^-100 of keep_probability(), far below what 20,000 draws see). Seeds are fixed, so a
+// given build always passes or always fails. The last test shows the same statistic rejects a wrong
+// probability.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/mechanisms/partition_selection.hpp>
@@ -44,8 +46,10 @@ std::uint64_t n_at(const Policy& p, double level) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
-                   privet::laplace_partition_selection, privet::gaussian_partition_selection,
-                   privet::optimal_partition_selection) {
+                   privet::laplace_partition_selection<>, privet::gaussian_partition_selection<>,
+                   privet::optimal_partition_selection,
+                   privet::laplace_partition_selection<privet::constant_time_noise>,
+                   privet::gaussian_partition_selection<privet::constant_time_noise>) {
   std::uint64_t seed = 500;
   for (std::uint64_t max_partitions : {1u, 4u}) {
     const Policy p(approx_dp(1.0, 1e-5), max_partitions);
@@ -81,7 +85,7 @@ TEST_CASE("the chi-square test rejects a wrong keep probability") {
   // 0.05 (about 14 standard deviations of the rate with 20,000 draws).
   const approx_dp target(1.0, 1e-5);
   const privet::optimal_partition_selection opt(target, 1);
-  const privet::laplace_partition_selection lap(target, 1);
+  const privet::laplace_partition_selection<> lap(target, 1);
   const std::uint64_t n = n_at(lap, 0.5);
   REQUIRE(opt.keep_probability(n) - lap.keep_probability(n) > 0.1);
   const auto counts = keep_counts(opt, n, 701);

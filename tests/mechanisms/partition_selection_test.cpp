@@ -9,6 +9,7 @@
 #include <privet/mechanisms/partition_selection.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
 
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -20,9 +21,11 @@
 #include <vector>
 
 using privet::approx_dp;
-using privet::gaussian_partition_selection;
-using privet::laplace_partition_selection;
+using gaussian_partition_selection = privet::gaussian_partition_selection<>;
+using laplace_partition_selection = privet::laplace_partition_selection<>;
 using privet::optimal_partition_selection;
+using ct_gaussian_selection = privet::gaussian_partition_selection<privet::constant_time_noise>;
+using ct_laplace_selection = privet::laplace_partition_selection<privet::constant_time_noise>;
 
 namespace {
 
@@ -66,7 +69,7 @@ bool dyadic_le(const privet::detail::dyadic& a, const privet::detail::dyadic& b)
 
 TEST_CASE_TEMPLATE("partition selection rejects invalid parameters with messages naming them",
                    Policy, laplace_partition_selection, gaussian_partition_selection,
-                   optimal_partition_selection) {
+                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection) {
   CHECK_THROWS_WITH_AS(Policy(approx_dp(0.0, 1e-6), 1),
                        "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
@@ -102,7 +105,7 @@ TEST_CASE_TEMPLATE("partition selection rejects invalid parameters with messages
 
 TEST_CASE_TEMPLATE("an empty partition is never kept, and n = 1 at most at the per-partition delta",
                    Policy, laplace_partition_selection, gaussian_partition_selection,
-                   optimal_partition_selection) {
+                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection) {
   privet::testing::seeded_release_generator gen(11);
   for (const auto& s : settings) {
     const Policy p(approx_dp(s.epsilon, s.delta), s.max_partitions);
@@ -119,7 +122,8 @@ TEST_CASE_TEMPLATE("an empty partition is never kept, and n = 1 at most at the p
     // Gaussian policy's threshold has half of it).
     const long double share = static_cast<long double>(p.per_partition_delta()) *
                               static_cast<long double>(s.max_partitions);
-    if constexpr (std::is_same_v<Policy, gaussian_partition_selection>) {
+    if constexpr (std::is_same_v<Policy, gaussian_partition_selection> ||
+                  std::is_same_v<Policy, ct_gaussian_selection>) {
       CHECK(share <= s.delta / 2);
     } else {
       CHECK(share <= s.delta);
@@ -482,4 +486,87 @@ TEST_CASE("partition selection keeps the largest counts and their neighbours, ne
       CHECK(opt.keep(n, gen));
     }
   }
+}
+
+TEST_CASE(
+    "constant-time selections keep the target and pay the sampler's total variation from delta") {
+  // The reserve is (1 + e^eps) 2^64 tau, tau the sampler's bound per draw;
+  // the threshold's delta share is what is left, so the exact-noise
+  // selection it approximates is (eps, delta - reserve)-DP and the
+  // constant-time one (eps, delta)-DP.
+  for (const auto& s : settings) {
+    CAPTURE(s.epsilon);
+    CAPTURE(s.delta);
+    const approx_dp target(s.epsilon, s.delta);
+    const ct_laplace_selection ct(target, s.max_partitions);
+    const laplace_partition_selection exact(target, s.max_partitions);
+    CHECK(ct.guarantee() == target);
+    CHECK(ct.sampler_total_variation() > 0);
+    CHECK(ct.sampler_total_variation() < 0x1p-100);
+    CHECK(exact.sampler_total_variation() == 0);
+    const long double reserve = (1 + std::exp(static_cast<long double>(s.epsilon))) * 0x1p64L *
+                                ct.sampler_total_variation();
+    const long double d0 = static_cast<long double>(s.max_partitions);
+    CHECK(static_cast<long double>(ct.per_partition_delta()) * d0 + reserve <= s.delta);
+    CHECK(ct.per_partition_delta() <= exact.per_partition_delta());
+    CHECK(ct.per_partition_delta() >= exact.per_partition_delta() * (1 - 1e-3));
+    // Same scale; the threshold can only rise, and by at most one.
+    CHECK(ct.scale() == exact.scale());
+    CHECK(ct.threshold() >= exact.threshold());
+    CHECK(ct.threshold() <= exact.threshold() + 1);
+    const ct_gaussian_selection ctg(target, s.max_partitions);
+    const gaussian_partition_selection exactg(target, s.max_partitions);
+    CHECK(ctg.guarantee() == target);
+    CHECK(ctg.sigma() == exactg.sigma());
+    const long double reserve_g = (1 + std::exp(static_cast<long double>(s.epsilon))) * 0x1p64L *
+                                  ctg.sampler_total_variation();
+    CHECK(static_cast<long double>(ctg.per_partition_delta()) * d0 + reserve_g <= s.delta / 2);
+    CHECK(ctg.threshold() >= exactg.threshold());
+  }
+  // Beyond the constant-time Laplace's range: named as target.epsilon.
+  try {
+    (void)ct_laplace_selection(approx_dp(1e-18, 1e-6), 1);
+    FAIL("no exception");
+  } catch (const privet::invalid_parameter& e) {
+    CHECK(e.parameter() == "target.epsilon");
+    CHECK(std::string(e.what()).find("constant-time discrete Laplace") != std::string::npos);
+  }
+  // A delta too small to hold the reserve is refused, naming it.
+  try {
+    (void)ct_laplace_selection(approx_dp(30.0, 1e-10), 1);
+    FAIL("no exception");
+  } catch (const privet::invalid_parameter& e) {
+    CHECK(e.parameter() == "target.delta");
+    CHECK(std::string(e.what()).find("constant-time sampler") != std::string::npos);
+  }
+}
+
+TEST_CASE("a constant-time keep draws the same number of CSPRNG words for every n, 0 included") {
+  privet::test::counting_release_generator gen(5);
+  const ct_laplace_selection lap(approx_dp(1.0, 1e-6), 2);
+  const ct_gaussian_selection gauss(approx_dp(1.0, 1e-6), 2);
+  const auto words_of = [&](auto& policy, std::uint64_t n) {
+    const std::uint64_t before = gen.calls();
+    (void)policy.keep(n, gen);
+    return gen.calls() - before;
+  };
+  const std::uint64_t lap_words = words_of(lap, 0);
+  const std::uint64_t gauss_words = words_of(gauss, 0);
+  CHECK(lap_words > 0);
+  CHECK(gauss_words > 0);
+  for (std::uint64_t n : {1u, 2u, 7u, 40u, 1000u, 1000000u}) {
+    for (int i = 0; i < 50; ++i) {
+      CHECK(words_of(lap, n) == lap_words);
+      CHECK(words_of(gauss, n) == gauss_words);
+    }
+  }
+  // The exact sampler's word count varies (the control).
+  const laplace_partition_selection exact(approx_dp(1.0, 1e-6), 2);
+  std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::uint64_t w = words_of(exact, 3);
+    lo = std::min(lo, w);
+    hi = std::max(hi, w);
+  }
+  CHECK(lo < hi);
 }

@@ -49,9 +49,11 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/dyadic.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/noise.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -62,11 +64,38 @@
 #include <numbers>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace privet {
 
 namespace detail {
+
+/// The most noise draws one run of a selection (or a sparse vector) makes:
+/// one per partition (or query), counted in 64 bits. A data-independent
+/// bound, so that what the constant-time samplers' total variation adds up
+/// to never depends on how many partitions the data has.
+inline constexpr double max_release_draws = 0x1p64;
+
+/// delta_share minus the delta that constant-time samplers of total
+/// variation tau per draw cost an eps-guarantee over max_release_draws
+/// draws, (1 + e^eps) 2^64 tau (a mechanism within total variation T of an
+/// (eps, d)-DP one is (eps, d + (1 + e^eps) T)-DP), rounded down; tau = 0
+/// (exact samplers) leaves delta_share. Throws invalid_parameter naming
+/// target.delta when nothing is left.
+inline double delta_after_sampler(double delta_share, double epsilon, double tau) {
+  if (tau == 0) return delta_share;
+  const double factor = next_up(1 + next_up(std::exp(epsilon) * (1 + 0x1p-51)));
+  const double reserve = mul_up(mul_up(factor, max_release_draws), tau);
+  const double left = delta_share - reserve;
+  if (!(left > 0 && reserve < delta_share / 2)) {
+    throw_invalid("target.delta", delta_share,
+                  "large enough to hold the constant-time sampler's total variation over 2^64 "
+                  "draws, (1 + e^eps) 2^64 tau = " +
+                      detail::format_value(reserve) + ", at most half of its share");
+  }
+  return std::nextafter(left, 0.0);  // the subtraction may have rounded up
+}
 
 /// Checks a partition-selection target in the order epsilon, delta,
 /// max_partitions, and that the per-partition shares stay normal doubles.
@@ -122,7 +151,12 @@ inline bool sum_reaches_one(double x, double d) {
 }  // namespace detail
 
 /// n + discrete Laplace noise compared with an integer threshold T (keep when
-/// n + Z >= T).
+/// n + Z >= T). With Noise = constant_time_noise the noise comes from
+/// constant_time_discrete_laplace and keep() takes the same time for every n
+/// and every draw (no early return for n = 0); the guarantee is still the
+/// target: the sampler's total variation over at most 2^64 partitions,
+/// (1 + e^eps) 2^64 tau < 1e-17 for eps <= 1, is taken from delta before
+/// the threshold is set (detail::delta_after_sampler).
 ///
 /// Budget: all of eps goes to the noise, with scale t >= D0 / eps, so the
 /// noisy counts of the partitions a unit already shares with others are
@@ -132,7 +166,12 @@ inline bool sum_reaches_one(double x, double d) {
 /// the at most D0 such partitions appear with probability <= delta (union
 /// bound; the pure-DP part is unaffected by conditioning on their absence
 /// because their noise is independent). Together: (eps, delta)-DP.
+template <mechanism_noise_policy Noise = secure_noise>
 class laplace_partition_selection {
+  static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
+  using sampler_type = std::conditional_t<constant_time, constant_time_discrete_laplace,
+                                          discrete_laplace_distribution>;
+
  public:
   /// Throws invalid_parameter naming target.epsilon (finite and > 0),
   /// target.delta (in (0, 1)) or max_partitions (>= 1), and target.epsilon
@@ -141,8 +180,11 @@ class laplace_partition_selection {
   laplace_partition_selection(approx_dp target, std::uint64_t max_partitions)
       : target_(detail::validate_partition_target(target, max_partitions)),
         max_partitions_(max_partitions),
-        per_partition_delta_(detail::share_down(target.delta(), max_partitions)),
-        noise_(noise_scale(target.epsilon(), max_partitions)) {
+        noise_(noise_scale(target.epsilon(), max_partitions)),
+        sampler_(make_sampler(noise_, target.epsilon())) {
+    per_partition_delta_ = detail::share_down(
+        detail::delta_after_sampler(target.delta(), target.epsilon(), sampler_total_variation()),
+        max_partitions);
     threshold_ = compute_threshold();
   }
 
@@ -150,8 +192,25 @@ class laplace_partition_selection {
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    if (n == 0) return false;
-    return static_cast<detail::int128>(n) + noise_(gen) >= threshold_;
+    if constexpr (constant_time) {
+      // Every call draws and compares; n = 0 is folded in without a branch.
+      const bool above = static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
+      return static_cast<bool>(static_cast<unsigned>(n != 0) & static_cast<unsigned>(above));
+    } else {
+      if (n == 0) return false;
+      return static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
+    }
+  }
+
+  /// The total variation of one draw from the exact discrete Laplace: 0 for
+  /// secure_noise, the constant-time sampler's bound (below 2^-120)
+  /// otherwise.
+  [[nodiscard]] double sampler_total_variation() const noexcept {
+    if constexpr (constant_time) {
+      return sampler_.total_variation_bound();
+    } else {
+      return 0;
+    }
   }
 
   /// P[n + Z >= T] from the closed form of the discrete Laplace tail.
@@ -176,7 +235,8 @@ class laplace_partition_selection {
   [[nodiscard]] const discrete_laplace_distribution& noise() const noexcept { return noise_; }
   /// D0, the most partitions one unit contributes to.
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
-  /// The bound on keep_probability(1): delta / max_partitions, rounded down.
+  /// The bound on keep_probability(1): delta / max_partitions, rounded down
+  /// (with constant-time noise, delta less the sampler's share first).
   [[nodiscard]] double per_partition_delta() const noexcept { return per_partition_delta_; }
   /// 1 / t <= eps / max_partitions: each partition's noisy count is this-DP.
   [[nodiscard]] double per_partition_epsilon() const noexcept {
@@ -184,6 +244,19 @@ class laplace_partition_selection {
   }
 
  private:
+  static sampler_type make_sampler(const discrete_laplace_distribution& d, double epsilon) {
+    if constexpr (constant_time) {
+      if (!(d.scale() < 1e17)) {
+        throw_invalid("target.epsilon", epsilon,
+                      "large enough that max_partitions / target.epsilon < 1e17 (the "
+                      "constant-time discrete Laplace's range)");
+      }
+    } else {
+      (void)epsilon;
+    }
+    return sampler_type(d);
+  }
+
   static double noise_scale(double epsilon, std::uint64_t max_partitions) {
     const double t = detail::ratio_up(max_partitions, epsilon);
     if (!(t >= 0x1p-11 && t < 0x1p64)) {
@@ -224,8 +297,9 @@ class laplace_partition_selection {
 
   approx_dp target_;
   std::uint64_t max_partitions_;
-  double per_partition_delta_;
   discrete_laplace_distribution noise_;
+  sampler_type sampler_;
+  double per_partition_delta_ = 0;
   std::int64_t threshold_ = 0;
 };
 
@@ -241,8 +315,19 @@ class laplace_partition_selection {
 /// Corollary 13. The threshold gets delta / 2: T is the least integer >= 1
 /// with P[Z >= T - 1] <= delta / (2 D0), so the at most D0 partitions the unit
 /// alone creates appear with probability <= delta / 2 (union bound), as for
-/// the Laplace policy. Together: (eps, delta)-DP.
+/// the Laplace policy. Together: (eps, delta)-DP. With Noise =
+/// constant_time_noise the noise comes from constant_time_discrete_gaussian
+/// (a table scan up to sigma about 307, a sum of tables above) and keep()
+/// takes the same time for every n and every draw; the sampler's total
+/// variation over at most 2^64 partitions is taken from the threshold's
+/// half of delta (detail::delta_after_sampler), so the guarantee is still
+/// the target.
+template <mechanism_noise_policy Noise = secure_noise>
 class gaussian_partition_selection {
+  static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
+  using sampler_type = std::conditional_t<constant_time, constant_time_discrete_gaussian,
+                                          discrete_gaussian_distribution>;
+
  public:
   /// Throws invalid_parameter naming target.epsilon, target.delta or
   /// max_partitions as laplace_partition_selection does, and target.epsilon
@@ -251,8 +336,12 @@ class gaussian_partition_selection {
       : target_(detail::validate_partition_target(target, max_partitions)),
         max_partitions_(max_partitions),
         noise_delta_(target.delta() / 2),
-        per_partition_delta_(detail::share_down(target.delta() / 2, max_partitions)),
-        noise_(calibrate(target.epsilon(), target.delta() / 2, max_partitions)) {
+        noise_(calibrate(target.epsilon(), target.delta() / 2, max_partitions)),
+        sampler_(noise_) {
+    per_partition_delta_ =
+        detail::share_down(detail::delta_after_sampler(target.delta() / 2, target.epsilon(),
+                                                       sampler_total_variation()),
+                           max_partitions);
     threshold_ = compute_threshold();
   }
 
@@ -260,8 +349,24 @@ class gaussian_partition_selection {
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    if (n == 0) return false;
-    return static_cast<detail::int128>(n) + noise_(gen) >= threshold_;
+    if constexpr (constant_time) {
+      // Every call draws and compares; n = 0 is folded in without a branch.
+      const bool above = static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
+      return static_cast<bool>(static_cast<unsigned>(n != 0) & static_cast<unsigned>(above));
+    } else {
+      if (n == 0) return false;
+      return static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
+    }
+  }
+
+  /// The total variation of one draw from the exact discrete Gaussian: 0
+  /// for secure_noise, the constant-time sampler's bound otherwise.
+  [[nodiscard]] double sampler_total_variation() const noexcept {
+    if constexpr (constant_time) {
+      return sampler_.total_variation_bound();
+    } else {
+      return 0;
+    }
   }
 
   /// P[n + Z >= T], with the discrete Gaussian's pmf summed numerically
@@ -286,7 +391,9 @@ class gaussian_partition_selection {
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
   /// The share of delta spent by the noise: delta / 2.
   [[nodiscard]] double noise_delta() const noexcept { return noise_delta_; }
-  /// The bound on keep_probability(1): delta / (2 max_partitions), rounded down.
+  /// The bound on keep_probability(1): delta / (2 max_partitions), rounded
+  /// down (with constant-time noise, delta / 2 less the sampler's share
+  /// first).
   [[nodiscard]] double per_partition_delta() const noexcept { return per_partition_delta_; }
 
  private:
@@ -408,8 +515,9 @@ class gaussian_partition_selection {
   approx_dp target_;
   std::uint64_t max_partitions_;
   double noise_delta_;
-  double per_partition_delta_;
   discrete_gaussian_distribution noise_;
+  sampler_type sampler_;
+  double per_partition_delta_ = 0;
   std::int64_t threshold_ = 0;
 };
 

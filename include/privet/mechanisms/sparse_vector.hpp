@@ -22,6 +22,17 @@
 // n_t when a == t. An answer of +-inf is data and is read as +-DBL_MAX, and NaN as 0 (it is no
 // point of the answer space); neither throws. The threshold is a parameter: it must be finite.
 //
+// Constant time (above_threshold<constant_time_noise>): the threshold and
+// query noise come from constant_time_discrete_laplace, and a query's
+// decision is computed without a branch on the answer or the noise: the
+// answer's NaN / infinity mapping, its rounding to the grid (clamped to
+// 2^116 g first, so the integer path is always defined) and both decision
+// rules are evaluated, and the one the answer's magnitude selects is taken
+// by masks. The guarantee is within_tv<pure_dp>: the same epsilon, up to
+// the samplers' total variation over at most 2^64 queries and the
+// threshold, (2^64 + 1) tau with tau < 2^-120 per draw (a data-independent
+// bound: the number of queries before the halt depends on the data).
+//
 // Parameters: epsilon, sensitivity finite and > 0, with the query noise
 // 4 (floor(D / g) + 1) / epsilon at most 2^52 grid steps (so a sample never
 // nears the sampler's 64-bit range), that is epsilon >= about 2^-50.
@@ -33,22 +44,34 @@
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace privet {
 
 /// AboveThreshold with a budget of epsilon: one instance answers queries
 /// until the first noisy answer at or above the noisy threshold, then
-/// halts. pure_dp as in the file comment.
+/// halts. pure_dp as in the file comment; within_tv<pure_dp> with
+/// Noise = constant_time_noise.
+template <mechanism_noise_policy Noise = secure_noise>
 class above_threshold {
+  static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
+  using sampler_type = std::conditional_t<constant_time, constant_time_discrete_laplace,
+                                          discrete_laplace_distribution>;
+
  public:
+  /// pure_dp, or within_tv<pure_dp> for constant-time noise.
+  using guarantee_type = std::conditional_t<constant_time, within_tv<pure_dp>, pure_dp>;
+
   /// epsilon split half to the threshold, half to the queries (b1 = 2D/eps,
   /// b2 = 4D/eps). Draws the noisy threshold from `gen` at once. Throws
   /// invalid_parameter unless epsilon and sensitivity are finite and > 0,
@@ -62,10 +85,13 @@ class above_threshold {
         steps_(std::floor(sensitivity_ / granularity_) + 1),
         threshold_noise_(noise_scale(2 * steps_, epsilon_)),
         query_noise_(noise_scale(4 * steps_, epsilon_)),
+        threshold_sampler_(threshold_noise_),
         threshold_(validate_finite(threshold, "threshold")),
-        threshold_draw_(threshold_noise_(gen)) {
+        threshold_draw_(threshold_sampler_(gen)),
+        query_sampler_(query_noise_) {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    if (in_int128(threshold_)) noisy_threshold_ = units(threshold_) + threshold_draw_;
+    threshold_in_int128_ = in_int128(threshold_);
+    if (threshold_in_int128_) noisy_threshold_ = units(threshold_) + threshold_draw_;
   }
 
   /// True when the noisy `answer` clears the noisy threshold (and the
@@ -79,22 +105,46 @@ class above_threshold {
           "privet: above_threshold has already reported a query above the threshold; its "
           "budget is spent (start a new instance with fresh budget)");
     }
-    const double a = finite_answer(answer);
-    const std::int64_t draw = query_noise_(gen);
+    const std::int64_t draw = query_sampler_(gen);
     ++queries_;
-    // Compared as exact integers: a rounded comparison would change the mechanism.
-    if (in_int128(a) && in_int128(threshold_)) {
-      halted_ = units(a) + draw >= noisy_threshold_;
+    if constexpr (constant_time) {
+      halted_ = decide_constant_time(answer, draw);
     } else {
-      halted_ = a != threshold_ ? a > threshold_ : draw >= threshold_draw_;
+      const double a = finite_answer(answer);
+      // Compared as exact integers: a rounded comparison would change the mechanism.
+      if (in_int128(a) && in_int128(threshold_)) {
+        halted_ = units(a) + draw >= noisy_threshold_;
+      } else {
+        halted_ = a != threshold_ ? a > threshold_ : draw >= threshold_draw_;
+      }
     }
     return halted_;
   }
 
-  /// D_units / b1 + 2 D_units / b2 in grid units, rounded up: at most epsilon.
-  [[nodiscard]] pure_dp guarantee() const {
-    return pure_dp(detail::add_up(detail::div_up(steps_, threshold_noise_.scale()),
-                                  detail::div_up(2 * steps_, query_noise_.scale())));
+  /// D_units / b1 + 2 D_units / b2 in grid units, rounded up: at most
+  /// epsilon; for constant-time noise, within (2^64 + 1) tau of it.
+  [[nodiscard]] guarantee_type guarantee() const {
+    const pure_dp base(detail::add_up(detail::div_up(steps_, threshold_noise_.scale()),
+                                      detail::div_up(2 * steps_, query_noise_.scale())));
+    if constexpr (constant_time) {
+      return within_tv<pure_dp>(base, total_variation());
+    } else {
+      return base;
+    }
+  }
+
+  /// The distance of the whole run's output from the exact mechanism's, for
+  /// any data and any sequence of queries: (2^64 + 1) times the larger
+  /// per-draw bound of the two samplers for constant-time noise (at most
+  /// 2^64 queries and the threshold), 0 for secure_noise.
+  [[nodiscard]] double total_variation() const noexcept {
+    if constexpr (constant_time) {
+      const double tau = std::max(threshold_sampler_.total_variation_bound(),
+                                  query_sampler_.total_variation_bound());
+      return detail::mul_up(detail::next_up(0x1p64), tau);  // >= (2^64 + 1) tau
+    } else {
+      return 0;
+    }
   }
 
   /// Whether a query has cleared the threshold (further calls throw).
@@ -125,6 +175,27 @@ class above_threshold {
     return scale;
   }
 
+  // The decision without a branch on the answer or the draw (see the file
+  // comment). threshold_ is a parameter, so branching on it is fine.
+  [[nodiscard]] bool decide_constant_time(double answer, std::int64_t draw) const noexcept {
+    // NaN -> 0, +-inf -> +-DBL_MAX, by masks and min / max.
+    const std::uint64_t nan_mask = detail::ct_mask(std::isnan(answer));
+    double a = detail::ct_select_double(nan_mask, 0.0, answer);
+    a = std::fmin(std::fmax(a, std::numeric_limits<double>::lowest()),
+                  std::numeric_limits<double>::max());
+    const double limit = std::ldexp(granularity_, 116);  // may be inf: nothing is clamped
+    const double a_small = std::fmin(std::fmax(a, -limit), limit);
+    const auto in_range = static_cast<unsigned>(std::fabs(a) < std::ldexp(granularity_, 117));
+    const detail::int128 u =
+        detail::ct_integer_to_int128(detail::ct_nearbyint(a_small / granularity_));
+    const auto by_units = static_cast<unsigned>(u + draw >= noisy_threshold_);
+    const auto by_order =
+        static_cast<unsigned>(a > threshold_) |
+        (static_cast<unsigned>(a == threshold_) & static_cast<unsigned>(draw >= threshold_draw_));
+    const unsigned small = in_range & static_cast<unsigned>(threshold_in_int128_);
+    return static_cast<bool>((small & by_units) | (~small & 1u & by_order));
+  }
+
   static double finite_answer(double a) noexcept {
     if (std::isnan(a)) return 0;
     return std::clamp(a, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
@@ -145,8 +216,11 @@ class above_threshold {
   double steps_;
   discrete_laplace_distribution threshold_noise_;
   discrete_laplace_distribution query_noise_;
+  sampler_type threshold_sampler_;
   double threshold_;
   std::int64_t threshold_draw_;
+  sampler_type query_sampler_;
+  bool threshold_in_int128_ = false;
   detail::int128 noisy_threshold_ = 0;  // in grid units, when threshold_ is in_int128
   bool halted_ = false;
   std::uint64_t queries_ = 0;
