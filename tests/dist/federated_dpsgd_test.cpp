@@ -236,6 +236,14 @@ TEST_CASE("the MPI federation's replicas equal each other and the in-process fed
     compare_with_in_process<dense_lr, privet::secure_noise>(comm, initial, 4, 2,
                                                             {.learning_rate = 0.5, .rounds = 5});
   }
+  SUBCASE("logistic regression, mean, constant-time noise from seeded generators") {
+    dense_lr initial(4, true);
+    for (std::size_t j = 0; j < initial.parameter_count(); ++j) {
+      initial.parameters()[j] = 0.05 * static_cast<double>(j) - 0.1;
+    }
+    compare_with_in_process<dense_lr, privet::constant_time_noise>(
+        comm, initial, 4, 2, {.learning_rate = 0.5, .rounds = 3});
+  }
 }
 
 TEST_CASE(
@@ -425,15 +433,14 @@ TEST_CASE("set-up, ready and report records name what is malformed") {
   // then the real type's width and the shape.
   s = wire::encode_setup(setup);
   REQUIRE(s.size() == 47 + 1 + 1 + 4);
-  s[47] = 2;
-  CHECK_THROWS_WITH_AS(
-      (void)wire::decode_setup(s),
-      "privet: malformed federated set-up record: secure noise flag 2 (0 or 1 expected)",
-      privet::serialization_error);
-  const wire::federation_setup shaped{
-      {.learning_rate = 0.5, .rounds = 2}, 4, {1.0}, false, 4, {3, 1}};
+  s[47] = 3;
+  CHECK_THROWS_WITH_AS((void)wire::decode_setup(s),
+                       "privet: malformed federated set-up record: noise policy 3 (0 "
+                       "simulation_only_noise, 1 secure_noise or 2 constant_time_noise expected)",
+                       privet::serialization_error);
+  const wire::federation_setup shaped{{.learning_rate = 0.5, .rounds = 2}, 4, {1.0}, 2, 4, {3, 1}};
   const auto back = wire::decode_setup(wire::encode_setup(shaped));
-  CHECK_FALSE(back.secure_noise);
+  CHECK(back.noise == 2);
   CHECK(back.real_bytes == 4);
   CHECK(back.shape == std::vector<std::uint64_t>{3, 1});
   auto ready = wire::encode_ready(true);

@@ -154,8 +154,11 @@ inline std::string shape_text(const std::vector<std::uint64_t>& shape) {
 ///
 /// @tparam Model a differentiable model whose real_type is trivially
 ///   copyable.
-/// @tparam Noise secure_noise, or simulation_only_noise by name.
-template <ml::differentiable_model Model, noise_policy Noise = secure_noise>
+/// @tparam Noise secure_noise, constant_time_noise (every worker's noise
+///   from the constant-time Gaussian, its odometer recording each step's
+///   total variation, as federated::federation does), or
+///   simulation_only_noise by name.
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
 class mpi_federation {
   static_assert(std::is_trivially_copyable_v<typename Model::real_type>,
                 "mpi_federation compares the ranks' initial models byte for byte, so the "
@@ -181,7 +184,7 @@ class mpi_federation {
     detail::federation_setup mine{options,
                                   initial.parameter_count(),
                                   {},
-                                  std::is_same_v<Noise, secure_noise>,
+                                  noise_code(),
                                   static_cast<std::uint8_t>(sizeof(typename Model::real_type)),
                                   detail::model_shape(initial)};
     std::vector<std::uint8_t> record;
@@ -353,6 +356,17 @@ class mpi_federation {
     return all;
   }
 
+  /// The set-up record's code for Noise.
+  static constexpr std::uint8_t noise_code() noexcept {
+    if constexpr (std::is_same_v<Noise, secure_noise>) {
+      return 1;
+    } else if constexpr (std::is_same_v<Noise, constant_time_noise>) {
+      return 2;
+    } else {
+      return 0;
+    }
+  }
+
   void check_same(const detail::federation_setup& s, std::size_t r,
                   const detail::federation_setup& ref) const {
     auto differ = [&](const char* name, const auto& value, const auto& expected) {
@@ -371,11 +385,13 @@ class mpi_federation {
     }
     if (o.rounds != e.rounds) differ("rounds", o.rounds, e.rounds);
     if (o.rule != e.rule) differ("rule", static_cast<int>(o.rule), static_cast<int>(e.rule));
-    if (s.secure_noise != ref.secure_noise) {
-      const auto noise = [](bool secure) {
-        return std::string(secure ? "secure_noise" : "simulation_only_noise");
+    if (s.noise != ref.noise) {
+      const auto noise = [](std::uint8_t code) {
+        return std::string(code == 0   ? "simulation_only_noise"
+                           : code == 1 ? "secure_noise"
+                                       : "constant_time_noise");
       };
-      differ("Noise", noise(s.secure_noise), noise(ref.secure_noise));
+      differ("Noise", noise(s.noise), noise(ref.noise));
     }
     if (s.real_bytes != ref.real_bytes) {
       differ("sizeof(real_type)", unsigned{s.real_bytes}, unsigned{ref.real_bytes});

@@ -211,7 +211,8 @@ inline std::optional<std::string> failure_of(std::span<const std::uint8_t> bytes
 
 // ---- set-up ------------------------------------------------------------------
 // setup: kind 4 | learning rate f64 | weight decay f64 | rounds u64 | rule u8
-//        | parameter count u64 | n u32 | n weights f64 | secure noise u8
+//        | parameter count u64 | n u32 | n weights f64 | noise u8 (0 simulation,
+//        1 secure, 2 constant time)
 //        | real bytes u8 | m u32 | m shape u64 (version 3)
 // ready: kind 5 | initial model equal to rank 0's u8
 
@@ -219,9 +220,9 @@ struct federation_setup {
   federated::federation_options options;
   std::uint64_t parameter_count = 0;
   std::vector<double> weights;  ///< of this rank's workers, in order
-  /// Whether the rank's workers draw secure noise (secure_noise) or
-  /// simulation noise: a guarantee of secure noise is not one of the other.
-  bool secure_noise = true;
+  /// The rank's workers' noise policy (noise_code): a guarantee of one is
+  /// not one of another, so every rank must use the same.
+  std::uint8_t noise = 1;
   /// sizeof(Model::real_type): the width of every parameter and gradient.
   std::uint8_t real_bytes = sizeof(double);
   /// What the parameters mean beyond their count (model_shape): two models
@@ -238,7 +239,7 @@ inline std::vector<std::uint8_t> encode_setup(const federation_setup& s) {
   w.u8(static_cast<std::uint8_t>(s.options.rule));
   w.u64(s.parameter_count);
   write_doubles(w, s.weights);
-  w.u8(s.secure_noise ? 1 : 0);
+  w.u8(s.noise);
   w.u8(s.real_bytes);
   w.count(s.shape.size());
   for (const std::uint64_t x : s.shape) w.u64(x);
@@ -260,7 +261,11 @@ inline federation_setup decode_setup(std::span<const std::uint8_t> bytes) {
   s.parameter_count = r.u64();
   s.weights.resize(r.count(sizeof(double)));
   read_doubles(r, s.weights);
-  s.secure_noise = read_flag(r, "secure noise") == 1;
+  s.noise = r.u8();
+  if (s.noise > 2) {
+    r.fail("noise policy " + std::to_string(s.noise) +
+           " (0 simulation_only_noise, 1 secure_noise or 2 constant_time_noise expected)");
+  }
   s.real_bytes = r.u8();
   s.shape.resize(r.count(sizeof(std::uint64_t)));
   for (std::uint64_t& x : s.shape) x = r.u64();
