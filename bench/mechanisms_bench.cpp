@@ -12,7 +12,9 @@
 #include <privet/mechanisms/exponential.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/laplace.hpp>
+#include <privet/mechanisms/partition_selection.hpp>
 #include <privet/mechanisms/randomized_response.hpp>
+#include <privet/mechanisms/sparse_vector.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
 
 #include <benchmark/benchmark.h>
@@ -129,6 +131,26 @@ void selection(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// One keep() decision of a thresholding partition selection (eps 1, delta
+// 1e-6, 4 partitions per unit) at a count near its threshold.
+template <class Policy>
+void partition_keep(benchmark::State& state) {
+  auto gen = make_generator<privet::csprng>();
+  const Policy p(privet::approx_dp(1.0, 1e-6), 4);
+  const auto n = static_cast<std::uint64_t>(p.threshold());
+  for (auto _ : state) benchmark::DoNotOptimize(p.keep(n, gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
+// One AboveThreshold query that stays below (eps 1, sensitivity 1).
+template <class Noise>
+void sparse_vector_query(benchmark::State& state) {
+  auto gen = make_generator<privet::csprng>();
+  privet::above_threshold<Noise> svt(1.0, 1.0, 1e9, gen);
+  for (auto _ : state) benchmark::DoNotOptimize(svt(0.0, gen));
+  state.SetItemsProcessed(state.iterations());
+}
+
 }  // namespace
 
 BENCHMARK(discrete_laplace<privet::csprng>)
@@ -157,6 +179,16 @@ BENCHMARK(discrete_gaussian<privet::testing::seeded_release_generator>)
     ->Arg(1)
     ->Arg(100)
     ->Arg(1 << 20);
+BENCHMARK(partition_keep<privet::laplace_partition_selection<>>)
+    ->Name("partition_selection/laplace/secure");
+BENCHMARK(partition_keep<privet::laplace_partition_selection<privet::constant_time_noise>>)
+    ->Name("partition_selection/laplace/constant_time");
+BENCHMARK(partition_keep<privet::gaussian_partition_selection<>>)
+    ->Name("partition_selection/gaussian/secure");
+BENCHMARK(partition_keep<privet::gaussian_partition_selection<privet::constant_time_noise>>)
+    ->Name("partition_selection/gaussian/constant_time");
+BENCHMARK(sparse_vector_query<privet::secure_noise>)->Name("above_threshold/secure");
+BENCHMARK(sparse_vector_query<privet::constant_time_noise>)->Name("above_threshold/constant_time");
 BENCHMARK(constant_time_laplace<privet::csprng>)
     ->Name("constant_time_laplace/csprng")
     ->ArgName("scale")
