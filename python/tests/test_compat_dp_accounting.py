@@ -5,6 +5,8 @@ tests, cited per test."""
 
 import math
 
+import numpy as np
+
 import pytest
 
 import privet
@@ -264,3 +266,35 @@ def test_pld_basic_composition_beside_the_grid():
     g = dp_accounting.pld.PLDAccountant().compose(dp_event.GaussianDpEvent(1.0))
     with pytest.raises(ValueError):
         g.get_epsilon(1e-300)
+
+
+def test_private_helpers_answer_from_privets_accountant():
+    # dp_accounting's tests call these private helpers directly; the known
+    # answers are theirs (test_compute_rdp_randomized_response_inf_order) or
+    # closed forms (the Gaussian's RDP alpha / (2 sigma^2)).
+    from privet.compat.dp_accounting.rdp import rdp_privacy_accountant as r
+
+    rel = dp_accounting.NeighboringRelation
+    assert r._compute_randomized_response_rdp(0.1, 10, [np.inf], rel.REPLACE_SPECIAL)[0] == pytest.approx(
+        2.302585092994046, rel=1e-9
+    )
+    assert r._compute_randomized_response_rdp(0.1, 10, [np.inf], rel.REPLACE_ONE)[0] == pytest.approx(
+        4.51085950651685, rel=1e-9
+    )
+    assert list(r._compute_randomized_response_rdp(0.0, 2, [1.1], rel.REPLACE_ONE)) == [math.inf]
+    with pytest.raises(ValueError, match="num_buckets must be >= 1"):
+        r._compute_randomized_response_rdp(0.1, 0, [1.1], rel.REPLACE_ONE)
+    sigma = 1.7
+    rdp = r._compute_rdp_poisson_subsampled_gaussian(1.0, sigma, [2.0, 8.0])
+    assert rdp == pytest.approx([2 / (2 * sigma**2), 8 / (2 * sigma**2)], rel=1e-12)
+    assert r._compute_log_a(1.0, sigma, 2.0) == pytest.approx(2 / (2 * sigma**2), rel=1e-12)
+    assert r._compute_log_a_frac(0.4, 12, 59.0) > 0
+    composed = dp_event.ComposedDpEvent(
+        [dp_event.GaussianDpEvent(1.0), dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(2.0), 4)]
+    )
+    assert r._effective_gaussian_noise_multiplier(composed) == pytest.approx((1 + 4 / 4) ** -0.5)
+    lap = dp_event.LaplaceDpEvent(1.0)
+    assert r._effective_gaussian_noise_multiplier(dp_event.ComposedDpEvent([lap])) == lap
+    z = dp_event.ZCDpEvent(0.5 / 3.0**2)
+    assert r._effective_gaussian_noise_multiplier(z) == z
+    assert r._effective_gaussian_noise_multiplier(z, accept_zcdp=True) == pytest.approx(3.0)

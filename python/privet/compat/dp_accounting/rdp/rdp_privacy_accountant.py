@@ -106,3 +106,100 @@ def _gamma_truncated_negative_binomial(shape: float, mean: float) -> float:
     """dp_accounting's private helper, here privet's
     privet.accounting.truncated_negative_binomial_gamma (rounded down)."""
     return _acc.truncated_negative_binomial_gamma(float(shape), float(mean))
+
+
+# ---- dp_accounting's private helpers, which its tests call directly ---------
+# Each is answered by privet's accountant (the same certified curves as
+# RdpAccountant's), not by a second implementation.
+
+
+def _compute_rdp_poisson_subsampled_gaussian(
+    q: float, noise_multiplier: float, orders: Sequence[float]
+) -> np.ndarray:
+    """The RDP curve, at ``orders``, of the Gaussian mechanism with
+    ``noise_multiplier`` on a Poisson sample of rate ``q`` (add/remove)."""
+    from .. import dp_event as _ev
+
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    if q == 0:
+        return np.zeros(len(orders))
+    accountant = RdpAccountant(orders)
+    accountant.compose(_ev.PoissonSampledDpEvent(q, _ev.GaussianDpEvent(noise_multiplier)))
+    return accountant._rdp
+
+
+def _compute_log_a(q: float, sigma: float, alpha: float) -> float:
+    """log A_alpha = (alpha - 1) RDP(alpha) of the Poisson-subsampled
+    Gaussian (Mironov, Talwar & Zhang 2019's A)."""
+    rdp = float(_compute_rdp_poisson_subsampled_gaussian(q, sigma, [alpha])[0])
+    return (alpha - 1) * rdp
+
+
+def _compute_log_a_int(q: float, sigma: float, alpha: int) -> float:
+    """_compute_log_a at an integer order."""
+    return _compute_log_a(q, sigma, float(alpha))
+
+
+def _compute_log_a_frac(q: float, sigma: float, alpha: float) -> float:
+    """_compute_log_a at a fractional order (privet's series bounds and adds
+    its tail, so it never stops early)."""
+    return _compute_log_a(q, sigma, float(alpha))
+
+
+def _compute_randomized_response_rdp(
+    noise_parameter: float,
+    num_buckets: int,
+    orders: Sequence[float],
+    neighboring_relation: NeighboringRelation,
+) -> np.ndarray:
+    """The RDP curve of randomised response (with probability
+    ``noise_parameter`` a uniform bucket of ``num_buckets``, else the true
+    one) at ``orders`` > 1, under REPLACE_ONE or REPLACE_SPECIAL."""
+    from .. import dp_event as _ev
+
+    if not 0 <= noise_parameter <= 1:
+        raise ValueError(f"noise_parameter must be in [0, 1], got {noise_parameter}.")
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets must be >= 1, got {num_buckets}.")
+    orders = np.atleast_1d(np.asarray(orders, dtype=float))
+    if np.any(orders <= 1):
+        raise ValueError(f"Renyi divergence order alpha must be > 1, got {orders}.")
+    if noise_parameter == 1 or num_buckets == 1:
+        return np.zeros(len(orders))
+    if noise_parameter == 0:
+        return np.full(len(orders), np.inf)
+    accountant = RdpAccountant(orders, neighboring_relation)
+    accountant.compose(_ev.RandomizedResponseDpEvent(noise_parameter, num_buckets))
+    return accountant._rdp
+
+
+def _effective_gaussian_noise_multiplier(event, accept_zcdp: bool = False):
+    """The noise multiplier of the one Gaussian a composition of Gaussians
+    equals, (sum sigma_i^-2)^(-1/2); with ``accept_zcdp``, a zCDP event
+    rho (xi = 0) counts as sigma = (2 rho)^(-1/2). Anything else is returned
+    as the offending sub-event, as in dp_accounting."""
+    from .. import dp_event as _ev
+
+    def precision(e):
+        # sum sigma^-2, or the offending event.
+        if isinstance(e, _ev.GaussianDpEvent):
+            return e.noise_multiplier**-2 if e.noise_multiplier > 0 else math.inf
+        if accept_zcdp and isinstance(e, _ev.ZCDpEvent) and e.xi == 0:
+            return 2 * e.rho
+        if isinstance(e, _ev.SelfComposedDpEvent):
+            inner = precision(e.event)
+            return inner * e.count if isinstance(inner, float) else inner
+        if isinstance(e, _ev.ComposedDpEvent):
+            total = 0.0
+            for sub in e.events:
+                p = precision(sub)
+                if not isinstance(p, float):
+                    return p
+                total += p
+            return total
+        return e
+
+    p = precision(event)
+    if not isinstance(p, float):
+        return p
+    return p**-0.5 if p > 0 else math.inf
