@@ -123,7 +123,7 @@ BENCHMARK(dpne_extract)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond
 
 // A DPSU release (eps = 4, delta = 1e-7, Delta_0 = 100, one thread) on
 // 20 000 Zipf users of 20 occurrences each: the user pass, then one noise
-// draw per item with a weight (about 1.4 x 10^5 of them), from the exact
+// draw per item with a weight (127 127 of them), from the exact
 // samplers (secure_noise) or the constant-time ones (constant_time_noise,
 // issue 36). Items per second are noised items; run with
 // --benchmark_enable_random_interleaving to alternate the two.
