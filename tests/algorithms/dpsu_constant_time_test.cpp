@@ -154,7 +154,13 @@ TEST_CASE("constant-time DPSU calibrated: secure noise's scale, the target met w
 }
 
 TEST_CASE("constant-time DPSU releases: shared items pass, items of one user do not") {
-  // dpsu_test's releases with the constant-time samplers.
+  // dpsu_test's releases with the constant-time samplers, fixed seed: each
+  // of the 3000 private items passes with probability below the threshold's
+  // delta (5e-8 for the Gaussian policies, 1e-7 for Laplace) and item 0
+  // misses with probability below 1e-6 (alpha = 6 and 15 for the descent
+  // policies), so a correct build fails with probability below 2 (3000
+  // 5e-8) + 2 (3000 1e-7) + 4e-6, about 1e-3, plus the samplers' distance
+  // (under 2^-100 a draw).
   std::vector<std::vector<int>> users(3000);
   for (int u = 0; u < 3000; ++u) users[static_cast<std::size_t>(u)] = {0, 1000 + u};
   privet::testing::seeded_release_generator gen(5);
