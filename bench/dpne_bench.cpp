@@ -1,7 +1,8 @@
 // DPSU / DPNE: the per-user pass (bounding to Delta_0 distinct n-grams per
 // user and summing the L2-normalised weights into the histogram) in n-gram
-// occurrences per second on one core, a whole extraction, and the samplers
-// and thresholds it calls.
+// occurrences per second on one core, a DPSU release with exact and with
+// constant-time noise, a whole extraction, and the samplers and thresholds
+// it calls.
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
@@ -119,6 +120,40 @@ void dpne_extract(benchmark::State& state) {
   state.counters["released"] = static_cast<double>(released);
 }
 BENCHMARK(dpne_extract)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+// A DPSU release (eps = 4, delta = 1e-7, Delta_0 = 100, one thread) on
+// 20 000 Zipf users of 20 occurrences each: the user pass, then one noise
+// draw per item with a weight (127 127 of them), from the exact
+// samplers (secure_noise) or the constant-time ones (constant_time_noise,
+// issue 36). Items per second are noised items; run with
+// --benchmark_enable_random_interleaving to alternate the two.
+template <class Policy, class Noise>
+void dpsu_release(benchmark::State& state) {
+  const auto users = zipf_users(static_cast<std::size_t>(state.range(0)), 20);
+  const privet::dpsu::set_union<Policy, Noise> su(privet::dpsu::parameters{4, 1e-7, 100, 1});
+  std::size_t support = 0, released = 0;
+  for (auto _ : state) {
+    const auto r = su(users, privet::secure_generator());
+    support = r.support;
+    released = r.items.size();
+    benchmark::DoNotOptimize(released);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(support) * state.iterations());
+  state.counters["noised"] = static_cast<double>(support);
+  state.counters["released"] = static_cast<double>(released);
+}
+BENCHMARK_TEMPLATE(dpsu_release, privet::dpsu::weighted_gaussian, privet::secure_noise)
+    ->Arg(20'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(dpsu_release, privet::dpsu::weighted_gaussian, privet::constant_time_noise)
+    ->Arg(20'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(dpsu_release, privet::dpsu::weighted_laplace, privet::secure_noise)
+    ->Arg(20'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(dpsu_release, privet::dpsu::weighted_laplace, privet::constant_time_noise)
+    ->Arg(20'000)
+    ->Unit(benchmark::kMillisecond);
 
 // The exact binomial count of spurious grams: mean n p = 10, 1000.
 void binomial_sample(benchmark::State& state) {

@@ -5,7 +5,8 @@
 //   ngram_extraction [--corpus DIR] [--sample FILE] [--sentences-per-user S]
 //                    [--epsilon E] [--delta D] [--length T] [--delta0 D0]
 //                    [--eta ETA] [--threads N] [--seed S] [--simulation]
-//                    [--only-dpne] [--svg FILE] [--quick]   (--help: defaults)
+//                    [--exact-sampler] [--only-dpne] [--svg FILE] [--quick]
+//                    (--help: defaults)
 //
 // Text: the sentences of the `nlp-corpus` npm package (fetched by CMake into
 // the build tree; DIR holds its builds/doc-*.json), split into users of S
@@ -23,9 +24,13 @@
 // n-grams used by at least K users (K = 10, 50, 100); the privacy spent
 // (from the accounting layer); and an SVG plot of the counts per length.
 //
-// Noise: release-grade (privet::secure_noise, exact discrete samplers from
-// the OS CSPRNG) unless --simulation, which switches every method to
-// simulation_only_noise's continuous Gaussian (and says so).
+// Noise: release-grade and constant time (privet::constant_time_noise, issue
+// 36: discrete samplers from the OS CSPRNG whose work does not depend on the
+// noise, so a release's timing says nothing about it; the guarantee adds the
+// samplers' total variation to the exact noise's, which is printed), unless
+// --exact-sampler (privet::secure_noise: the exact, variable-time samplers)
+// or --simulation, which switches every method to simulation_only_noise's
+// continuous Gaussian (and says so).
 #include <privet/algorithms/dpne.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
@@ -70,7 +75,7 @@ struct options {
   std::uint64_t delta0 = 100;
   unsigned threads = 0;
   std::uint64_t seed = 0;  // 0: the OS CSPRNG
-  bool simulation = false, only_dpne = false, quick = false;
+  bool simulation = false, exact_sampler = false, only_dpne = false, quick = false;
 };
 
 struct text_data {
@@ -245,8 +250,10 @@ int run(const options& o, const text_data& text, G& gen) {
       "\nparameters: eps = %g, delta = %g, T = %zu, Delta_0 = %llu, eta = %g, %u threads; noise: "
       "%s\n",
       o.epsilon, o.delta, T, static_cast<unsigned long long>(o.delta0), o.eta, o.threads,
-      std::is_same_v<Noise, privet::secure_noise>
-          ? "secure (exact discrete samplers, OS CSPRNG)"
+      std::is_same_v<Noise, privet::constant_time_noise>
+          ? "constant-time discrete samplers (same work for every draw), OS CSPRNG"
+      : std::is_same_v<Noise, privet::secure_noise>
+          ? "secure (exact discrete samplers, variable time), OS CSPRNG"
           : "SIMULATION ONLY (continuous floating-point Gaussian, not for release)");
 
   dpne::parameters p;
@@ -478,6 +485,15 @@ int run(const options& o, const text_data& text, G& gen) {
       pr.spent.epsilon(), pr.spent.delta(), pr.target.epsilon(), pr.target.delta(),
       pr.method.c_str(), pr.sigma_star);
   for (double s : pr.sigmas) std::printf(" %.3f", s);
+  if (pr.total_variation > 0) {
+    std::printf(
+        "\n  constant-time samplers: total variation TV = %.3g to the exact noise (2^64 items "
+        "per length, a bound that does not depend on the data), (1 + e^eps) TV = %.3g of the "
+        "delta spent",
+        pr.total_variation,
+        privet::add_total_variation(privet::approx_dp(pr.spent.epsilon(), 0), pr.total_variation)
+            .delta());
+  }
   std::printf("; rho_1 = %.3f, rho_k (k >= 2) =", main_run.levels()[0].threshold);
   for (std::size_t k = 2; k <= T; ++k) std::printf(" %.2f", main_run.levels()[k - 1].threshold);
   std::printf("\n");
@@ -549,6 +565,15 @@ int run(const options& o, const text_data& text, G& gen) {
   return 0;
 }
 
+// The noise the options ask for: constant-time unless --exact-sampler or
+// --simulation.
+template <class G>
+int run_with(const options& o, const text_data& text, G& gen) {
+  if (o.simulation) return run<privet::simulation_only_noise>(o, text, gen);
+  if (o.exact_sampler) return run<privet::secure_noise>(o, text, gen);
+  return run<privet::constant_time_noise>(o, text, gen);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -587,6 +612,9 @@ int main(int argc, char** argv) try {
                   });
   cli.flag("--simulation", o.simulation,
            "continuous Gaussian noise for every method (simulation only, not for release)");
+  cli.flag("--exact-sampler", o.exact_sampler,
+           "release with the exact, variable-time discrete samplers (secure_noise) instead of "
+           "the constant-time ones");
   cli.flag("--only-dpne", o.only_dpne, "run DPNE alone, without the truth table and baselines");
   cli.flag("--quick", o.quick, "a small run: 20 corpus files, or 6000 simulated users");
   if (auto exit_code = cli.parse(argc, argv)) return *exit_code;
@@ -600,12 +628,10 @@ int main(int argc, char** argv) try {
     privet::testing::seeded_release_generator gen(o.seed);
     std::printf("randomness: seeded generator (seed %llu), for reproducible runs, not a release\n",
                 static_cast<unsigned long long>(o.seed));
-    return o.simulation ? run<privet::simulation_only_noise>(o, text, gen)
-                        : run<privet::secure_noise>(o, text, gen);
+    return run_with(o, text, gen);
   }
   privet::csprng& gen = privet::secure_generator();
-  return o.simulation ? run<privet::simulation_only_noise>(o, text, gen)
-                      : run<privet::secure_noise>(o, text, gen);
+  return run_with(o, text, gen);
 } catch (const std::exception& e) {
   std::fprintf(stderr, "ngram_extraction: %s\n", e.what());
   return 1;

@@ -53,6 +53,23 @@
 //
 // User passes run on `threads` threads; a seeded generator gives the same
 // release for any number of threads (integer sums, noise in key order).
+//
+// Constant-time noise (Noise = constant_time_noise, issue 36): every noise
+// draw on a k-gram (or word) with a weight comes from the constant-time
+// discrete Gaussian (algorithms/dpsu.hpp's fixed_point_noise), within total
+// variation tau of the exact one. Each level's noised items have no bound of
+// their own, so each level's guarantee is stated for dpsu::max_noised_items
+// = 2^64 of them, and the T levels' output law is within TV = sum_k 2^64
+// tau_k of the exact-noise run's for every corpus (a hybrid argument, one
+// draw at a time; the levels compose in zCDP and their distances add,
+// accounting/zcdp.hpp). The spent guarantee is the exact run's (eps, delta)
+// raised to (eps, delta + (1 + e^eps) TV) by add_total_variation
+// (core/guarantee.hpp); the calibration first sets aside a share of delta of
+// at least that much (detail::plan_within), so the spent guarantee stays
+// within the target. What stays variable time: the user passes, the count
+// of spurious grams (an exact binomial sampler, mechanisms/binomial.hpp) and
+// their uniform draws by rejection, which simulate exact noise on the zero
+// entries of V_k (docs/security_model.md).
 #pragma once
 
 #include <privet/accounting/composition.hpp>
@@ -60,6 +77,7 @@
 #include <privet/accounting/zcdp.hpp>
 #include <privet/algorithms/dpsu.hpp>
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/uniform.hpp>
@@ -248,6 +266,9 @@ struct privacy_report {
   double sigma_star = 0;       ///< the single Gaussian the schedule composes to (calibrated)
   std::vector<double> sigmas;  ///< sigma_1..sigma_T asked for
   std::string method;          ///< how spent was computed
+  /// The samplers' total variation TV that spent includes (constant_time_noise:
+  /// 2^64 tau per noised histogram, summed; 0 for exact noise).
+  double total_variation = 0;
 };
 
 class extraction;
@@ -384,23 +405,70 @@ inline bool is_word(const ngram_table& vocabulary, gram_id w) {
   return w < vocabulary.size() && vocabulary.length(w) == 1;
 }
 
-/// sigma_1..sigma_T for the target: sigma* at (eps, delta / 2), spread.
-template <noise_policy Noise>
-std::pair<double, std::vector<double>> schedule(const parameters& p, double inflate) {
-  const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, p.delta / 2)) * inflate;
+/// sigma_1..sigma_T for the target: sigma* at (eps, half), half = delta / 2
+/// (less the constant-time samplers' share, see plan_within), spread.
+template <mechanism_noise_policy Noise>
+std::pair<double, std::vector<double>> schedule(const parameters& p, double half, double inflate) {
+  const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, half)) * inflate;
   return {star, spread_sigma(star, p.max_length, p.decay)};
 }
 
 /// The (eps, delta) of Gaussian steps with these guarantees plus the
-/// thresholds' delta, by the accounting layer.
+/// thresholds' delta, by the accounting layer: the steps composed, then
+/// dpsu::run_guarantee (for constant-time steps, within_tv<zcdp>, the exact
+/// run's (eps, delta) raised by (1 + e^eps) times the steps' summed
+/// distance).
 template <class Guarantee>
 approx_dp spent(const std::vector<Guarantee>& steps, double noise_delta, double threshold_delta) {
-  return compose_basic({to_approx_dp(compose(steps), noise_delta), approx_dp(0, threshold_delta)});
+  return dpsu::run_guarantee(compose(steps), noise_delta, threshold_delta);
 }
 
-template <noise_policy Noise>
+/// The total variation of steps' guarantees: their composition's for
+/// within_tv (constant-time noise), 0 for exact noise.
+template <class Guarantee>
+double total_variation_of(const std::vector<Guarantee>& steps) {
+  if constexpr (std::same_as<Guarantee, exact_guarantee_t<Guarantee>>) {
+    return 0;
+  } else {
+    return compose(steps).total_variation();
+  }
+}
+
+/// The half of delta the noise and the thresholds each get, and the plan
+/// made for it by plan_at(half) (a privacy_report whose spent is the run's
+/// guarantee): delta / 2; with constant_time_noise (delta - share) / 2,
+/// the share at least twice what the samplers' total variation adds to the
+/// plan made at delta / 2, doubled until the spent delta fits the target
+/// (plan_at keeps epsilon within it). Throws invalid_parameter (`delta`)
+/// when delta is below twice that share.
+template <mechanism_noise_policy Noise, class PlanAt>
+std::pair<privacy_report, double> plan_within(const parameters& p, PlanAt&& plan_at) {
+  if constexpr (!std::same_as<Noise, constant_time_noise>) {
+    return {plan_at(p.delta / 2), p.delta / 2};
+  } else {
+    const privacy_report whole = plan_at(p.delta / 2);
+    const double extra = whole.spent.delta() - p.delta;
+    for (double share = std::max(2 * extra, std::ldexp(p.delta, -48)); share < p.delta / 2;
+         share *= 2) {
+      const double half = (p.delta - share) / 2;
+      privacy_report r = plan_at(half);
+      if (r.spent.delta() <= p.delta) return {std::move(r), half};
+    }
+    throw_invalid("delta", p.delta,
+                  "(0, 1) and above twice the constant-time samplers' share (1 + e^eps) TV = " +
+                      privet::detail::format_value(extra));
+  }
+}
+
+template <mechanism_noise_policy Noise>
 std::string method_text() {
-  if constexpr (std::same_as<Noise, secure_noise>) {
+  if constexpr (std::same_as<Noise, constant_time_noise>) {
+    return "discrete Gaussian steps drawn by constant-time samplers: the exact steps composed in "
+           "zCDP (Canonne, Kamath & Steinke 2020, Thm 14), converted at the noise's half of delta "
+           "by their Corollary 13, plus the thresholds' half (basic composition), both halves "
+           "(delta - share) / 2, then raised by (1 + e^eps) TV for the samplers' total variation "
+           "TV = sum over steps of 2^64 tau (add_total_variation)";
+  } else if constexpr (std::same_as<Noise, secure_noise>) {
     return "discrete Gaussian steps composed in zCDP (Canonne, Kamath & Steinke 2020, Thm 14), "
            "converted at delta/2 by their Corollary 13, plus (0, delta/2) for the thresholds "
            "(basic composition)";
@@ -415,25 +483,23 @@ std::string method_text() {
 
 /// DPNE (the scalable Algorithm 2), calibrated once for its parameters and
 /// run on any number of corpora: the schedule sigma_1..sigma_T, the
-/// samplers and rho_1 do not depend on the data.
-template <noise_policy Noise = secure_noise>
+/// samplers and rho_1 do not depend on the data. With constant_time_noise
+/// every noise draw on an item with a weight takes the same work, and the
+/// spent guarantee includes the samplers' total variation (file comment).
+template <mechanism_noise_policy Noise = secure_noise>
 class extractor {
  public:
   /// The Gaussian noise of levels 2..T (level 1's is DPSU's).
   using noise_type = dpsu::fixed_point_noise<dpsu::update_norm::l2, Noise>;
-  /// zcdp for secure_noise's discrete Gaussian, gdp for the continuous one.
+  /// zcdp for secure_noise's discrete Gaussian, gdp for the continuous one,
+  /// within_tv<zcdp> for constant_time_noise.
   using guarantee_type = typename noise_type::guarantee_type;
 
   /// Calibrates sigma_1..sigma_T to (p.epsilon, p.delta) and builds the
   /// samplers (see the file comment). Throws invalid_parameter as
-  /// parameters::validate does.
-  explicit extractor(const parameters& p)
-      : p_(validated(p)),
-        privacy_(plan(p_)),
-        first_(dpsu::set_union<dpsu::weighted_gaussian, Noise>::with_noise(
-            privacy_.sigmas[0], p_.delta / 2, p_.max_ngrams, p_.threads)) {
-    for (std::size_t k = 2; k <= p_.max_length; ++k) noises_.emplace_back(privacy_.sigmas[k - 1]);
-  }
+  /// parameters::validate does, and with constant_time_noise (`delta`) for
+  /// a delta below twice the samplers' share (detail::plan_within).
+  explicit extractor(const parameters& p) : extractor(p, plan(validated(p))) {}
 
   /// Runs on `text`, whose tokens are word ids of `vocabulary` (grams of
   /// other lengths in it are ignored). A token that is not a word of the
@@ -678,32 +744,54 @@ class extractor {
   /// The target, sigma* and sigma_1..sigma_T, and the guarantee spent by one
   /// run (from the samplers' privacy maps).
   [[nodiscard]] const privacy_report& privacy() const noexcept { return privacy_; }
+  /// The delta rho_1 is set for, and the delta the noise's zCDP is
+  /// converted at: delta / 2, or (delta - share) / 2 with
+  /// constant_time_noise (detail::plan_within).
+  [[nodiscard]] double threshold_delta() const noexcept { return threshold_delta_; }
 
  private:
+  // rho_1 at the thresholds' half of delta (delta / 2 for exact noise).
+  extractor(const parameters& p, std::pair<privacy_report, double> planned)
+      : p_(p),
+        privacy_(std::move(planned.first)),
+        threshold_delta_(planned.second),
+        first_(dpsu::set_union<dpsu::weighted_gaussian, Noise>::with_noise(
+            privacy_.sigmas[0], threshold_delta_, p_.max_ngrams, p_.threads)) {
+    for (std::size_t k = 2; k <= p_.max_length; ++k) noises_.emplace_back(privacy_.sigmas[k - 1]);
+  }
+
   static const parameters& validated(const parameters& p) {
     p.validate();
     return p;
   }
 
   // The schedule, confirmed on the samplers' own privacy maps (rounding can
-  // only add noise, but the maps round up too).
-  static privacy_report plan(const parameters& p) {
-    double inflate = 1;
-    for (;;) {
-      auto [star, sigmas] = detail::schedule<Noise>(p, inflate);
-      std::vector<guarantee_type> steps;
-      for (double s : sigmas) steps.push_back(noise_type(s).guarantee());
-      const approx_dp spent = detail::spent(steps, p.delta / 2, p.delta / 2);
-      if (spent.epsilon() <= p.epsilon) {
-        return {approx_dp(p.epsilon, p.delta), spent, star, std::move(sigmas),
-                detail::method_text<Noise>()};
+  // only add noise, but the maps round up too), at the half of delta
+  // plan_within gives the noise and the thresholds each.
+  static std::pair<privacy_report, double> plan(const parameters& p) {
+    return detail::plan_within<Noise>(p, [&p](double half) {
+      double inflate = 1;
+      for (;;) {
+        auto [star, sigmas] = detail::schedule<Noise>(p, half, inflate);
+        std::vector<guarantee_type> steps;
+        for (double s : sigmas) steps.push_back(noise_type(s).guarantee());
+        const approx_dp spent = detail::spent(steps, half, half);
+        if (spent.epsilon() <= p.epsilon) {
+          return privacy_report{approx_dp(p.epsilon, p.delta),
+                                spent,
+                                star,
+                                std::move(sigmas),
+                                detail::method_text<Noise>(),
+                                detail::total_variation_of(steps)};
+        }
+        inflate *= 1 + 1e-9;
       }
-      inflate *= 1 + 1e-9;
-    }
+    });
   }
 
   parameters p_;
   privacy_report privacy_;
+  double threshold_delta_;
   dpsu::set_union<dpsu::weighted_gaussian, Noise> first_;
   std::vector<noise_type> noises_;  // levels 2..T
 };
@@ -711,7 +799,7 @@ class extractor {
 /// DPNE on `text` in one call: extractor<Noise>(p)(text, vocabulary, gen).
 /// Throws invalid_parameter as parameters::validate does; a token that is
 /// not a word of the vocabulary ends its sentence (see corpus).
-template <noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
 extraction extract(const corpus& text, const ngram_table& vocabulary, const parameters& p, G& gen) {
   return extractor<Noise>(p)(text, vocabulary, gen);
 }
@@ -908,7 +996,7 @@ inline void check_index(const corpus& text, const ngram_index& index, const para
 /// does, naming `index` for an index of another corpus (an O(tokens)
 /// check), `max_length` for a T above the index's, or `max_ngrams` when
 /// T Delta_0 exceeds 2^64 - 1.
-template <noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_all(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
   using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
@@ -921,57 +1009,71 @@ extraction dpsu_all(const corpus& text, const ngram_index& index, const paramete
   extraction out = detail::run_groups(text, index, p.max_length, {{1, p.max_length}}, runs, gen,
                                       steps, threshold_delta);
   auto& pr = detail::extraction_builder::privacy(out);
-  pr = {approx_dp(p.epsilon, p.delta),
-        runs[0].guarantee(),
-        runs[0].noise().scale(),
-        {runs[0].noise().scale()},
-        detail::method_text<Noise>()};
+  pr = {approx_dp(p.epsilon, p.delta), runs[0].guarantee(),
+        runs[0].noise().scale(),       {runs[0].noise().scale()},
+        detail::method_text<Noise>(),  detail::total_variation_of(steps)};
   return out;
 }
 
 /// DPSU-even: one DPSU per length k = 1..T, each with Delta_0, the Gaussian
 /// budget split evenly (sigma* at (eps, delta / 2) spread equally over T,
 /// the composition DPNE uses; the Gaussian counterpart of eps / sqrt(T) per
-/// length by advanced composition) and each threshold at delta / (2 T).
-/// Throws invalid_parameter as parameters::validate does, or naming `index`
-/// or `max_length` as dpsu_all does.
-template <noise_policy Noise = secure_noise, random_bit_source G>
+/// length by advanced composition) and each threshold at delta / (2 T)
+/// (with constant_time_noise, at the half (delta - share) / 2 of
+/// detail::plan_within over T). Throws invalid_parameter as
+/// parameters::validate does, or naming `index` or `max_length` as dpsu_all
+/// does, or `delta` as extractor does.
+template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_even(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
   using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
   using noise_t = typename su_t::noise_type;
   const std::size_t T = p.max_length;
-  // The thresholds' shares, rounded down so that T of them stay <= delta / 2.
-  const double share = p.delta / 2 / static_cast<double>(T) * (1 - 1e-15);
-  double inflate = 1, star = 0;
-  std::vector<double> sigmas;
-  for (;;) {
-    star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, p.delta / 2)) * inflate;
-    sigmas = spread_sigma(star, T, 1);
-    std::vector<typename su_t::guarantee_type> steps;
-    for (double s : sigmas) steps.push_back(noise_t(s).guarantee());
-    if (detail::spent(steps, p.delta / 2, p.delta / 2).epsilon() <= p.epsilon) break;
-    inflate *= 1 + 1e-9;
-  }
+  const std::pair<privacy_report, double> planned = detail::plan_within<Noise>(p, [&](double h) {
+    double inflate = 1;
+    for (;;) {
+      const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, h)) * inflate;
+      std::vector<double> sigmas = spread_sigma(star, T, 1);
+      std::vector<typename su_t::guarantee_type> steps;
+      for (double s : sigmas) steps.push_back(noise_t(s).guarantee());
+      const approx_dp spent = detail::spent(steps, h, h);
+      if (spent.epsilon() <= p.epsilon) {
+        return privacy_report{approx_dp(p.epsilon, p.delta),
+                              spent,
+                              star,
+                              std::move(sigmas),
+                              detail::method_text<Noise>(),
+                              detail::total_variation_of(steps)};
+      }
+      inflate *= 1 + 1e-9;
+    }
+  });
+  const privacy_report& plan = planned.first;
+  const double half = planned.second;
+  // The thresholds' shares, rounded down so that T of them stay <= half.
+  const double share = half / static_cast<double>(T) * (1 - 1e-15);
   std::vector<su_t> runs;
   std::vector<std::pair<std::size_t, std::size_t>> groups;
   for (std::size_t k = 1; k <= T; ++k) {
-    runs.push_back(su_t::with_noise(sigmas[k - 1], share, p.max_ngrams, p.threads));
+    runs.push_back(su_t::with_noise(plan.sigmas[k - 1], share, p.max_ngrams, p.threads));
     groups.emplace_back(k, k);
   }
   std::vector<typename su_t::guarantee_type> steps;
   double threshold_delta = 0;
   extraction out = detail::run_groups(text, index, T, groups, runs, gen, steps, threshold_delta);
   detail::extraction_builder::privacy(out) = {approx_dp(p.epsilon, p.delta),
-                                              detail::spent(steps, p.delta / 2, threshold_delta),
-                                              star, sigmas, detail::method_text<Noise>()};
+                                              detail::spent(steps, half, threshold_delta),
+                                              plan.sigma_star,
+                                              plan.sigmas,
+                                              detail::method_text<Noise>(),
+                                              detail::total_variation_of(steps)};
   return out;
 }
 
 /// DPSU-single: the whole (eps, delta) on the k-grams of one length. Throws
 /// invalid_parameter as dpsu_even does, or naming `length` unless it is in
 /// [1, max_length].
-template <noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
 extraction dpsu_single(const corpus& text, const ngram_index& index, const parameters& p,
                        std::size_t length, G& gen) {
   detail::check_index(text, index, p);
@@ -984,11 +1086,10 @@ extraction dpsu_single(const corpus& text, const ngram_index& index, const param
   double threshold_delta = 0;
   extraction out = detail::run_groups(text, index, p.max_length, {{length, length}}, runs, gen,
                                       steps, threshold_delta);
-  detail::extraction_builder::privacy(out) = {approx_dp(p.epsilon, p.delta),
-                                              runs[0].guarantee(),
-                                              runs[0].noise().scale(),
-                                              {runs[0].noise().scale()},
-                                              detail::method_text<Noise>()};
+  detail::extraction_builder::privacy(out) = {
+      approx_dp(p.epsilon, p.delta), runs[0].guarantee(),
+      runs[0].noise().scale(),       {runs[0].noise().scale()},
+      detail::method_text<Noise>(),  detail::total_variation_of(steps)};
   return out;
 }
 

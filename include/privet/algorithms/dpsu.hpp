@@ -47,6 +47,32 @@
 // update within norm 1 but makes the composed map contractive only up to
 // 2^-b per coordinate and user (the paper's proof is in exact arithmetic,
 // as is its floating-point reference implementation).
+//
+// Constant-time noise (Noise = constant_time_noise, issue 36). The exact
+// samplers' running time follows their draws (Jin, McMurtry, Rubinstein &
+// Ohrimenko 2022, "Are We There Yet? Timing and Floating-Point Attacks on
+// Differential Privacy Systems"). With constant_time_noise the fixed point,
+// scale, threshold and release are secure_noise's, the noise is drawn by the
+// constant-time samplers (mechanisms/constant_time_noise.hpp), whose law per
+// item is within total variation tau (below 2^-100) of the exact discrete
+// Gaussian's (Laplace's), and the saturating sum is branch-free
+// (detail::add_noise_saturating_ct); the one branch left is on whether the
+// noisy weight passes the threshold, which the released set shows anyway.
+// A run noises the items with a weight, a number that depends on the data
+// and has no bound of its own; the guarantee must not depend on the data,
+// so it is stated for max_noised_items = N = 2^64, more entries than a
+// histogram can hold (its size is a size_t). For every input the run's
+// output law is then within N tau of the exact-noise run's (a union bound
+// over its samples), so the exact run's (eps, delta) gives (eps, delta +
+// (1 + e^eps) N tau) by add_total_variation (core/guarantee.hpp). At the
+// fixed point's 2^20 to 2^21 units per standard deviation tau is about
+// 2^-117 for the Gaussian and 2^-122 for Laplace, so N tau is about 2^-53
+// (8.5e-17), 2^-58 for Laplace. guarantee() reports exactly that; a run
+// calibrated from parameters sets at least (1 + e^eps) N tau aside from
+// delta first, so its raised guarantee stays within the target. Not
+// constant time: the user pass (bounding, hashing, the histogram), and the
+// number of draws is the number of items with a weight, so a run's time
+// still follows that count (docs/security_model.md).
 #pragma once
 
 #include <privet/accounting/calibration.hpp>
@@ -55,6 +81,7 @@
 #include <privet/accounting/zcdp.hpp>
 #include <privet/core/analytic_gaussian.hpp>
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
@@ -293,20 +320,36 @@ concept update_policy = std::copy_constructible<P> && requires {
   { p.cutoff(1.0, 1.0) } -> std::convertible_to<double>;
 };
 
+/// The number of items a constant-time run's guarantee is stated for: 2^64,
+/// more than any histogram holds (its size is a size_t), so that the
+/// guarantee never depends on how many items the data gives a weight.
+inline constexpr double max_noised_items = 0x1p64;
+static_assert(sizeof(std::size_t) <= 8, "max_noised_items bounds a size_t");
+
 /// Noise on fixed-point weights: Gaussian (L2) or Laplace (L1) with scale
 /// `scale` in weight units, where one user's update has norm <= 1. The
 /// weights' unit 2^-b puts 2^20 to 2^21 units in one scale; secure_noise
 /// samples the discrete Gaussian (Laplace) in those units, exactly, and
 /// rounds its variance (scale) up; simulation_only_noise samples the
 /// continuous law with doubles.
-template <update_norm Norm, noise_policy Noise>
+///
+/// With constant_time_noise the samples come from the constant-time
+/// samplers and guarantee() is the exact noise's, within the total variation
+/// of max_noised_items samples (see the file comment).
+template <update_norm Norm, mechanism_noise_policy Noise>
 class fixed_point_noise {
+  static constexpr bool ct = std::same_as<Noise, constant_time_noise>;
+  // The integer mechanisms' policy: secure_noise for simulation_only_noise
+  // too (never built then).
+  using grid = std::conditional_t<ct, constant_time_noise, secure_noise>;
+
  public:
   /// pure DP for Laplace; zCDP for the discrete Gaussian; GDP for the
-  /// continuous one.
-  using guarantee_type =
-      std::conditional_t<Norm == update_norm::l1, pure_dp,
-                         std::conditional_t<std::same_as<Noise, secure_noise>, zcdp, gdp>>;
+  /// continuous one; within_tv of pure DP or zCDP with constant_time_noise.
+  using guarantee_type = std::conditional_t<
+      Norm == update_norm::l1, std::conditional_t<ct, within_tv<pure_dp>, pure_dp>,
+      std::conditional_t<ct, within_tv<zcdp>,
+                         std::conditional_t<std::same_as<Noise, secure_noise>, zcdp, gdp>>>;
 
   /// Throws invalid_parameter naming `scale` unless it is finite, > 0 and
   /// within the samplers' range (about 2^-20 to 2^31).
@@ -315,13 +358,13 @@ class fixed_point_noise {
     bits_ = static_cast<unsigned>(std::clamp(20 - std::ilogb(scale), 1, 40));
     const double units = std::ldexp(scale, static_cast<int>(bits_));  // exact
     if (!(units < 3.5e9)) throw_invalid("scale", scale, "finite, > 0 and below about 2^31");
-    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
-      gauss_.emplace(discrete_gaussian_mechanism<>::from_scale(units));
+    if constexpr (Norm == update_norm::l2 && grid_noise<Noise>) {
+      gauss_.emplace(discrete_gaussian_mechanism<std::int64_t, grid>::from_scale(units));
       const auto& d = gauss_->distribution();
       scale_units_ = privet::detail::sqrt_up(privet::detail::div_up(
           privet::detail::u64_up(d.sigma2_num()), privet::detail::u64_down(d.sigma2_den())));
-    } else if constexpr (Norm == update_norm::l1 && std::same_as<Noise, secure_noise>) {
-      lap_.emplace(discrete_laplace_mechanism<>::from_scale(units));
+    } else if constexpr (Norm == update_norm::l1 && grid_noise<Noise>) {
+      lap_.emplace(discrete_laplace_mechanism<std::int64_t, grid>::from_scale(units));
       const auto& d = lap_->distribution();
       scale_units_ = privet::detail::div_up(privet::detail::u64_up(d.scale_num()),
                                             privet::detail::u64_down(d.scale_den()));
@@ -344,11 +387,21 @@ class fixed_point_noise {
     return std::ldexp(scale_units_, -static_cast<int>(bits_));
   }
 
-  /// The guarantee of one release for updates of norm 1 (2^b units), from
-  /// the mechanism's privacy map.
+  /// The guarantee of one release (a histogram of any number of items,
+  /// noised) for updates of norm 1 (2^b units), from the mechanism's privacy
+  /// map. With constant_time_noise: the exact noise's, within total
+  /// variation max_noised_items times sampler_total_variation() (rounded up,
+  /// at most 1), whatever the number of items the data gives.
   [[nodiscard]] guarantee_type guarantee() const {
     const double d = unit();
-    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+    if constexpr (ct) {
+      const double tau = privet::detail::mul_up(max_noised_items, sampler_total_variation());
+      if constexpr (Norm == update_norm::l2) {
+        return guarantee_type(gauss_->guarantee(d).base(), tau < 1 ? tau : 1.0);
+      } else {
+        return guarantee_type(lap_->guarantee(d).base(), tau < 1 ? tau : 1.0);
+      }
+    } else if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
       return gauss_->guarantee(d);
     } else if constexpr (Norm == update_norm::l2) {
       return gdp_gaussian(scale_units_, d);
@@ -356,6 +409,20 @@ class fixed_point_noise {
       return lap_->guarantee(d);
     } else {
       return sim_lap_->guarantee(d);
+    }
+  }
+
+  /// The total variation tau between one sample's law and the exact one:
+  /// the constant-time sampler's bound, 0 for the other policies.
+  [[nodiscard]] double sampler_total_variation() const noexcept {
+    if constexpr (ct) {
+      if constexpr (Norm == update_norm::l2) {
+        return gauss_->sampler_total_variation();
+      } else {
+        return lap_->sampler_total_variation();
+      }
+    } else {
+      return 0;
     }
   }
 
@@ -375,9 +442,11 @@ class fixed_point_noise {
   /// Whether weight + noise > tau (both in units).
   template <random_bit_source G>
   bool passes(std::int64_t weight, std::int64_t tau, G& gen) const {
-    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+    // With constant_time_noise the sample and the saturating sum are
+    // branch-free; the comparison's result is what the release shows.
+    if constexpr (Norm == update_norm::l2 && grid_noise<Noise>) {
       return (*gauss_)(weight, gen) > tau;
-    } else if constexpr (Norm == update_norm::l1 && std::same_as<Noise, secure_noise>) {
+    } else if constexpr (Norm == update_norm::l1 && grid_noise<Noise>) {
       return (*lap_)(weight, gen) > tau;
     } else if constexpr (Norm == update_norm::l1) {
       return (*sim_lap_)(static_cast<double>(weight), gen) > static_cast<double>(tau);
@@ -391,13 +460,15 @@ class fixed_point_noise {
   /// count of spurious grams and for tests).
   [[nodiscard]] double pass_probability(std::int64_t weight, std::int64_t tau) const {
     const auto gap = static_cast<long double>(tau) - static_cast<long double>(weight);
-    if constexpr (Norm == update_norm::l2 && std::same_as<Noise, secure_noise>) {
+    // The exact law's (for constant_time_noise too: its samples are within
+    // sampler_total_variation() of it).
+    if constexpr (Norm == update_norm::l2 && grid_noise<Noise>) {
       if (!(gap < 0x1p62L && gap > -0x1p62L)) return gap > 0 ? 0.0 : 1.0;
       return discrete_gaussian_upper_tail(gauss_->distribution(),
                                           static_cast<std::int64_t>(gap) + 1);
     } else if constexpr (Norm == update_norm::l2) {
       return normal_upper_tail(static_cast<double>(gap / scale_units_));
-    } else if constexpr (std::same_as<Noise, secure_noise>) {
+    } else if constexpr (grid_noise<Noise>) {
       // P[Z >= k] = q^k / (1 + q) for k >= 1, 1 - q^(1-k) / (1 + q) below.
       const auto& d = lap_->distribution();
       const long double inv =
@@ -415,8 +486,8 @@ class fixed_point_noise {
  private:
   unsigned bits_ = 0;
   double scale_units_ = 0;
-  std::optional<discrete_gaussian_mechanism<>> gauss_;
-  std::optional<discrete_laplace_mechanism<>> lap_;
+  std::optional<discrete_gaussian_mechanism<std::int64_t, grid>> gauss_;
+  std::optional<discrete_laplace_mechanism<std::int64_t, grid>> lap_;
   std::optional<laplace_mechanism<double, simulation_only_noise>> sim_lap_;
 };
 
@@ -436,17 +507,36 @@ inline approx_dp at_delta(const gdp& g, double delta) {
 }
 ///@}
 
+/// The (eps, delta) of a set-union run whose noise has guarantee `noise`:
+/// the noise at noise_delta (at_delta) and the threshold's (0,
+/// threshold_delta) by basic composition. For constant-time noise
+/// (within_tv<G>), the exact noise's run so composed, then raised by
+/// add_total_variation to (eps, delta + (1 + e^eps) tau) for the noise's
+/// distance tau (see the file comment).
+///@{
+template <class G>
+approx_dp run_guarantee(const G& noise, double noise_delta, double threshold_delta) {
+  return compose_basic({at_delta(noise, noise_delta), approx_dp(0, threshold_delta)});
+}
+template <tv_qualifiable Base>
+approx_dp run_guarantee(const within_tv<Base>& noise, double noise_delta, double threshold_delta) {
+  return add_total_variation(run_guarantee(noise.base(), noise_delta, threshold_delta),
+                             noise.total_variation());
+}
+///@}
+
 /// sigma for Gaussian noise on a query of L2 sensitivity 1 that meets
 /// `target`, from the accounting layer: the analytic Gaussian (Balle & Wang
 /// 2018) for simulation_only_noise's continuous Gaussian; for secure_noise's
 /// discrete Gaussian the least sigma whose zCDP 1 / (2 sigma^2) converts to
 /// target.epsilon at target.delta (Canonne, Kamath & Steinke 2020,
-/// Corollary 13), to 1e-12 relative, rounded up.
-template <noise_policy Noise>
+/// Corollary 13), to 1e-12 relative, rounded up. constant_time_noise
+/// samples the same discrete Gaussian: secure_noise's sigma.
+template <mechanism_noise_policy Noise>
 double gaussian_sigma(const approx_dp& target) {
   validate_epsilon(target.epsilon(), "target.epsilon");
   validate_delta_positive(target.delta(), "target.delta");
-  if constexpr (std::same_as<Noise, secure_noise>) {
+  if constexpr (grid_noise<Noise>) {
     return smallest_noise_multiplier(
         [&](double s) { return to_approx_dp(zcdp_gaussian(s), target.delta()).epsilon(); },
         target.epsilon(), 1e-12);
@@ -700,20 +790,26 @@ struct release {
 /// run on any number of user sets, each run (eps, delta)-DP at the user
 /// level as stated by guarantee(). A run costs one pass over the users'
 /// items (bounded to max_items per user as they arrive) and one noise draw
-/// per distinct item with a weight.
-template <update_policy Policy = weighted_gaussian, noise_policy Noise = secure_noise>
+/// per distinct item with a weight. With constant_time_noise every draw
+/// takes the same work and guarantee() includes the samplers' total
+/// variation (see the file comment).
+template <update_policy Policy = weighted_gaussian, mechanism_noise_policy Noise = secure_noise>
 class set_union {
  public:
   /// The fixed-point noise of the policy's norm.
   using noise_type = fixed_point_noise<Policy::norm, Noise>;
-  /// pure_dp (Laplace), zcdp (discrete Gaussian) or gdp (continuous).
+  /// pure_dp (Laplace), zcdp (discrete Gaussian) or gdp (continuous);
+  /// within_tv of the first two with constant_time_noise.
   using guarantee_type = typename noise_type::guarantee_type;
 
   /// Calibrated to (p.epsilon, p.delta) for the whole run: the Gaussian
   /// policies spend delta / 2 on the noise and delta / 2 on the threshold,
-  /// the Laplace ones epsilon on the noise and delta on the threshold.
-  /// Throws invalid_parameter as parameters::validate does, and for
-  /// delta >= 0.5 with the Laplace policies.
+  /// the Laplace ones epsilon on the noise and delta on the threshold. With
+  /// constant_time_noise, a share of delta of at least (1 + e^eps)
+  /// max_noised_items tau is set aside first and the rest split so.
+  /// Throws invalid_parameter as parameters::validate does, for
+  /// delta >= 0.5 with the Laplace policies, and (`delta`) for a delta
+  /// below twice the constant-time samplers' share.
   explicit set_union(const parameters& p, Policy policy = {})
       : set_union(calibrate(p), p.max_items, p.threads, std::move(policy)) {}
 
@@ -795,12 +891,13 @@ class set_union {
   [[nodiscard]] guarantee_type noise_guarantee() const { return noise_.guarantee(); }
 
   /// The run's (eps, delta): the noise at noise_delta (basic composition
-  /// with the threshold's (0, threshold_delta)).
+  /// with the threshold's (0, threshold_delta)); with constant_time_noise,
+  /// that of the exact noise raised to (eps, delta + (1 + e^eps) N tau), N =
+  /// max_noised_items (run_guarantee).
   [[nodiscard]] approx_dp guarantee(double noise_delta) const {
     if constexpr (Policy::norm == update_norm::l2)
       validate_delta_positive(noise_delta, "noise_delta");
-    return compose_basic(
-        {at_delta(noise_guarantee(), noise_delta), approx_dp(0, threshold_delta_)});
+    return run_guarantee(noise_guarantee(), noise_delta, threshold_delta_);
   }
   /// The run's (eps, delta) as calibrated; throws invalid_parameter for a
   /// run made by with_noise (which has no target).
@@ -838,21 +935,62 @@ class set_union {
     cutoff_units_ = noise_.to_units(cutoff_);
   }
 
+  // The exact noise's guarantee (the base of a within_tv).
+  template <class G>
+  static const auto& exact_part(const G& g) {
+    if constexpr (std::same_as<G, exact_guarantee_t<G>>) {
+      return g;
+    } else {
+      return g.base();
+    }
+  }
+
   // The noise scale for the target, from the accounting layer, confirmed on
   // the sampler actually built (its rounding can only add noise, but the
-  // privacy maps round up too).
+  // privacy maps round up too). With constant_time_noise: the exact
+  // calibration for delta minus a share, the share at least twice the
+  // samplers' (1 + e^eps) N tau for the noise built at the whole delta,
+  // doubled until the raised guarantee (run_guarantee) fits the target.
   static plan calibrate(const parameters& p) {
     p.validate();
     if constexpr (Policy::norm == update_norm::l1) {
       if (!(p.delta < 0.5)) throw_invalid("delta", p.delta, "(0, 0.5) for the Laplace policies");
-      double b = privet::detail::div_up(1.0, p.epsilon);
-      while (noise_type(b).guarantee().epsilon() > p.epsilon)
-        b = privet::detail::next_up(b * (1 + 1e-15));
-      return {b, p.delta, 0.0};
+    }
+    if constexpr (!std::same_as<Noise, constant_time_noise>) {
+      return calibrate_exact(p.epsilon, p.delta);
     } else {
-      const double half = p.delta / 2;
-      double sigma = gaussian_sigma<Noise>(approx_dp(p.epsilon, half));
-      while (at_delta(noise_type(sigma).guarantee(), half).epsilon() > p.epsilon)
+      const plan whole = calibrate_exact(p.epsilon, p.delta);
+      const approx_dp raised = run_guarantee(noise_type(whole.scale).guarantee(), whole.noise_delta,
+                                             whole.threshold_delta);
+      double share = std::max(2 * (raised.delta() - p.delta), std::ldexp(p.delta, -48));
+      while (share < p.delta / 2) {
+        const plan pl = calibrate_exact(p.epsilon, p.delta - share);
+        const approx_dp g =
+            run_guarantee(noise_type(pl.scale).guarantee(), pl.noise_delta, pl.threshold_delta);
+        if (g.epsilon() <= p.epsilon && g.delta() <= p.delta) return pl;
+        share *= 2;
+      }
+      throw_invalid("delta", p.delta,
+                    "(0, 1) and above twice the constant-time samplers' share (1 + e^eps) 2^64 "
+                    "tau = " +
+                        privet::detail::format_value(raised.delta() - whole.noise_delta -
+                                                     whole.threshold_delta));
+    }
+  }
+
+  // The exact noise's calibration to (epsilon, delta): Laplace spends
+  // epsilon on the noise and delta on the threshold, the Gaussian half of
+  // delta on each.
+  static plan calibrate_exact(double epsilon, double delta) {
+    if constexpr (Policy::norm == update_norm::l1) {
+      double b = privet::detail::div_up(1.0, epsilon);
+      while (exact_part(noise_type(b).guarantee()).epsilon() > epsilon)
+        b = privet::detail::next_up(b * (1 + 1e-15));
+      return {b, delta, 0.0};
+    } else {
+      const double half = delta / 2;
+      double sigma = gaussian_sigma<Noise>(approx_dp(epsilon, half));
+      while (at_delta(exact_part(noise_type(sigma).guarantee()), half).epsilon() > epsilon)
         sigma = privet::detail::next_up(sigma * (1 + 1e-12));
       return {sigma, half, half};
     }

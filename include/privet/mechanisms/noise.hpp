@@ -50,9 +50,9 @@ concept noise_policy = std::same_as<N, secure_noise> || std::same_as<N, simulati
 /// The policies the additive-noise mechanisms (laplace_mechanism,
 /// gaussian_mechanism and the integer mechanisms) take: noise_policy and
 /// constant_time_noise. DP-SGD (ml/dpsgd.hpp) takes them too: its odometer
-/// records each step's total variation. The other algorithms built on the
-/// mechanisms (DPSU, DPNE) take noise_policy only: their accounting is
-/// written for exact noise.
+/// records each step's total variation. So do DPSU and DPNE
+/// (algorithms/dpsu.hpp, algorithms/dpne.hpp): their guarantees add the
+/// samplers' total variation for a fixed bound of 2^64 noised items.
 template <class N>
 concept mechanism_noise_policy = noise_policy<N> || std::same_as<N, constant_time_noise>;
 

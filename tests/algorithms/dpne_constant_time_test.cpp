@@ -1,0 +1,229 @@
+// DPNE and its baselines with constant_time_noise (issue 36): the spent
+// guarantee is the exact steps' composition raised by (1 + e^eps) TV, TV =
+// sum over the levels of 2^64 tau_k, checked against a second computation of
+// TV in long double from the samplers' own bounds; the target is met; the
+// releases are valid as in dpne_test; and every level's noise draws the same
+// number of CSPRNG words whatever the weight. dpne_statistical_test checks
+// the constant-time extraction's output law.
+#include <privet/algorithms/dpne.hpp>
+#include <privet/core/seeded_generator.hpp>
+#include <privet/core/testing.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
+
+#include <doctest/doctest.h>
+#include <support/errors.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace dpne = privet::dpne;
+namespace dpsu = privet::dpsu;
+using ct = privet::constant_time_noise;
+using privet::ngram_table;
+using privet::test::rejected_parameter;
+using ct_noise = dpsu::fixed_point_noise<dpsu::update_norm::l2, ct>;
+
+namespace {
+
+// A release-grade generator (tests only) that counts the 64-bit words drawn.
+class counting_release_generator {
+ public:
+  using result_type = std::uint64_t;
+  explicit counting_release_generator(std::uint64_t seed) : inner_(seed) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+  result_type operator()() {
+    ++calls_;
+    return inner_();
+  }
+  [[nodiscard]] std::uint64_t calls() const { return calls_; }
+
+ private:
+  privet::testing::seeded_release_generator inner_;
+  std::uint64_t calls_ = 0;
+};
+
+// dpne_test's corpus: 3000 users, common phrases and a private tail each.
+struct text {
+  ngram_table vocabulary;
+  dpne::corpus corpus;
+  void user(const std::vector<std::string>& sentences) {
+    corpus.add_user();
+    for (const auto& s : sentences) {
+      std::vector<ngram_table::id> ids;
+      std::istringstream in(s);
+      for (std::string w; in >> w;) ids.push_back(vocabulary.word(w));
+      corpus.add_sequence(ids);
+    }
+  }
+};
+
+text sample_text() {
+  text t;
+  const std::vector<std::string> phrases{"the quick brown fox jumps over the lazy dog",
+                                         "a stitch in time saves nine", "the lazy cat sleeps",
+                                         "over the moon and back again"};
+  for (int u = 0; u < 3000; ++u) {
+    std::vector<std::string> s;
+    if (u % 2 == 0) s.push_back(phrases[0]);
+    if (u % 3 == 0) s.push_back(phrases[1]);
+    if (u % 25 == 0) s.push_back(phrases[2]);
+    if (u % 7 == 0) s.push_back(phrases[3]);
+    s.push_back("private" + std::to_string(u) + " the quick fox word" + std::to_string(u % 50));
+    t.user(s);
+  }
+  return t;
+}
+
+// TV = sum_k 2^64 tau_k in long double, tau_k of the constant-time sampler
+// at sigma_k in the fixed point's units (built here from the sigmas alone).
+long double levels_tv(const std::vector<double>& sigmas) {
+  long double tv = 0;
+  for (double s : sigmas) {
+    const ct_noise n(s);
+    const privet::constant_time_discrete_gaussian sampler(
+        std::ldexp(s, static_cast<int>(n.scale_bits())));
+    tv += 0x1p64L * sampler.total_variation_bound();
+  }
+  return tv;
+}
+
+}  // namespace
+
+template <>
+struct privet::generator_traits<counting_release_generator> {
+  static constexpr bool cryptographically_secure = true;  // tests only
+};
+
+static_assert(std::is_same_v<dpne::extractor<ct>::guarantee_type, privet::within_tv<privet::zcdp>>);
+
+TEST_CASE("constant-time DPNE spends the exact steps' guarantee raised by (1 + e^eps) TV") {
+  dpne::parameters p;
+  p.max_length = 6;
+  const dpne::extractor<ct> x(p);
+  const dpne::extractor<> exact(p);
+  const auto& pr = x.privacy();
+  REQUIRE(pr.sigmas.size() == 6);
+  // The halves are (delta - share) / 2, the share tiny against delta.
+  const double half = x.threshold_delta();
+  CHECK(exact.threshold_delta() == 5e-8);
+  CHECK(half < 5e-8);
+  CHECK(half > 5e-8 * (1 - 1e-3));
+  for (std::size_t k = 0; k < 6; ++k) {
+    CHECK(pr.sigmas[k] >= exact.privacy().sigmas[k]);
+    CHECK(pr.sigmas[k] <= exact.privacy().sigmas[k] * (1 + 1e-6));
+  }
+  // The exact steps' (eps, 2 half), by zCDP composition and Corollary 13.
+  std::vector<privet::zcdp> steps;
+  for (double s : pr.sigmas) steps.push_back(ct_noise(s).guarantee().base());
+  const privet::approx_dp e = privet::compose_basic(
+      {privet::to_approx_dp(privet::compose(steps), half), privet::approx_dp(0, half)});
+  CHECK(pr.spent.epsilon() == e.epsilon());
+  const long double tv = levels_tv(pr.sigmas);
+  CHECK(static_cast<long double>(pr.total_variation) >= tv * (1 - 1e-15L));
+  CHECK(static_cast<long double>(pr.total_variation) <= tv * (1 + 1e-15L));
+  CHECK(exact.privacy().total_variation == 0);
+  const long double want = static_cast<long double>(e.delta()) +
+                           (1 + std::exp(static_cast<long double>(e.epsilon()))) * tv;
+  CHECK(static_cast<long double>(pr.spent.delta()) >= want * (1 - 1e-15L));
+  CHECK(static_cast<long double>(pr.spent.delta()) <= want * (1 + 1e-15L));
+  // The target is met.
+  CHECK(pr.spent.epsilon() <= p.epsilon);
+  CHECK(pr.spent.epsilon() >= p.epsilon * (1 - 1e-6));
+  CHECK(pr.spent.delta() <= p.delta);
+  CHECK(pr.method.find("constant-time") != std::string::npos);
+  // A delta that cannot hold the samplers' share, about 2 (1 + e^4) 6 2^64
+  // tau = 6e-14, is refused by name.
+  dpne::parameters tiny = p;
+  tiny.delta = 1e-14;
+  CHECK(rejected_parameter([&] { dpne::extractor<ct>{tiny}; }) == "delta");
+}
+
+TEST_CASE("constant-time DPNE releases are valid, the phrases whole and nothing private") {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 6;
+  p.max_ngrams = 20;
+  p.eta = 0.05;
+  privet::testing::seeded_release_generator gen(2);
+  const auto r = dpne::extract<ct>(t.corpus, t.vocabulary, p, gen);
+  REQUIRE(r.levels().size() == 6);
+  CHECK(r.released(1).size() > 10);
+  for (std::size_t k = 2; k <= 6; ++k) {
+    const auto prev = r.released(k - 1);
+    const std::set<ngram_table::id> in_prev(prev.begin(), prev.end());
+    INFO("k = " << k);
+    for (auto g : r.released(k)) {
+      CHECK(r.grams().length(g) == k);
+      CHECK(in_prev.count(r.grams().prefix(g)) == 1);
+      const auto suffix = r.grams().suffix(g);
+      REQUIRE(suffix.has_value());
+      CHECK(in_prev.count(*suffix) == 1);
+    }
+  }
+  std::set<std::string> all;
+  for (std::size_t k = 1; k <= r.max_length(); ++k)
+    for (auto g : r.released(k)) all.insert(r.grams().text(g));
+  CHECK(all.count("the quick brown fox jumps over") == 1);
+  CHECK(all.count("a stitch in time saves nine") == 1);
+  for (const auto& g : all) CHECK(g.find("private") == std::string::npos);
+}
+
+TEST_CASE("constant-time baselines: DPSU-all, DPSU-even and DPSU-single meet the target") {
+  text t = sample_text();
+  ngram_table table = t.vocabulary;
+  const dpne::ngram_index index(t.corpus, table, 5);
+  dpne::parameters p;
+  p.max_length = 5;
+  privet::testing::seeded_release_generator gen(8);
+  const auto all = dpne::dpsu_all<ct>(t.corpus, index, p, gen);
+  const auto even = dpne::dpsu_even<ct>(t.corpus, index, p, gen);
+  const auto single = dpne::dpsu_single<ct>(t.corpus, index, p, 3, gen);
+  for (const auto* r : {&all, &even, &single}) {
+    CHECK(r->privacy().spent.epsilon() <= 4);
+    CHECK(r->privacy().spent.epsilon() >= 4 * (1 - 1e-6));
+    CHECK(r->privacy().spent.delta() <= 1e-7);
+    CHECK(r->privacy().spent.delta() > 1e-7 * (1 - 1e-3));
+    CHECK(r->privacy().total_variation > 0);
+  }
+  // DPSU-even noises T = 5 histograms, DPSU-all one: TV = sum of 2^64 tau.
+  const long double even_tv = levels_tv(even.privacy().sigmas);
+  CHECK(static_cast<long double>(even.privacy().total_variation) >= even_tv * (1 - 1e-15L));
+  CHECK(static_cast<long double>(even.privacy().total_variation) <= even_tv * (1 + 1e-15L));
+  // DPSU-all reports the sampler's rounded-up sigma, not the one it was
+  // built from, so its tau is recomputed only to 1e-3.
+  const long double all_tv = levels_tv(all.privacy().sigmas);
+  CHECK(static_cast<long double>(all.privacy().total_variation) >= all_tv * (1 - 1e-3L));
+  CHECK(static_cast<long double>(all.privacy().total_variation) <= all_tv * (1 + 1e-3L));
+  CHECK(all.total() > 0);
+  CHECK(even.total() > 0);
+  CHECK(single.released(3).size() > 0);
+}
+
+TEST_CASE("constant-time level noise draws the same CSPRNG words whatever the weight") {
+  const dpne::extractor<ct> x(dpne::parameters{});
+  for (double s : x.privacy().sigmas) {
+    const ct_noise n(s);
+    const privet::constant_time_discrete_gaussian sampler(
+        std::ldexp(s, static_cast<int>(n.scale_bits())));
+    const std::int64_t tau = n.to_units(2.5 * s);
+    counting_release_generator gen(31);
+    std::set<std::uint64_t> words;
+    for (std::int64_t w : {std::int64_t{0}, tau - 1, tau, tau + 1, std::int64_t{1} << 40,
+                           std::numeric_limits<std::int64_t>::max()}) {
+      for (int i = 0; i < 50; ++i) {
+        const std::uint64_t before = gen.calls();
+        (void)n.passes(w, tau, gen);
+        words.insert(gen.calls() - before);
+      }
+    }
+    CHECK(words.size() == 1);
+    CHECK(*words.begin() == static_cast<std::uint64_t>(sampler.words_per_sample()));
+  }
+}
