@@ -27,9 +27,10 @@
 // This is a benchmark, not a test: timing never goes into the test suite.
 // It needs a quiet machine; results in bench/README.md.
 //
-// Usage: noise_dudect [draws=1000000] [slow_draws=draws]
+// Usage: noise_dudect [draws=1000000] [slow_draws=draws] [only]
 //   slow_draws applies to the constant-time rejection sampler (forced with
-//   max_table = 0), which takes 50-150 us a draw.
+//   max_table = 0), which takes 50-150 us a draw; only, when given, runs
+//   the rows whose name contains it.
 #include <privet/core/csprng.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
@@ -185,9 +186,15 @@ void report(const std::string& name, const std::string& split, const verdict& v,
 // Runs `one(input_class, gen)` n times (returning |noise|), with a random
 // input class per draw when by_input, and reports the output splits (and
 // the input split when by_input).
+// Only the rows whose name contains this (the third argument), when set.
+std::string only;
+
 void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
          const std::function<double(int, counted_csprng&)>& one,
-         const std::function<void(counted_csprng&)>& prepare = {}) {
+         const std::function<void(counted_csprng&)>& prepare = {},
+         const char* zero_label = "noise = 0 vs != 0", bool magnitude_split = true,
+         const char* input_label = "input x = 0 vs 10^6") {
+  if (!only.empty() && name.find(only) == std::string::npos) return;
   counted_csprng gen;
   std::vector<draw> draws(n);
   // Warm-up: caches, tables, branch predictors.
@@ -219,21 +226,22 @@ void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
   // Bottom: |noise| <= the first quartile; top: >= the third and above the
   // first (small scales tie at the quartiles; the bottom class then holds
   // every value at the first quartile, often all the zeros).
-  report(name, "|noise| bottom vs top 25%",
-         compare(draws,
-                 [&](const draw& d) {
-                   if (d.magnitude <= q1) return 0;
-                   if (d.magnitude >= q3) return 1;
-                   return -1;
-                 }),
-         min_words, max_words);
+  if (magnitude_split) {
+    report(name, "|noise| bottom vs top 25%",
+           compare(draws,
+                   [&](const draw& d) {
+                     if (d.magnitude <= q1) return 0;
+                     if (d.magnitude >= q3) return 1;
+                     return -1;
+                   }),
+           min_words, max_words);
+  }
   if (zero_split) {
-    report(name, "noise = 0 vs != 0",
-           compare(draws, [](const draw& d) { return d.magnitude == 0 ? 0 : 1; }), min_words,
-           max_words);
+    report(name, zero_label, compare(draws, [](const draw& d) { return d.magnitude == 0 ? 0 : 1; }),
+           min_words, max_words);
   }
   if (by_input) {
-    report(name, "input x = 0 vs 10^6", compare(draws, [](const draw& d) { return d.input_class; }),
+    report(name, input_label, compare(draws, [](const draw& d) { return d.input_class; }),
            min_words, max_words);
   }
 }
@@ -263,25 +271,36 @@ void integer_mechanism(const std::string& name, const Mechanism& m, std::size_t 
   });
 }
 
+// keep(n) at n = 0 (never kept; the exact policy returns before drawing)
+// against n = T (kept about half the time, by the noise's sign); the
+// outcome is returned without a branch (it is public, but a branch in the
+// timed region would be timed).
 template <class Policy>
 void selection(const std::string& name, const Policy& p, std::size_t n) {
-  const std::uint64_t inputs[2] = {1, 1000000};
-  run(name, n, true, true,
-      [&](int cls, counted_csprng& gen) { return p.keep(inputs[cls], gen) ? 1.0 : 0.0; });
-}
-
-// One query per draw on an instance built (and its threshold drawn) before
-// the timing starts; a halted instance is replaced, also untimed.
-template <class Noise>
-void sparse_vector(const std::string& name, std::size_t n) {
-  const double answers[2] = {0.0, 1e6};
-  std::optional<privet::above_threshold<Noise>> svt;
+  const std::uint64_t inputs[2] = {0, static_cast<std::uint64_t>(p.threshold())};
   run(
       name, n, true, true,
-      [&](int cls, counted_csprng& gen) { return (*svt)(answers[cls], gen) ? 1.0 : 0.0; },
+      [&](int cls, counted_csprng& gen) { return static_cast<double>(p.keep(inputs[cls], gen)); },
+      {}, "dropped vs kept", false, "input n = 0 vs T");
+}
+
+// Queries of 0 and `high` (input split) on one instance whose threshold
+// neither clears (a halted instance would have to be rebuilt, and building
+// the constant-time samplers takes milliseconds): high = 10^6 under a
+// threshold of 10^9 (both on the integer path), high = 10^300 under 10^301
+// (the second on the order path the exact decision branches to).
+template <class Noise>
+void sparse_vector(const std::string& name, std::size_t n, double high, double threshold,
+                   const char* label) {
+  const double answers[2] = {0.0, high};
+  std::optional<privet::above_threshold<Noise>> svt;
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng& gen) { return static_cast<double>((*svt)(answers[cls], gen)); },
       [&](counted_csprng& gen) {
-        if (!svt || svt->halted()) svt.emplace(1.0, 1.0, 3.0, gen);
-      });
+        if (!svt) svt.emplace(1.0, 1.0, threshold, gen);
+      },
+      "", false, label);
 }
 
 }  // namespace
@@ -289,6 +308,7 @@ void sparse_vector(const std::string& name, std::size_t n) {
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
   const std::size_t slow = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : n;
+  if (argc > 3) only = argv[3];
   std::printf("draws: %zu (constant-time rejection samplers: %zu); cycles from rdtsc\n\n", n, slow);
   std::printf(
       "| sampler | split | draws per class | mean cycles per class | t (all) | max abs t | verdict "
@@ -351,7 +371,13 @@ int main(int argc, char** argv) {
             privet::gaussian_partition_selection<>(target, 4), n);
   selection("gaussian_partition_selection<constant_time_noise>",
             privet::gaussian_partition_selection<privet::constant_time_noise>(target, 4), n);
-  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1, threshold 3)", n);
-  sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n);
+  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1)", n, 1e6, 1e9,
+                                      "answer 0 vs 10^6 (threshold 10^9)");
+  sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e6, 1e9,
+                                             "answer 0 vs 10^6 (threshold 10^9)");
+  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1)", n, 1e300, 1e301,
+                                      "answer 0 vs 10^300 (threshold 10^301)");
+  sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e300,
+                                             1e301, "answer 0 vs 10^300 (threshold 10^301)");
   return 0;
 }
