@@ -11,6 +11,7 @@
 #include <privet/mechanisms/constant_time_noise.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
 #include <support/errors.hpp>
 
 #include <cmath>
@@ -29,25 +30,9 @@ using privet::ngram_table;
 using privet::test::rejected_parameter;
 using ct_noise = dpsu::fixed_point_noise<dpsu::update_norm::l2, ct>;
 
+using privet::test::counting_release_generator;
+
 namespace {
-
-// A release-grade generator (tests only) that counts the 64-bit words drawn.
-class counting_release_generator {
- public:
-  using result_type = std::uint64_t;
-  explicit counting_release_generator(std::uint64_t seed) : inner_(seed) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() {
-    ++calls_;
-    return inner_();
-  }
-  [[nodiscard]] std::uint64_t calls() const { return calls_; }
-
- private:
-  privet::testing::seeded_release_generator inner_;
-  std::uint64_t calls_ = 0;
-};
 
 // dpne_test's corpus: 3000 users, common phrases and a private tail each.
 struct text {
@@ -95,11 +80,6 @@ long double levels_tv(const std::vector<double>& sigmas) {
 }
 
 }  // namespace
-
-template <>
-struct privet::generator_traits<counting_release_generator> {
-  static constexpr bool cryptographically_secure = true;  // tests only
-};
 
 static_assert(std::is_same_v<dpne::extractor<ct>::guarantee_type, privet::within_tv<privet::zcdp>>);
 

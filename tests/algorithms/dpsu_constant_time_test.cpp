@@ -11,6 +11,7 @@
 #include <privet/mechanisms/constant_time_noise.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
 #include <support/errors.hpp>
 #include <support/gaussian_reference.hpp>
 
@@ -25,26 +26,9 @@ namespace dpsu = privet::dpsu;
 using ct = privet::constant_time_noise;
 using privet::test::rejected_parameter;
 
+using privet::test::counting_release_generator;
+
 namespace {
-
-// A release-grade generator (tests only, like seeded_release_generator)
-// that counts the 64-bit words drawn.
-class counting_release_generator {
- public:
-  using result_type = std::uint64_t;
-  explicit counting_release_generator(std::uint64_t seed) : inner_(seed) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() {
-    ++calls_;
-    return inner_();
-  }
-  [[nodiscard]] std::uint64_t calls() const { return calls_; }
-
- private:
-  privet::testing::seeded_release_generator inner_;
-  std::uint64_t calls_ = 0;
-};
 
 // The second computation of the raised delta: delta + (1 + e^eps) 2^64 tau
 // in long double.
@@ -53,11 +37,6 @@ long double raised_delta(long double delta, double eps, double tau) {
 }
 
 }  // namespace
-
-template <>
-struct privet::generator_traits<counting_release_generator> {
-  static constexpr bool cryptographically_secure = true;  // tests only
-};
 
 static_assert(std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, ct>::guarantee_type,
                              privet::within_tv<privet::zcdp>>);
