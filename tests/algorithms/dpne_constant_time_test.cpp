@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 #include <support/counting_generator.hpp>
+#include <support/dpne_text.hpp>
 #include <support/errors.hpp>
 
 #include <cmath>
@@ -34,36 +35,10 @@ using privet::test::counting_release_generator;
 
 namespace {
 
-// dpne_test's corpus: 3000 users, common phrases and a private tail each.
-struct text {
-  ngram_table vocabulary;
-  dpne::corpus corpus;
-  void user(const std::vector<std::string>& sentences) {
-    corpus.add_user();
-    for (const auto& s : sentences) {
-      std::vector<ngram_table::id> ids;
-      std::istringstream in(s);
-      for (std::string w; in >> w;) ids.push_back(vocabulary.word(w));
-      corpus.add_sequence(ids);
-    }
-  }
-};
-
-text sample_text() {
-  text t;
-  const std::vector<std::string> phrases{"the quick brown fox jumps over the lazy dog",
-                                         "a stitch in time saves nine", "the lazy cat sleeps",
-                                         "over the moon and back again"};
-  for (int u = 0; u < 3000; ++u) {
-    std::vector<std::string> s;
-    if (u % 2 == 0) s.push_back(phrases[0]);
-    if (u % 3 == 0) s.push_back(phrases[1]);
-    if (u % 25 == 0) s.push_back(phrases[2]);
-    if (u % 7 == 0) s.push_back(phrases[3]);
-    s.push_back("private" + std::to_string(u) + " the quick fox word" + std::to_string(u % 50));
-    t.user(s);
-  }
-  return t;
+// The shared corpus (tests/support/dpne_text.hpp).
+using text = privet::test::dpne_text;
+inline text sample_text() {
+  return privet::test::dpne_sample_text();
 }
 
 // TV = sum_k 2^64 tau_k in long double, tau_k of the constant-time sampler

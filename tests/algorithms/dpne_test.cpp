@@ -8,6 +8,7 @@
 #include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
+#include <support/dpne_text.hpp>
 #include <support/errors.hpp>
 #include <support/gaussian_reference.hpp>
 
@@ -30,38 +31,10 @@ using privet::test::reference::quantile;
 using privet::test::reference::rho_gauss;
 using privet::test::reference::zcdp_sigma;
 
-// A vocabulary and a corpus from users' sentences (words split on spaces).
-struct text {
-  ngram_table vocabulary;
-  dpne::corpus corpus;
-  void user(const std::vector<std::string>& sentences) {
-    corpus.add_user();
-    for (const auto& s : sentences) {
-      std::vector<ngram_table::id> ids;
-      std::istringstream in(s);
-      for (std::string w; in >> w;) ids.push_back(vocabulary.word(w));
-      corpus.add_sequence(ids);
-    }
-  }
-};
-
-// 3000 users: two common phrases, one rarer, and a private tail per user,
-// so that every level has support, zero entries and spurious draws.
-text sample_text() {
-  text t;
-  const std::vector<std::string> phrases{"the quick brown fox jumps over the lazy dog",
-                                         "a stitch in time saves nine", "the lazy cat sleeps",
-                                         "over the moon and back again"};
-  for (int u = 0; u < 3000; ++u) {
-    std::vector<std::string> s;
-    if (u % 2 == 0) s.push_back(phrases[0]);
-    if (u % 3 == 0) s.push_back(phrases[1]);
-    if (u % 25 == 0) s.push_back(phrases[2]);
-    if (u % 7 == 0) s.push_back(phrases[3]);
-    s.push_back("private" + std::to_string(u) + " the quick fox word" + std::to_string(u % 50));
-    t.user(s);
-  }
-  return t;
+// The shared corpus (tests/support/dpne_text.hpp).
+using text = privet::test::dpne_text;
+inline text sample_text() {
+  return privet::test::dpne_sample_text();
 }
 
 std::string words(const dpne::extraction& r, ngram_table::id g) {

@@ -14,6 +14,7 @@
 #include <privet/mechanisms/detail/grid.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
 #include <support/errors.hpp>
 
 #include <boost/multiprecision/cpp_bin_float.hpp>
@@ -36,22 +37,7 @@ using privet::detail::uint128;
 using real300 = mp::number<mp::cpp_bin_float<300>>;
 
 // Counts the 64-bit words a sampler draws.
-class counting_generator {
- public:
-  using result_type = std::uint64_t;
-  explicit counting_generator(std::uint64_t seed) : inner_(seed) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() {
-    ++calls_;
-    return inner_();
-  }
-  [[nodiscard]] std::uint64_t calls() const { return calls_; }
-
- private:
-  privet::testing::seeded_release_generator inner_;
-  std::uint64_t calls_ = 0;
-};
+using counting_generator = privet::test::counting_release_generator;
 
 // The exact threshold T / 2^128 as a 300-bit real.
 real300 value(const ct_threshold& t) {

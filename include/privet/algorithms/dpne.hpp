@@ -461,6 +461,31 @@ std::pair<privacy_report, double> plan_within(const parameters& p, PlanAt&& plan
 }
 
 template <mechanism_noise_policy Noise>
+std::string method_text();
+
+/// The plan whose noise, sigmas_at(inflate) = (sigma*, sigma_1..T) at the
+/// least inflate = (1 + 1e-9)^i, spends at most p.epsilon with the delta
+/// share `half` for the noise and the thresholds each (spent(), by the
+/// accounting layer); NoiseType(sigma).guarantee() is a step's guarantee.
+template <class NoiseType, mechanism_noise_policy Noise, class SigmasAt>
+privacy_report plan_inflated(const parameters& p, double half, SigmasAt&& sigmas_at) {
+  using step_guarantee = typename NoiseType::guarantee_type;
+  double inflate = 1;
+  for (;;) {
+    auto [star, sigmas] = sigmas_at(inflate);
+    std::vector<step_guarantee> steps;
+    for (double s : sigmas) steps.push_back(NoiseType(s).guarantee());
+    const approx_dp used = spent(steps, half, half);
+    if (used.epsilon() <= p.epsilon) {
+      return privacy_report{
+          approx_dp(p.epsilon, p.delta), used, star, std::move(sigmas), method_text<Noise>(),
+          total_variation_of(steps)};
+    }
+    inflate *= 1 + 1e-9;
+  }
+}
+
+template <mechanism_noise_policy Noise>
 std::string method_text() {
   if constexpr (std::same_as<Noise, constant_time_noise>) {
     return "discrete Gaussian steps drawn by constant-time samplers: the exact steps composed in "
@@ -770,22 +795,8 @@ class extractor {
   // plan_within gives the noise and the thresholds each.
   static std::pair<privacy_report, double> plan(const parameters& p) {
     return detail::plan_within<Noise>(p, [&p](double half) {
-      double inflate = 1;
-      for (;;) {
-        auto [star, sigmas] = detail::schedule<Noise>(p, half, inflate);
-        std::vector<guarantee_type> steps;
-        for (double s : sigmas) steps.push_back(noise_type(s).guarantee());
-        const approx_dp spent = detail::spent(steps, half, half);
-        if (spent.epsilon() <= p.epsilon) {
-          return privacy_report{approx_dp(p.epsilon, p.delta),
-                                spent,
-                                star,
-                                std::move(sigmas),
-                                detail::method_text<Noise>(),
-                                detail::total_variation_of(steps)};
-        }
-        inflate *= 1 + 1e-9;
-      }
+      return detail::plan_inflated<noise_type, Noise>(
+          p, half, [&](double inflate) { return detail::schedule<Noise>(p, half, inflate); });
     });
   }
 
@@ -1030,23 +1041,10 @@ extraction dpsu_even(const corpus& text, const ngram_index& index, const paramet
   using noise_t = typename su_t::noise_type;
   const std::size_t T = p.max_length;
   const std::pair<privacy_report, double> planned = detail::plan_within<Noise>(p, [&](double h) {
-    double inflate = 1;
-    for (;;) {
+    return detail::plan_inflated<noise_t, Noise>(p, h, [&](double inflate) {
       const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, h)) * inflate;
-      std::vector<double> sigmas = spread_sigma(star, T, 1);
-      std::vector<typename su_t::guarantee_type> steps;
-      for (double s : sigmas) steps.push_back(noise_t(s).guarantee());
-      const approx_dp spent = detail::spent(steps, h, h);
-      if (spent.epsilon() <= p.epsilon) {
-        return privacy_report{approx_dp(p.epsilon, p.delta),
-                              spent,
-                              star,
-                              std::move(sigmas),
-                              detail::method_text<Noise>(),
-                              detail::total_variation_of(steps)};
-      }
-      inflate *= 1 + 1e-9;
-    }
+      return std::pair<double, std::vector<double>>{star, spread_sigma(star, T, 1)};
+    });
   });
   const privacy_report& plan = planned.first;
   const double half = planned.second;

@@ -77,6 +77,31 @@ namespace detail {
 /// to never depends on how many partitions the data has.
 inline constexpr double max_release_draws = 0x1p64;
 
+/// n + Z >= T with Z drawn from `sampler`: for the constant-time samplers
+/// every call draws and compares, n = 0 folded in without a branch; the
+/// exact samplers return false for n = 0 before drawing.
+template <bool ConstantTime, class Sampler, random_bit_source G>
+bool threshold_keep(std::uint64_t n, const Sampler& sampler, G& gen, std::int64_t threshold) {
+  if constexpr (ConstantTime) {
+    const bool above = static_cast<int128>(n) + sampler(gen) >= threshold;
+    return static_cast<bool>(static_cast<unsigned>(n != 0) & static_cast<unsigned>(above));
+  } else {
+    if (n == 0) return false;
+    return static_cast<int128>(n) + sampler(gen) >= threshold;
+  }
+}
+
+/// A sampler's total variation from its exact law: its bound for the
+/// constant-time samplers, 0 for the exact ones.
+template <class Sampler>
+double sampler_total_variation(const Sampler& sampler) noexcept {
+  if constexpr (requires { sampler.total_variation_bound(); }) {
+    return sampler.total_variation_bound();
+  } else {
+    return 0;
+  }
+}
+
 /// delta_share minus the delta that constant-time samplers of total
 /// variation tau per draw cost an eps-guarantee over max_release_draws
 /// draws, (1 + e^eps) 2^64 tau (a mechanism within total variation T of an
@@ -192,25 +217,14 @@ class laplace_partition_selection {
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    if constexpr (constant_time) {
-      // Every call draws and compares; n = 0 is folded in without a branch.
-      const bool above = static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
-      return static_cast<bool>(static_cast<unsigned>(n != 0) & static_cast<unsigned>(above));
-    } else {
-      if (n == 0) return false;
-      return static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
-    }
+    return detail::threshold_keep<constant_time>(n, sampler_, gen, threshold_);
   }
 
   /// The total variation of one draw from the exact discrete Laplace: 0 for
   /// secure_noise, the constant-time sampler's bound (below 2^-120)
   /// otherwise.
   [[nodiscard]] double sampler_total_variation() const noexcept {
-    if constexpr (constant_time) {
-      return sampler_.total_variation_bound();
-    } else {
-      return 0;
-    }
+    return detail::sampler_total_variation(sampler_);
   }
 
   /// P[n + Z >= T] from the closed form of the discrete Laplace tail.
@@ -349,24 +363,13 @@ class gaussian_partition_selection {
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    if constexpr (constant_time) {
-      // Every call draws and compares; n = 0 is folded in without a branch.
-      const bool above = static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
-      return static_cast<bool>(static_cast<unsigned>(n != 0) & static_cast<unsigned>(above));
-    } else {
-      if (n == 0) return false;
-      return static_cast<detail::int128>(n) + sampler_(gen) >= threshold_;
-    }
+    return detail::threshold_keep<constant_time>(n, sampler_, gen, threshold_);
   }
 
   /// The total variation of one draw from the exact discrete Gaussian: 0
   /// for secure_noise, the constant-time sampler's bound otherwise.
   [[nodiscard]] double sampler_total_variation() const noexcept {
-    if constexpr (constant_time) {
-      return sampler_.total_variation_bound();
-    } else {
-      return 0;
-    }
+    return detail::sampler_total_variation(sampler_);
   }
 
   /// P[n + Z >= T], with the discrete Gaussian's pmf summed numerically
