@@ -620,8 +620,8 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
             out.push_back(c);
             double next = 2 * static_cast<double>(step);
             const double per_point = mc / static_cast<double>(step);
-            if (per_point > 0) {
-              next = std::min(next, std::cbrt(budget / (per_point * h * h)));
+            if (per_point * h * h * next * next * next > budget) {
+              next = std::cbrt(budget / (per_point * h * h));
             }
             w = std::max<std::size_t>(1, static_cast<std::size_t>(next));
             a = c;
@@ -1220,37 +1220,52 @@ struct log_mgf_value {
   double upper, d1, d2;
 };
 
-/// One pass without an exponential per point: e^{t (l_i - l_ref)} is exact
-/// (one exp) at the start of each block of 64 points and a product by
-/// e^{-|t| h} inside it, so each term is within (200 + 2 |t| (l_last -
-/// l_first)) u of its value relative, the block sums within 64 u and their
-/// sum within (n / 64) u; `upper` adds that relative error to the log.
-/// Terms that underflow lose at most n * DBL_MIN, which is added too.
-/// The blocks of 64 points of a pmf's span [first, last] that hold a
-/// non-zero mass, counted from `last` down (from_top) or from `first` up:
-/// log_mgf's blocks for t >= 0 and t < 0. The rest add exactly 0 to its
-/// sums, so skipping them leaves every value as it is.
-struct mgf_blocks {
-  std::vector<std::uint32_t> from_top, from_bottom;  // for t >= 0 and t < 0
+/// A span's non-zero masses, for sums that skip the zeros: the blocks of
+/// `size` points that hold more than `size / 8` non-zeros (summed as
+/// blocks), and the steps of the non-zeros in the other blocks (summed one
+/// by one), each counted in steps from the span's top (from_top) or bottom.
+/// Blocks without mass add exactly 0 to any sum.
+struct sparse_blocks {
+  std::vector<std::uint32_t> blocks, singles;
 };
 
-inline std::vector<std::uint32_t> nonzero_blocks(const std::vector<double>& p, std::size_t first,
-                                                 std::size_t last, std::size_t size,
-                                                 bool from_top) {
-  std::vector<std::uint32_t> out;
+/// log_mgf's for t >= 0 (counted from the top) and t < 0.
+struct mgf_blocks {
+  sparse_blocks from_top, from_bottom;
+};
+
+inline sparse_blocks split_blocks(const std::vector<double>& p, std::size_t first, std::size_t last,
+                                  std::size_t size, bool from_top) {
+  sparse_blocks out;
   const std::size_t count = last - first + 1;
+  std::vector<std::uint32_t> here;
   for (std::size_t blk = 0; blk * size < count; ++blk) {
     const std::size_t end = std::min(count, (blk + 1) * size);
+    here.clear();
     for (std::size_t step = blk * size; step < end; ++step) {
       if (p[from_top ? last - step : first + step] != 0) {
-        out.push_back(static_cast<std::uint32_t>(blk));
-        break;
+        here.push_back(static_cast<std::uint32_t>(step));
       }
+    }
+    if (here.size() > size / 8) {
+      out.blocks.push_back(static_cast<std::uint32_t>(blk));
+    } else {
+      out.singles.insert(out.singles.end(), here.begin(), here.end());
     }
   }
   return out;
 }
 
+/// One pass without an exponential per point: e^{t (l_i - l_ref)} is exact
+/// (one exp) at the start of each block of 64 points and a product by
+/// e^{-|t| h} inside it, so each term is within (200 + 2 |t| (l_last -
+/// l_first)) u of its value relative, the block sums within 64 u and their
+/// sum within (n / 64) u; `upper` adds that relative error to the log.
+/// Terms that underflow lose at most n * DBL_MIN, which is added too. With
+/// `blocks` (a sparse pmf's, split_blocks) the blocks without mass are
+/// skipped and the non-zeros of the sparse ones are terms of their own,
+/// each by one exp (within (2 + |t| (l_last - l_first)) u) and counted
+/// among the outer sum's terms.
 inline log_mgf_value log_mgf(const pld_pmf& a, std::size_t first, std::size_t last, double t,
                              const mgf_blocks* blocks = nullptr) {
   const auto& p = a.probs();
@@ -1280,14 +1295,23 @@ inline log_mgf_value log_mgf(const pld_pmf& a, std::size_t first, std::size_t la
     }
     s0 += b0, s1 += b1, s2 += b2;
   };
+  double singles = 0;
   if (blocks != nullptr) {
-    for (const std::uint32_t blk : up ? blocks->from_top : blocks->from_bottom) one_block(blk);
+    const sparse_blocks& sb = up ? blocks->from_top : blocks->from_bottom;
+    for (const std::uint32_t blk : sb.blocks) one_block(blk);
+    for (const std::uint32_t step : sb.singles) {
+      const double d = -h * static_cast<double>(step);
+      const double w = p[up ? last - step : first + step] * std::exp(std::fabs(t) * d);
+      const double dd = up ? d : -d;
+      s0 += w, s1 += w * dd, s2 += w * dd * dd;
+    }
+    singles = static_cast<double>(sb.singles.size());
   } else {
     for (std::size_t blk = 0; blk * 64 < count; ++blk) one_block(blk);
   }
   const double span = a.loss(last) - a.loss(first);
   const double rel =
-      (270 + static_cast<double>(count) / 64 + 2 * std::fabs(t) * span) * unit_roundoff;
+      (270 + static_cast<double>(count) / 64 + singles + 2 * std::fabs(t) * span) * unit_roundoff;
   const double lower_bound_sum =
       s0 + static_cast<double>(count) * std::numeric_limits<double>::min();
   const double mean = s1 / s0;
@@ -1499,8 +1523,8 @@ struct runs_span {
   const pld_pmf* pmf;
   std::size_t first, last;
   double k;
-  mgf_blocks mgf;                       // log_mgf's non-zero blocks of 64
-  std::vector<std::uint32_t> blocks16;  // the non-zero blocks of 16 from first
+  mgf_blocks mgf;     // log_mgf's, blocks of 64
+  sparse_blocks dft;  // the direct DFTs', blocks of 16 from first
 };
 
 /// chernoff_edge for the sum of independent terms, term i summed k_i times:
@@ -1562,12 +1586,12 @@ inline constexpr double direct_dft_ulps = 12;
 /// within (4 + sqrt(2) 3 + sqrt(2)) u ||x||_1 < 10 u ||x||_1 (plus terms of
 /// order n u^2) of the exact one: direct_dft_ulps = 12, against about 40
 /// log2 n u for a transform's outputs. About 1 ns per point and frequency.
-/// With `blocks` (the blocks of 16 points holding a non-zero mass,
-/// ascending) the others are skipped: they add exactly 0 to every sum, so
-/// the outputs are the same.
+/// With `sparse` (split_blocks of x in blocks of 16) the blocks without
+/// mass are skipped and the sparse blocks' non-zeros are terms of their own
+/// in the cascade, each within its product's error: the same bound.
 inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
                        const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out,
-                       const std::vector<std::uint32_t>* blocks = nullptr) {
+                       const sparse_blocks* sparse = nullptr) {
   const std::size_t mask = fft.size() - 1;
   // Knuth's TwoSum, branch-free, into a running sum and its compensation.
   auto add = [](double& sum, double& comp, double v) {
@@ -1600,11 +1624,17 @@ inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
         add(si, ei, pi[0]);
       }
     };
-    if (blocks != nullptr) {
-      for (const std::uint32_t blk : *blocks) {
+    if (sparse != nullptr) {
+      for (const std::uint32_t blk : sparse->blocks) {
         const std::size_t l = std::size_t{blk} * 16;
         at = (l * j) & mask;
         span(l, std::min(len, l + 16));
+      }
+      for (const std::uint32_t l : sparse->singles) {
+        at = (l * j) & mask;
+        term(x[l], 0);
+        add(sr, er, pr[0]);
+        add(si, ei, pi[0]);
       }
     } else {
       span(0, len);
@@ -1623,13 +1653,14 @@ inline constexpr double direct_dft_blocked_ulps = 24;
 /// sqrt(2) gamma_2, Higham's Lemma 3.5) and the blocks added by the TwoSum
 /// cascade. With both twiddles' mu < 4 u, every output is within (4 +
 /// sqrt(2) 5 + 4 + 2.83 + 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one.
-/// With `blocks` (the blocks holding a non-zero mass, ascending) only those
-/// are summed, with the same outputs (the others add exactly 0): a sparse
-/// pmf costs its non-zero blocks.
+/// With `sparse` (split_blocks of x in blocks of 16) only the blocks with
+/// mass are summed, the sparse ones' non-zeros one by one (a product within
+/// u and a twiddle within mu each, inside the bound), so a sparse pmf costs
+/// its non-zeros.
 inline void direct_dft_blocked(const real_fft& fft, const double* x, std::size_t len,
                                const std::vector<std::size_t>& js,
                                std::vector<std::complex<double>>& out,
-                               const std::vector<std::uint32_t>* blocks = nullptr) {
+                               const sparse_blocks* sparse = nullptr) {
   constexpr std::size_t block = 16;
   const std::size_t mask = fft.size() - 1;
   auto pairwise = [](const double* p) {
@@ -1668,11 +1699,16 @@ inline void direct_dft_blocked(const real_fft& fft, const double* x, std::size_t
       add(si, ei, w.real() * yi + w.imag() * yr);
       at = (at + step) & mask;
     };
-    if (blocks != nullptr) {
-      for (const std::uint32_t blk : *blocks) {
+    if (sparse != nullptr) {
+      for (const std::uint32_t blk : sparse->blocks) {
         const std::size_t start = std::size_t{blk} * block;
         at = (blk * step) & mask;
         one_block(start < whole ? x + start : tail);
+      }
+      for (const std::uint32_t l : sparse->singles) {
+        const std::complex<double> w = fft.twiddle((l * j) & mask);
+        add(sr, er, x[l] * w.real());
+        add(si, ei, x[l] * w.imag());
       }
     } else {
       for (std::size_t start = 0; start < whole; start += block) one_block(x + start);
@@ -1741,10 +1777,10 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
     log_growth += std::max(0.0, kd * std::log(fa * (1 + 4 * unit_roundoff)));
     // The pmfs of DP-SGD steps are mostly zeros (discretize_continuous's
     // blocks in their tails): the sums below skip the blocks without mass.
-    mgf_blocks mb{nonzero_blocks(x, first, last - 1, 64, true),
-                  nonzero_blocks(x, first, last - 1, 64, false)};
+    mgf_blocks mb{split_blocks(x, first, last - 1, 64, true),
+                  split_blocks(x, first, last - 1, 64, false)};
     spans.push_back(
-        {&a, first, last - 1, kd, std::move(mb), nonzero_blocks(x, first, last - 1, 16, false)});
+        {&a, first, last - 1, kd, std::move(mb), split_blocks(x, first, last - 1, 16, false)});
     widest = std::max(widest, last - first);
   }
   const double n_terms = static_cast<double>(terms.size());
@@ -1870,10 +1906,11 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
     const std::size_t len = s.last - s.first + 1;
     const std::complex<double>* value = nullptr;
     factor t{};
-    const double points = 16 * static_cast<double>(s.blocks16.size());
+    const double points = 16 * static_cast<double>(s.dft.blocks.size()) +
+                          2 * static_cast<double>(s.dft.singles.size());
     if (static_cast<double>(live.size()) * points <= transform_cost) {
       at_live.resize(live.size());
-      direct_dft_blocked(fft, x.data() + s.first, len, live, at_live, &s.blocks16);
+      direct_dft_blocked(fft, x.data() + s.first, len, live, at_live, &s.dft);
       t = factor_of(i, direct_dft_blocked_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
       value = at_live.data();
       if (live.size() <= 1024 && kept_total + live.size() <= (std::size_t{1} << 22)) {
@@ -1947,7 +1984,7 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
           ulps = direct_dft_blocked_ulps;
         } else {
           direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct,
-                     &s.blocks16);
+                     &s.dft);
         }
         const factor t = factor_of(i, ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
         for (std::size_t r = 0; r < redo.size(); ++r) {
