@@ -620,8 +620,10 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
             out.push_back(c);
             double next = 2 * static_cast<double>(step);
             const double per_point = mc / static_cast<double>(step);
-            if (per_point * h * h * next * next * next > budget) {
-              next = std::cbrt(budget / (per_point * h * h));
+            // (No cube root where even width 2 would not fit: the bulk.)
+            const double cost = per_point * h * h;
+            if (cost * next * next * next > budget) {
+              next = 8 * cost > budget ? 1.0 : std::cbrt(budget / cost);
             }
             w = std::max<std::size_t>(1, static_cast<std::size_t>(next));
             a = c;
