@@ -27,7 +27,10 @@
 //   it; the true pair is then a post-processing of the discrete pair, which
 //   composition preserves (Zhu, Dong & Wang 2022, Theorem 10). Its error is of
 //   second order in h, so it reaches a given accuracy with a far coarser grid
-//   after many compositions (dp_accounting's default).
+//   after many compositions (dp_accounting's default). The Poisson-subsampled
+//   Gaussian's sparse tails go in blocks of grid points, each block's mass
+//   split the same way between its two edges: the same argument holds on any
+//   set of points (see discretize_continuous).
 // - truncation: P-mass above the upper truncation point goes to +infinity;
 //   P-mass below the lowest kept grid point is added to that point.
 // - floating point: every mass that privet computes as a difference of two
@@ -581,17 +584,23 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
   // mass is taken between consecutive edges. Rounding up uses every point.
   // Connect-the-dots uses every point between the splits and, from there
   // outwards, blocks that grow while their P-mass m and width w (in loss)
-  // keep m w^2 <= tail_block_budget: a DP-SGD step's loss has its bulk
-  // within a few hundred points of 0 and sparse tails of tens of thousands
-  // of points whose masses are tiny, which then cost a few dozen
-  // evaluations. A block's mass is split between its two edges as a bin's
-  // is (keeping its P- and Q-mass): the block's pair, whose likelihood ratio
-  // lies in [e^{l_a}, e^{l_b}], is a post-processing of that two-point pair
-  // whatever its width (Doroshenko et al. 2022 place the dots on any set of
-  // losses), so it stays pessimistic; its delta(eps) is the chord over the
-  // block of the finer grid's, hence never below it, and the excess is of
-  // second order, about m w^2 times the density of the rest of a
-  // composition's loss at the block.
+  // keep m w^2 <= budget (tail_block_budget for the subsampled Gaussian): a
+  // DP-SGD step's loss has its bulk within about a thousand points of 0 and
+  // sparse tails of tens of thousands of points whose masses are tiny,
+  // which then cost a few hundred evaluations (about 500 edges for the
+  // 22 k points of q = 0.0055, sigma = 1.15). A block's mass is split
+  // between its two edges as a bin's is (keeping its P- and Q-mass): the
+  // block's pair, whose likelihood ratio lies in [e^{l_a}, e^{l_b}], is a
+  // post-processing of that two-point pair whatever its width (Doroshenko
+  // et al. 2022 state connect-the-dots for any finite set of losses), so it
+  // stays pessimistic; its delta(eps) is the chord over the block of the
+  // finer grid's, hence never below it, and the excess is of second order,
+  // about m w^2 times the density of the rest of a composition's loss at
+  // the block. (Rounding a block's P-mass up to its top edge would be
+  // pessimistic too, since losses first-order stochastically larger give
+  // every composition a larger delta(eps) = E[(1 - e^{eps - S})_+], but its
+  // excess is of first order, about m w, so its blocks would be far
+  // narrower for the same change in epsilon.)
   std::vector<std::size_t> edges;
   edges.reserve(dots ? 1024 : n);
   if (!dots) {
