@@ -89,6 +89,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <optional>
 #include <span>
@@ -534,8 +535,11 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
   // that split. (Were rounding to make a tail non-monotone near 1/2, the
   // split would still be a point where both tails are accurate.)
   const std::size_t n = b.probs.size();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> pg(n, nan), pl(n, nan), qg, ql;
+  // The tails by grid index, left uninitialised: only the edges below are
+  // evaluated, read and touched (a sparse tail's pages are never faulted in).
+  auto uninit = [n] { return std::unique_ptr<double[]>(new double[n]); };
+  const auto pg = uninit(), pl = uninit();
+  std::unique_ptr<double[]> qg, ql;
   auto split = [&](auto&& gt_at) {
     std::size_t lo_j = 0, hi_j = n;
     while (lo_j < hi_j) {
@@ -552,8 +556,8 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
   std::size_t split_q = n;
   const bool dots = o.discretization == pld_discretization::connect_dots;
   if (dots) {
-    qg.assign(n, nan);
-    ql.assign(n, nan);
+    qg = uninit();
+    ql = uninit();
     split_q = split([&](double l) { return m.q_gt(l); });
   }
   // The tails at grid point j on the sides wanted there (at most once each).
@@ -653,8 +657,8 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
   // The mass between edges a < c from the pair of tails at its two ends on
   // the same side of the split (both are evaluated there: blocks never
   // straddle a split).
-  auto between = [&](const std::vector<double>& gt, const std::vector<double>& le, std::size_t at,
-                     std::size_t a, std::size_t c, double& err) {
+  auto between = [&](const std::unique_ptr<double[]>& gt, const std::unique_ptr<double[]>& le,
+                     std::size_t at, std::size_t a, std::size_t c, double& err) {
     if (a >= at) {
       err += tol * (gt[a] + gt[c]);
       return gt[a] - gt[c];
