@@ -1214,7 +1214,9 @@ TEST_CASE("DP-SGD PLDs with blocked tails are never below the dense grid's, and 
   // quarter of the points for DP-SGD's small q, all of them at budget 0.
   const std::vector<std::pair<double, double>> kinds{
       {0.001, 0.8}, {0.0055, 1.15}, {0.01, 1.5}, {0.01, 0.5}, {0.2, 0.8}};
-  for (const auto& [q, s] : kinds) {
+  for (const auto& kind : kinds) {
+    // (Not a structured binding: CAPTURE's lambda may not capture one in clang 14.)
+    const double q = kind.first, s = kind.second;
     CAPTURE(q);
     CAPTURE(s);
     const pld blocked = pld::subsampled_gaussian(q, s);
