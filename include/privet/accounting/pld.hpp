@@ -27,7 +27,10 @@
 //   it; the true pair is then a post-processing of the discrete pair, which
 //   composition preserves (Zhu, Dong & Wang 2022, Theorem 10). Its error is of
 //   second order in h, so it reaches a given accuracy with a far coarser grid
-//   after many compositions (dp_accounting's default).
+//   after many compositions (dp_accounting's default). The Poisson-subsampled
+//   Gaussian's sparse tails go in blocks of grid points, each block's mass
+//   split the same way between its two edges: the same argument holds on any
+//   set of points (see discretize_continuous).
 // - truncation: P-mass above the upper truncation point goes to +infinity;
 //   P-mass below the lowest kept grid point is added to that point.
 // - floating point: every mass that privet computes as a difference of two
@@ -87,6 +90,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <optional>
 #include <span>
@@ -126,6 +130,11 @@ inline constexpr double unit_roundoff = std::numeric_limits<double>::epsilon() /
 // loss they compose), in ulps of the tail's value; glibc's and Boost's erfc
 // are within a few ulps.
 inline constexpr double tail_error_ulps = 8;
+// discretize_continuous's blocks in a loss's sparse tails: P-mass times
+// squared width (in loss units) per block at most this. On the DP-SGD jobs
+// of bench/README.md (issue 34) it moves epsilon by at most 2.3e-7 relative
+// (1e-12 would move it by 1.6e-6) and leaves about 1/11 of their points.
+inline constexpr double tail_block_budget = 1e-14;
 // Per-stage relative error of KISS FFT in units of the unit roundoff:
 // Higham's eta = mu + gamma_4 (sqrt 2 + mu) is about 14 u for twiddles
 // accurate to ~8 u; twice that covers the radix-3/5 butterflies.
@@ -493,12 +502,28 @@ concept joint_tails = requires(const Model& m, double l) {
   { m.le_pair(l) } -> std::same_as<std::pair<double, double>>;
 };
 
+/// A loss model whose sparse tails discretize_continuous puts in blocks
+/// (Model::block_tails = true): the Poisson-subsampled Gaussian's, a DP-SGD
+/// step's. The other models keep every grid point (their PLDs are exact at
+/// grid points, as tests against dp_accounting's pmfs and exact deltas check).
+template <class Model>
+constexpr double default_tail_budget() {
+  if constexpr (requires { requires Model::block_tails; }) {
+    return tail_block_budget;
+  } else {
+    return 0.0;
+  }
+}
+
 /// Discretises a privacy loss given by its tails under P and Q: m.p_gt(l) =
 /// P(L > l), m.p_le(l) = P(L <= l), and likewise q_gt, q_le, each accurate to
 /// a few ulps of its own value. [lo, hi] holds all but the truncated tails:
 /// P-mass below lo is moved up, P-mass above hi goes to +infinity.
+/// `budget` bounds connect-the-dots' blocks in the tails (see below; 0
+/// keeps every grid point that carries mass).
 template <class Model>
-pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_options& o) {
+pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_options& o,
+                              double budget = default_tail_budget<Model>()) {
   const double h = o.value_discretization_interval;
   const std::int64_t ilo = floor_index(lo, h), ihi = ceil_index(hi, h);
   pmf_builder b(h, ilo, ihi);
@@ -511,8 +536,11 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
   // that split. (Were rounding to make a tail non-monotone near 1/2, the
   // split would still be a point where both tails are accurate.)
   const std::size_t n = b.probs.size();
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> pg(n, nan), pl(n, nan), qg, ql;
+  // The tails by grid index, left uninitialised: only the edges below are
+  // evaluated, read and touched (a sparse tail's pages are never faulted in).
+  auto uninit = [n] { return std::unique_ptr<double[]>(new double[n]); };
+  const auto pg = uninit(), pl = uninit();
+  std::unique_ptr<double[]> qg, ql;
   auto split = [&](auto&& gt_at) {
     std::size_t lo_j = 0, hi_j = n;
     while (lo_j < hi_j) {
@@ -525,71 +553,125 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
     }
     return lo_j;
   };
-  auto fill = [&](std::size_t at, std::vector<double>& gt, std::vector<double>& le, auto&& gt_of,
-                  auto&& le_of) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const double l = b.grid(ilo + static_cast<std::int64_t>(j));
-      if (j >= at || j + 1 == n) gt[j] = gt_of(l);
-      if (j <= at || j == 0) le[j] = le_of(l);
-    }
-  };
   const std::size_t split_p = split([&](double l) { return m.p_gt(l); });
   std::size_t split_q = n;
   const bool dots = o.discretization == pld_discretization::connect_dots;
   if (dots) {
-    qg.assign(n, nan);
-    ql.assign(n, nan);
+    qg = uninit();
+    ql = uninit();
     split_q = split([&](double l) { return m.q_gt(l); });
   }
-  bool filled = false;
-  if constexpr (joint_tails<Model>) {
-    // Where P's and Q's tails are wanted on the same side, one call gives
-    // both (the same values, from one inverse loss and one shared normal
-    // tail): a third fewer special functions per point.
-    if (dots) {
-      for (std::size_t j = 0; j < n; ++j) {
-        const double l = b.grid(ilo + static_cast<std::int64_t>(j));
-        bool want_pg = j >= split_p || j + 1 == n, want_pl = j <= split_p || j == 0;
-        bool want_qg = j >= split_q || j + 1 == n, want_ql = j <= split_q || j == 0;
-        if (want_pg && want_qg) {
-          std::tie(pg[j], qg[j]) = m.gt_pair(l);
-          want_pg = want_qg = false;
-        }
-        if (want_pl && want_ql) {
-          std::tie(pl[j], ql[j]) = m.le_pair(l);
-          want_pl = want_ql = false;
-        }
-        if (want_pg) pg[j] = m.p_gt(l);
-        if (want_pl) pl[j] = m.p_le(l);
-        if (want_qg) qg[j] = m.q_gt(l);
-        if (want_ql) ql[j] = m.q_le(l);
+  // The tails at grid point j on the sides wanted there (at most once each).
+  // Where P's and Q's are wanted on the same side, a model with joint_tails
+  // gives both from one call (the same values, from one inverse loss and one
+  // shared normal tail): a third fewer special functions per point.
+  auto eval = [&](std::size_t j) {
+    const double l = b.grid(ilo + static_cast<std::int64_t>(j));
+    bool want_pg = j >= split_p || j + 1 == n, want_pl = j <= split_p || j == 0;
+    bool want_qg = dots && (j >= split_q || j + 1 == n);
+    bool want_ql = dots && (j <= split_q || j == 0);
+    if constexpr (joint_tails<Model>) {
+      if (want_pg && want_qg) {
+        std::tie(pg[j], qg[j]) = m.gt_pair(l);
+        want_pg = want_qg = false;
       }
-      filled = true;
+      if (want_pl && want_ql) {
+        std::tie(pl[j], ql[j]) = m.le_pair(l);
+        want_pl = want_ql = false;
+      }
     }
+    if (want_pg) pg[j] = m.p_gt(l);
+    if (want_pl) pl[j] = m.p_le(l);
+    if (want_qg) qg[j] = m.q_gt(l);
+    if (want_ql) ql[j] = m.q_le(l);
+  };
+  // The edges: the grid points where the tails are evaluated, ascending; a
+  // mass is taken between consecutive edges. Rounding up uses every point.
+  // Connect-the-dots uses every point between the splits and, from there
+  // outwards, blocks that grow while their P-mass m and width w (in loss)
+  // keep m w^2 <= budget (tail_block_budget for the subsampled Gaussian): a
+  // DP-SGD step's loss has its bulk within about a thousand points of 0 and
+  // sparse tails of tens of thousands of points whose masses are tiny,
+  // which then cost a few hundred evaluations (about 500 edges for the
+  // 22 k points of q = 0.0055, sigma = 1.15). A block's mass is split
+  // between its two edges as a bin's is (keeping its P- and Q-mass): the
+  // block's pair, whose likelihood ratio lies in [e^{l_a}, e^{l_b}], is a
+  // post-processing of that two-point pair whatever its width (Doroshenko
+  // et al. 2022 state connect-the-dots for any finite set of losses), so it
+  // stays pessimistic; its delta(eps) is the chord over the block of the
+  // finer grid's, hence never below it, and the excess is of second order,
+  // about m w^2 times the density of the rest of a composition's loss at
+  // the block. (Rounding a block's P-mass up to its top edge would be
+  // pessimistic too, since losses first-order stochastically larger give
+  // every composition a larger delta(eps) = E[(1 - e^{eps - S})_+], but its
+  // excess is of first order, about m w, so its blocks would be far
+  // narrower for the same change in epsilon.)
+  std::vector<std::size_t> edges;
+  edges.reserve(dots ? 1024 : n);
+  if (!dots) {
+    for (std::size_t j = 0; j < n; ++j) {
+      eval(j);
+      edges.push_back(j);
+    }
+  } else {
+    const std::size_t mid_lo = std::min({split_p, split_q, n - 1});
+    const std::size_t mid_hi = std::min(std::max(split_p, split_q), n - 1);
+    // From `from` to `to` (either direction) by blocks; each block's P-mass
+    // from the tails on its side, the next width predicted from this one's
+    // mass per point (the tails thin out away from the bulk) and at most
+    // doubled, halved until the block fits (width 1 always does).
+    auto walk = [&](std::size_t from, std::size_t to, auto&& mass) {
+      std::vector<std::size_t> out;
+      std::size_t a = from, w = 1;
+      while (a != to) {
+        std::size_t step = std::min(w, a < to ? to - a : a - to);
+        for (;;) {
+          const std::size_t c = a < to ? a + step : a - step;
+          eval(c);
+          const double mc = std::max(0.0, mass(a, c));
+          const double width = static_cast<double>(step) * h;
+          if (step == 1 || mc * width * width <= budget) {
+            out.push_back(c);
+            double next = 2 * static_cast<double>(step);
+            const double per_point = mc / static_cast<double>(step);
+            // (No cube root where even width 2 would not fit: the bulk.)
+            const double cost = per_point * h * h;
+            if (cost * next * next * next > budget) {
+              next = 8 * cost > budget ? 1.0 : std::cbrt(budget / cost);
+            }
+            w = std::max<std::size_t>(1, static_cast<std::size_t>(next));
+            a = c;
+            break;
+          }
+          step /= 2;
+        }
+      }
+      return out;
+    };
+    for (std::size_t j = mid_lo; j <= mid_hi; ++j) eval(j);
+    auto down = walk(mid_lo, 0, [&](std::size_t a, std::size_t c) { return pl[a] - pl[c]; });
+    auto up = walk(mid_hi, n - 1, [&](std::size_t a, std::size_t c) { return pg[a] - pg[c]; });
+    edges.assign(down.rbegin(), down.rend());
+    for (std::size_t j = mid_lo; j <= mid_hi; ++j) edges.push_back(j);
+    edges.insert(edges.end(), up.begin(), up.end());
   }
-  if (!filled) {
-    fill(
-        split_p, pg, pl, [&](double l) { return m.p_gt(l); }, [&](double l) { return m.p_le(l); });
-    if (dots) {
-      fill(
-          split_q, qg, ql, [&](double l) { return m.q_gt(l); },
-          [&](double l) { return m.q_le(l); });
+  // The mass between edges a < c from the pair of tails at its two ends on
+  // the same side of the split (both are evaluated there: blocks never
+  // straddle a split).
+  auto between = [&](const std::unique_ptr<double[]>& gt, const std::unique_ptr<double[]>& le,
+                     std::size_t at, std::size_t a, std::size_t c, double& err) {
+    if (a >= at) {
+      err += tol * (gt[a] + gt[c]);
+      return gt[a] - gt[c];
     }
-  }
-  auto between = [&](const std::vector<double>& gt, const std::vector<double>& le, std::size_t at,
-                     std::size_t j, double& err) {
-    if (j >= at) {
-      err += tol * (gt[j] + gt[j + 1]);
-      return gt[j] - gt[j + 1];
-    }
-    err += tol * (le[j] + le[j + 1]);
-    return le[j + 1] - le[j];
+    err += tol * (le[a] + le[c]);
+    return le[c] - le[a];
   };
   b.add(ilo, pl[0]);
   b.allowance += tol * pl[0];
   if (o.discretization == pld_discretization::round_up) {
     for (std::size_t j = 0; j + 1 < n; ++j) {
-      b.probs[j + 1] += between(pg, pl, split_p, j, b.allowance);
+      b.probs[j + 1] += between(pg, pl, split_p, j, j + 1, b.allowance);
     }
     // The top point may lie above hi: the top bin keeps (l_{n-2}, hi] and
     // the mass above hi goes to +infinity.
@@ -598,39 +680,42 @@ pld_pmf discretize_continuous(const Model& m, double lo, double hi, const pld_op
     b.inf_mass = top;
     b.allowance += tol * (top + pg[n - 1]);
   } else {
-    // Mass in (l_i, l_{i+1}] is split into x at l_i and y at l_{i+1} with
-    // x + y = P-mass and x e^{-l_i} + y e^{-l_{i+1}} = Q-mass.
-    const double one_minus = -std::expm1(-h);
-    for (std::size_t j = 0; j + 1 < n; ++j) {
+    // Mass in (l_a, l_c] is split into x at l_a and y at l_c with
+    // x + y = P-mass and x e^{-l_a} + y e^{-l_c} = Q-mass.
+    const double one_minus_h = -std::expm1(-h);
+    for (std::size_t e = 0; e + 1 < edges.size(); ++e) {
+      const std::size_t j = edges[e], c = edges[e + 1];
       double err_p = 0, err_q = 0;
-      const double pm = between(pg, pl, split_p, j, err_p);
-      const double qm = between(qg, ql, split_q, j, err_q);
+      const double pm = between(pg, pl, split_p, j, c, err_p);
+      const double qm = between(qg, ql, split_q, j, c, err_q);
       const double li = b.grid(ilo + static_cast<std::int64_t>(j));
-      // The split needs e^{l_i} times the Q-mass. A tail below 1e-290 may
+      // The split needs e^{l_a} times the Q-mass. A tail below 1e-290 may
       // be subnormal or flushed to 0 (e.g. the Gaussian's Q-tail past l = 650
-      // at mu = 34) and is then trusted only to 1e-290 absolute, which e^{l_i}
-      // magnifies. Where that error is not negligible (l_i >= 600), where the
-      // Q-mass itself is that small, or where e^{l_i} overflows, the bin is
-      // rounded up instead: all of its P-mass goes to l_{i+1}, which only
+      // at mu = 34) and is then trusted only to 1e-290 absolute, which e^{l_a}
+      // magnifies. Where that error is not negligible (l_a >= 600), where the
+      // Q-mass itself is that small, or where e^{l_a} overflows, the bin is
+      // rounded up instead: all of its P-mass goes to l_c, which only
       // moves mass to a higher loss, so the result stays pessimistic at any
-      // loss. Elsewhere a tiny tail's 1e-290 costs e^{l_i} 1e-290 < 4e-29.
+      // loss. Elsewhere a tiny tail's 1e-290 costs e^{l_a} 1e-290 < 4e-29.
       const bool upper_tail = j >= split_q;
-      const double q_small = upper_tail ? qg[j + 1] : ql[j];
-      const double q_large = upper_tail ? qg[j] : ql[j + 1];
+      const double q_small = upper_tail ? qg[c] : ql[j];
+      const double q_large = upper_tail ? qg[j] : ql[c];
       if (li >= 700 || q_large < 1e-290 || (q_small < 1e-290 && li >= 600)) {
-        b.probs[j + 1] += pm;
+        b.probs[c] += pm;
         b.allowance += err_p;
         continue;
       }
       const double ea = std::exp(li);
       if (q_small < 1e-290) b.allowance += ea * 1e-290;
+      const double one_minus =
+          c == j + 1 ? one_minus_h : -std::expm1(-static_cast<double>(c - j) * h);
       const double upper = (pm - ea * qm) / one_minus;
-      b.probs[j + 1] += upper;
+      b.probs[c] += upper;
       b.probs[j] += pm - upper;
-      // An error e in the split moves mass e between l_i and l_{i+1}, which
+      // An error e in the split moves mass e between l_a and l_c, which
       // changes any delta, of this PLD or of a composition, by at most
-      // |e| (1 - e^{-h}); so the split costs err_p + e^{l_i} err_q, without
-      // the division, and the error of the mass itself err_p more.
+      // |e| (1 - e^{l_a - l_c}); so the split costs err_p + e^{l_a} err_q,
+      // without the division, and the error of the mass itself err_p more.
       b.allowance += 2 * err_p + ea * err_q;
     }
     // Above the top grid point: split between it and +infinity (all of it to
@@ -723,6 +808,7 @@ struct laplace_loss {
 /// Poisson-subsampled Gaussian, remove order: P = (1 - q) N(0, s^2) + q N(1, s^2),
 /// Q = N(0, s^2); L = log(1 - q + q e^{(2x - 1) / (2 s^2)}), increasing in x.
 struct subsampled_gaussian_remove_loss {
+  static constexpr bool block_tails = true;
   double q, s;
   [[nodiscard]] double loss(double x) const { return log1p_q_expm1(q, (2 * x - 1) / (2 * s * s)); }
   [[nodiscard]] double x_at(double l) const { return s * s * log1p_expm1_over_q(l, q) + 0.5; }
@@ -757,6 +843,7 @@ struct subsampled_gaussian_remove_loss {
 /// The add order: P = N(0, s^2), Q the mixture; L = -log(1 - q + q e^{(2x - 1)
 /// / (2 s^2)}), decreasing in x, below -log(1 - q).
 struct subsampled_gaussian_add_loss {
+  static constexpr bool block_tails = true;
   double q, s;
   [[nodiscard]] double loss(double x) const { return -log1p_q_expm1(q, (2 * x - 1) / (2 * s * s)); }
   [[nodiscard]] double x_at(double l) const { return s * s * log1p_expm1_over_q(-l, q) + 0.5; }
@@ -1149,13 +1236,54 @@ struct log_mgf_value {
   double upper, d1, d2;
 };
 
+/// A span's non-zero masses, for sums that skip the zeros: the blocks of
+/// `size` points that hold more than `size / 8` non-zeros (summed as
+/// blocks), and the steps of the non-zeros in the other blocks (summed one
+/// by one), each counted in steps from the span's top (from_top) or bottom.
+/// Blocks without mass add exactly 0 to any sum.
+struct sparse_blocks {
+  std::vector<std::uint32_t> blocks, singles;
+};
+
+/// log_mgf's for t >= 0 (counted from the top) and t < 0.
+struct mgf_blocks {
+  sparse_blocks from_top, from_bottom;
+};
+
+inline sparse_blocks split_blocks(const std::vector<double>& p, std::size_t first, std::size_t last,
+                                  std::size_t size, bool from_top) {
+  sparse_blocks out;
+  const std::size_t count = last - first + 1;
+  std::vector<std::uint32_t> here;
+  for (std::size_t blk = 0; blk * size < count; ++blk) {
+    const std::size_t end = std::min(count, (blk + 1) * size);
+    here.clear();
+    for (std::size_t step = blk * size; step < end; ++step) {
+      if (p[from_top ? last - step : first + step] != 0) {
+        here.push_back(static_cast<std::uint32_t>(step));
+      }
+    }
+    if (here.size() > size / 8) {
+      out.blocks.push_back(static_cast<std::uint32_t>(blk));
+    } else {
+      out.singles.insert(out.singles.end(), here.begin(), here.end());
+    }
+  }
+  return out;
+}
+
 /// One pass without an exponential per point: e^{t (l_i - l_ref)} is exact
 /// (one exp) at the start of each block of 64 points and a product by
 /// e^{-|t| h} inside it, so each term is within (200 + 2 |t| (l_last -
 /// l_first)) u of its value relative, the block sums within 64 u and their
 /// sum within (n / 64) u; `upper` adds that relative error to the log.
-/// Terms that underflow lose at most n * DBL_MIN, which is added too.
-inline log_mgf_value log_mgf(const pld_pmf& a, std::size_t first, std::size_t last, double t) {
+/// Terms that underflow lose at most n * DBL_MIN, which is added too. With
+/// `blocks` (a sparse pmf's, split_blocks) the blocks without mass are
+/// skipped and the non-zeros of the sparse ones are terms of their own,
+/// each by one exp (within (2 + |t| (l_last - l_first)) u) and counted
+/// among the outer sum's terms.
+inline log_mgf_value log_mgf(const pld_pmf& a, std::size_t first, std::size_t last, double t,
+                             const mgf_blocks* blocks = nullptr) {
   const auto& p = a.probs();
   const double h = a.interval();
   const bool up = t >= 0;
@@ -1163,28 +1291,43 @@ inline log_mgf_value log_mgf(const pld_pmf& a, std::size_t first, std::size_t la
   const double ref = a.loss(up ? last : first);
   const double rho = std::exp(-std::fabs(t) * h);
   double s0 = 0, s1 = 0, s2 = 0;
-  double v = 1;
-  double b0 = 0, b1 = 0, b2 = 0;
-  for (std::size_t step = 0; step < count; ++step) {
-    const std::size_t j = up ? last - step : first + step;
-    const double d = -h * static_cast<double>(step);  // l_j - ref, signed as t
-    if (step % 64 == 0) {
-      s0 += b0, s1 += b1, s2 += b2;
-      b0 = b1 = b2 = 0;
-      v = std::exp(std::fabs(t) * d);
-    } else {
-      v *= rho;
+  auto one_block = [&](std::size_t blk) {
+    double v = 1;
+    double b0 = 0, b1 = 0, b2 = 0;
+    const std::size_t end = std::min(count, (blk + 1) * 64);
+    for (std::size_t step = blk * 64; step < end; ++step) {
+      const std::size_t j = up ? last - step : first + step;
+      const double d = -h * static_cast<double>(step);  // l_j - ref, signed as t
+      if (step % 64 == 0) {
+        v = std::exp(std::fabs(t) * d);
+      } else {
+        v *= rho;
+      }
+      const double w = p[j] * v;
+      const double dd = up ? d : -d;
+      b0 += w;
+      b1 += w * dd;
+      b2 += w * dd * dd;
     }
-    const double w = p[j] * v;
-    const double dd = up ? d : -d;
-    b0 += w;
-    b1 += w * dd;
-    b2 += w * dd * dd;
+    s0 += b0, s1 += b1, s2 += b2;
+  };
+  double singles = 0;
+  if (blocks != nullptr) {
+    const sparse_blocks& sb = up ? blocks->from_top : blocks->from_bottom;
+    for (const std::uint32_t blk : sb.blocks) one_block(blk);
+    for (const std::uint32_t step : sb.singles) {
+      const double d = -h * static_cast<double>(step);
+      const double w = p[up ? last - step : first + step] * std::exp(std::fabs(t) * d);
+      const double dd = up ? d : -d;
+      s0 += w, s1 += w * dd, s2 += w * dd * dd;
+    }
+    singles = static_cast<double>(sb.singles.size());
+  } else {
+    for (std::size_t blk = 0; blk * 64 < count; ++blk) one_block(blk);
   }
-  s0 += b0, s1 += b1, s2 += b2;
   const double span = a.loss(last) - a.loss(first);
   const double rel =
-      (270 + static_cast<double>(count) / 64 + 2 * std::fabs(t) * span) * unit_roundoff;
+      (270 + static_cast<double>(count) / 64 + singles + 2 * std::fabs(t) * span) * unit_roundoff;
   const double lower_bound_sum =
       s0 + static_cast<double>(count) * std::numeric_limits<double>::min();
   const double mean = s1 / s0;
@@ -1396,6 +1539,8 @@ struct runs_span {
   const pld_pmf* pmf;
   std::size_t first, last;
   double k;
+  mgf_blocks mgf;     // log_mgf's, blocks of 64
+  sparse_blocks dft;  // the direct DFTs', blocks of 16 from first
 };
 
 /// chernoff_edge for the sum of independent terms, term i summed k_i times:
@@ -1404,13 +1549,13 @@ struct runs_span {
 /// sums in place of k K_i.
 inline double chernoff_edge(const std::vector<runs_span>& terms, double c, double side) {
   double var = 0;
-  for (const runs_span& s : terms) var += s.k * log_mgf(*s.pmf, s.first, s.last, 0).d2;
+  for (const runs_span& s : terms) var += s.k * log_mgf(*s.pmf, s.first, s.last, 0, &s.mgf).d2;
   double t = var > 0 ? std::sqrt(2 * c / var) : 1.0;
   double best = std::numeric_limits<double>::infinity();
   for (int it = 0; it < 14; ++it) {
     double upper = 0, magnitude = 0, d1 = 0, d2 = 0;
     for (const runs_span& s : terms) {
-      const log_mgf_value v = log_mgf(*s.pmf, s.first, s.last, side * t);
+      const log_mgf_value v = log_mgf(*s.pmf, s.first, s.last, side * t, &s.mgf);
       upper += s.k * v.upper;
       magnitude += std::fabs(s.k * v.upper);
       d1 += s.k * v.d1;
@@ -1457,8 +1602,12 @@ inline constexpr double direct_dft_ulps = 12;
 /// within (4 + sqrt(2) 3 + sqrt(2)) u ||x||_1 < 10 u ||x||_1 (plus terms of
 /// order n u^2) of the exact one: direct_dft_ulps = 12, against about 40
 /// log2 n u for a transform's outputs. About 1 ns per point and frequency.
+/// With `sparse` (split_blocks of x in blocks of 16) the blocks without
+/// mass are skipped and the sparse blocks' non-zeros are terms of their own
+/// in the cascade, each within its product's error: the same bound.
 inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
-                       const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out) {
+                       const std::vector<std::size_t>& js, std::vector<std::complex<double>>& out,
+                       const sparse_blocks* sparse = nullptr) {
   const std::size_t mask = fft.size() - 1;
   // Knuth's TwoSum, branch-free, into a running sum and its compensation.
   auto add = [](double& sum, double& comp, double v) {
@@ -1478,15 +1627,33 @@ inline void direct_dft(const real_fft& fft, const double* x, std::size_t len,
       pi[b] = v * w.imag();
       at = (at + j) & mask;
     };
-    for (std::size_t l = 0; l < whole; l += 4) {
-      for (std::size_t b = 0; b < 4; ++b) term(x[l + b], b);
-      add(sr, er, (pr[0] + pr[1]) + (pr[2] + pr[3]));
-      add(si, ei, (pi[0] + pi[1]) + (pi[2] + pi[3]));
-    }
-    for (std::size_t l = whole; l < len; ++l) {
-      term(x[l], 0);
-      add(sr, er, pr[0]);
-      add(si, ei, pi[0]);
+    // Points [l, stop): groups of four up to `whole`, then one by one.
+    auto span = [&](std::size_t l, std::size_t stop) {
+      for (; l < std::min(stop, whole); l += 4) {
+        for (std::size_t b = 0; b < 4; ++b) term(x[l + b], b);
+        add(sr, er, (pr[0] + pr[1]) + (pr[2] + pr[3]));
+        add(si, ei, (pi[0] + pi[1]) + (pi[2] + pi[3]));
+      }
+      for (; l < stop; ++l) {
+        term(x[l], 0);
+        add(sr, er, pr[0]);
+        add(si, ei, pi[0]);
+      }
+    };
+    if (sparse != nullptr) {
+      for (const std::uint32_t blk : sparse->blocks) {
+        const std::size_t l = std::size_t{blk} * 16;
+        at = (l * j) & mask;
+        span(l, std::min(len, l + 16));
+      }
+      for (const std::uint32_t l : sparse->singles) {
+        at = (l * j) & mask;
+        term(x[l], 0);
+        add(sr, er, pr[0]);
+        add(si, ei, pi[0]);
+      }
+    } else {
+      span(0, len);
     }
     out[r] = {sr + er, si + ei};
   }
@@ -1502,9 +1669,14 @@ inline constexpr double direct_dft_blocked_ulps = 24;
 /// sqrt(2) gamma_2, Higham's Lemma 3.5) and the blocks added by the TwoSum
 /// cascade. With both twiddles' mu < 4 u, every output is within (4 +
 /// sqrt(2) 5 + 4 + 2.83 + 2.83) u ||x||_1 < 21 u ||x||_1 of the exact one.
+/// With `sparse` (split_blocks of x in blocks of 16) only the blocks with
+/// mass are summed, the sparse ones' non-zeros one by one (a product within
+/// u and a twiddle within mu each, inside the bound), so a sparse pmf costs
+/// its non-zeros.
 inline void direct_dft_blocked(const real_fft& fft, const double* x, std::size_t len,
                                const std::vector<std::size_t>& js,
-                               std::vector<std::complex<double>>& out) {
+                               std::vector<std::complex<double>>& out,
+                               const sparse_blocks* sparse = nullptr) {
   constexpr std::size_t block = 16;
   const std::size_t mask = fft.size() - 1;
   auto pairwise = [](const double* p) {
@@ -1543,8 +1715,21 @@ inline void direct_dft_blocked(const real_fft& fft, const double* x, std::size_t
       add(si, ei, w.real() * yi + w.imag() * yr);
       at = (at + step) & mask;
     };
-    for (std::size_t start = 0; start < whole; start += block) one_block(x + start);
-    if (whole < len) one_block(tail);
+    if (sparse != nullptr) {
+      for (const std::uint32_t blk : sparse->blocks) {
+        const std::size_t start = std::size_t{blk} * block;
+        at = (blk * step) & mask;
+        one_block(start < whole ? x + start : tail);
+      }
+      for (const std::uint32_t l : sparse->singles) {
+        const std::complex<double> w = fft.twiddle((l * j) & mask);
+        add(sr, er, x[l] * w.real());
+        add(si, ei, x[l] * w.imag());
+      }
+    } else {
+      for (std::size_t start = 0; start < whole; start += block) one_block(x + start);
+      if (whole < len) one_block(tail);
+    }
     out[r] = {sr + er, si + ei};
   }
 }
@@ -1606,7 +1791,12 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
     log_finite += kd * std::log(fa);
     log_ratio += kd * std::log1p(ia / fa);
     log_growth += std::max(0.0, kd * std::log(fa * (1 + 4 * unit_roundoff)));
-    spans.push_back({&a, first, last - 1, kd});
+    // The pmfs of DP-SGD steps are mostly zeros (discretize_continuous's
+    // blocks in their tails): the sums below skip the blocks without mass.
+    mgf_blocks mb{split_blocks(x, first, last - 1, 64, true),
+                  split_blocks(x, first, last - 1, 64, false)};
+    spans.push_back(
+        {&a, first, last - 1, kd, std::move(mb), split_blocks(x, first, last - 1, 16, false)});
     widest = std::max(widest, last - first);
   }
   const double n_terms = static_cast<double>(terms.size());
@@ -1709,7 +1899,8 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
   std::vector<double> spread(terms.size());
   for (std::size_t i = 0; i < terms.size(); ++i) {
     order[i] = i;
-    spread[i] = spans[i].k * log_mgf(*spans[i].pmf, spans[i].first, spans[i].last, 0).d2;
+    const runs_span& s = spans[i];
+    spread[i] = s.k * log_mgf(*s.pmf, s.first, s.last, 0, &s.mgf).d2;
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return spread[a] > spread[b]; });
@@ -1731,9 +1922,11 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
     const std::size_t len = s.last - s.first + 1;
     const std::complex<double>* value = nullptr;
     factor t{};
-    if (static_cast<double>(live.size()) * static_cast<double>(len) <= transform_cost) {
+    const double points = 16 * static_cast<double>(s.dft.blocks.size()) +
+                          2 * static_cast<double>(s.dft.singles.size());
+    if (static_cast<double>(live.size()) * points <= transform_cost) {
       at_live.resize(live.size());
-      direct_dft_blocked(fft, x.data() + s.first, len, live, at_live);
+      direct_dft_blocked(fft, x.data() + s.first, len, live, at_live, &s.dft);
       t = factor_of(i, direct_dft_blocked_ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
       value = at_live.data();
       if (live.size() <= 1024 && kept_total + live.size() <= (std::size_t{1} << 22)) {
@@ -1806,7 +1999,8 @@ inline pld_pmf compose_runs(const std::vector<pmf_runs>& terms, double tau) {
           }
           ulps = direct_dft_blocked_ulps;
         } else {
-          direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct);
+          direct_dft(fft, s.pmf->probs().data() + s.first, s.last - s.first + 1, redo, direct,
+                     &s.dft);
         }
         const factor t = factor_of(i, ulps * unit_roundoff * fin[i] * (1 + 4 * unit_roundoff));
         for (std::size_t r = 0; r < redo.size(); ++r) {
