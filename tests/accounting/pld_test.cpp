@@ -682,6 +682,24 @@ TEST_CASE("the real FFT is within its componentwise round-off bound") {
   }
 }
 
+namespace {
+
+// sum_l x_l e^{-2 pi i j l / n} in long double: the reference the direct
+// DFTs are checked against.
+std::complex<long double> long_double_dft(const std::vector<double>& x, std::size_t len,
+                                          std::size_t n, std::size_t j) {
+  const long double two_pi = 6.283185307179586476925286766559L;
+  long double re = 0, im = 0;
+  for (std::size_t l = 0; l < len; ++l) {
+    const long double a = -two_pi * static_cast<long double>((j * l) % n) / n;
+    re += x[l] * std::cos(a);
+    im += x[l] * std::sin(a);
+  }
+  return {re, im};
+}
+
+}  // namespace
+
 TEST_CASE("the direct DFTs are within their error bounds") {
   // Reference: the DFT at each frequency summed in long double with
   // long-double twiddles; every output of direct_dft within direct_dft_ulps
@@ -705,14 +723,9 @@ TEST_CASE("the direct DFTs are within their error bounds") {
       std::vector<std::complex<double>> got(js.size()), blocked(js.size());
       privet::detail::direct_dft(fft, x.data(), len, js, got);
       privet::detail::direct_dft_blocked(fft, x.data(), len, js, blocked);
-      const long double two_pi = 6.283185307179586476925286766559L;
       for (std::size_t r = 0; r < js.size(); ++r) {
-        long double re = 0, im = 0;
-        for (std::size_t l = 0; l < len; ++l) {
-          const long double a = -two_pi * static_cast<long double>((js[r] * l) % n) / n;
-          re += x[l] * std::cos(a);
-          im += x[l] * std::sin(a);
-        }
+        const auto ref = long_double_dft(x, len, n, js[r]);
+        const long double re = ref.real(), im = ref.imag();
         CAPTURE(js[r]);
         CHECK(std::hypot(static_cast<double>(got[r].real() - re),
                          static_cast<double>(got[r].imag() - im)) <=
@@ -1429,14 +1442,9 @@ TEST_CASE("sums over a sparse pmf's non-zeros are within the dense sums' bounds"
   std::vector<std::complex<double>> got(js.size()), blocked(js.size());
   d::direct_dft(fft, x.data(), len, js, got, &sparse);
   d::direct_dft_blocked(fft, x.data(), len, js, blocked, &sparse);
-  const long double two_pi = 6.283185307179586476925286766559L;
   for (std::size_t r = 0; r < js.size(); ++r) {
-    long double re = 0, im = 0;
-    for (std::size_t l = 0; l < len; ++l) {
-      const long double a = -two_pi * static_cast<long double>((js[r] * l) % n) / n;
-      re += x[l] * std::cos(a);
-      im += x[l] * std::sin(a);
-    }
+    const auto ref = long_double_dft(x, len, n, js[r]);
+    const long double re = ref.real(), im = ref.imag();
     CAPTURE(js[r]);
     CHECK(std::hypot(static_cast<double>(got[r].real() - re),
                      static_cast<double>(got[r].imag() - im)) <= d::direct_dft_ulps * u * l1);

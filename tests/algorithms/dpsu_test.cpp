@@ -16,6 +16,7 @@
 #include <map>
 #include <numbers>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 namespace dpsu = privet::dpsu;
@@ -186,8 +187,15 @@ TEST_CASE("descent policies: updates within norm 1, towards the cutoff") {
   }
 }
 
-TEST_CASE("releases: shared items pass, items of one user do not") {
+TEST_CASE_TEMPLATE("releases: shared items pass, items of one user do not", Noise,
+                   privet::secure_noise, privet::constant_time_noise) {
   // 3000 users share item 0; user u also holds a private item 1000 + u.
+  // Fixed seed: each of the 3000 private items passes with probability
+  // below the threshold's delta (5e-8 for the Gaussian policies, 1e-7 for
+  // Laplace) and item 0 misses with probability below 1e-6 (alpha = 6 and
+  // 15 for the descent policies), so a correct build fails with probability
+  // below 2 (3000 5e-8) + 2 (3000 1e-7) + 4e-6, about 1e-3 per policy (the
+  // constant-time samplers add their distance, under 2^-100 a draw).
   std::vector<std::vector<int>> users(3000);
   for (int u = 0; u < 3000; ++u) users[static_cast<std::size_t>(u)] = {0, 1000 + u};
   privet::testing::seeded_release_generator gen(5);
@@ -200,22 +208,26 @@ TEST_CASE("releases: shared items pass, items of one user do not") {
     REQUIRE(r.items.size() == 1);
     CHECK(r.items[0] == 0);
   };
-  check(dpsu::set_union<>(p));
-  check(dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise>(p));
-  check(dpsu::set_union<dpsu::weighted_laplace>(p));
+  check(dpsu::set_union<dpsu::weighted_gaussian, Noise>(p));
+  if constexpr (std::is_same_v<Noise, privet::secure_noise>) {
+    check(dpsu::set_union<dpsu::weighted_gaussian, privet::simulation_only_noise>(p));
+  }
+  check(dpsu::set_union<dpsu::weighted_laplace, Noise>(p));
   // Item 0 stops at the cutoff Gamma = rho + alpha scale; alpha = 6 (15 for
   // the heavier Laplace tail) keeps its miss below 1e-6.
-  check(dpsu::set_union<dpsu::policy_gaussian>(p, dpsu::policy_gaussian{6}));
-  check(dpsu::set_union<dpsu::policy_laplace>(p, dpsu::policy_laplace{15}));
+  check(dpsu::set_union<dpsu::policy_gaussian, Noise>(p, dpsu::policy_gaussian{6}));
+  check(dpsu::set_union<dpsu::policy_laplace, Noise>(p, dpsu::policy_laplace{15}));
 }
 
-TEST_CASE("a seeded run repeats, whatever the number of threads") {
+TEST_CASE_TEMPLATE("a seeded run repeats, whatever the number of threads", Noise,
+                   privet::secure_noise, privet::constant_time_noise) {
   std::vector<std::vector<std::uint32_t>> users(5000);
   for (std::uint32_t u = 0; u < 5000; ++u)
     for (std::uint32_t j = 0; j < 30; ++j) users[u].push_back((u * 7 + j * j) % 400);
   auto run = [&](unsigned threads) {
     privet::testing::seeded_release_generator gen(11);
-    const dpsu::set_union<> su(dpsu::parameters{2, 1e-6, 20, threads});
+    const dpsu::set_union<dpsu::weighted_gaussian, Noise> su(
+        dpsu::parameters{2, 1e-6, 20, threads});
     return su(users, gen).items;
   };
   const auto one = run(1);
