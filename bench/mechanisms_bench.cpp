@@ -131,13 +131,14 @@ void selection(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// One keep() decision of a thresholding partition selection (eps 1, delta
-// 1e-6, 4 partitions per unit) at a count near its threshold.
+// One keep() decision of a partition selection (eps 1, delta 1e-6, 4
+// partitions per unit) at the least count kept at least half the time.
 template <class Policy>
 void partition_keep(benchmark::State& state) {
   auto gen = make_generator<privet::csprng>();
   const Policy p(privet::approx_dp(1.0, 1e-6), 4);
-  const auto n = static_cast<std::uint64_t>(p.threshold());
+  std::uint64_t n = 1;  // the least count kept at least half the time
+  while (p.keep_probability(n) < 0.5) ++n;
   for (auto _ : state) benchmark::DoNotOptimize(p.keep(n, gen));
   state.SetItemsProcessed(state.iterations());
 }
@@ -187,6 +188,10 @@ BENCHMARK(partition_keep<privet::gaussian_partition_selection<>>)
     ->Name("partition_selection/gaussian/secure");
 BENCHMARK(partition_keep<privet::gaussian_partition_selection<privet::constant_time_noise>>)
     ->Name("partition_selection/gaussian/constant_time");
+BENCHMARK(partition_keep<privet::optimal_partition_selection<>>)
+    ->Name("partition_selection/optimal/secure");
+BENCHMARK(partition_keep<privet::optimal_partition_selection<privet::constant_time_noise>>)
+    ->Name("partition_selection/optimal/constant_time");
 BENCHMARK(sparse_vector_query<privet::secure_noise>)->Name("above_threshold/secure");
 BENCHMARK(sparse_vector_query<privet::constant_time_noise>)->Name("above_threshold/constant_time");
 BENCHMARK(constant_time_laplace<privet::csprng>)

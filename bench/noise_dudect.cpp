@@ -276,12 +276,12 @@ void integer_mechanism(const std::string& name, const Mechanism& m, std::size_t 
 // outcome is returned without a branch (it is public, but a branch in the
 // timed region would be timed).
 template <class Policy>
-void selection(const std::string& name, const Policy& p, std::size_t n) {
-  const std::uint64_t inputs[2] = {0, static_cast<std::uint64_t>(p.threshold())};
+void selection(const std::string& name, const Policy& p, std::size_t n, std::uint64_t at) {
+  const std::uint64_t inputs[2] = {0, at};
   run(
       name, n, true, true,
       [&](int cls, counted_csprng& gen) { return static_cast<double>(p.keep(inputs[cls], gen)); },
-      {}, "dropped vs kept", false, "input n = 0 vs T");
+      {}, "dropped vs kept", false, "input n = 0 vs kept half the time");
 }
 
 // Queries of 0 and `high` (input split) on one instance whose threshold
@@ -363,14 +363,27 @@ int main(int argc, char** argv) {
           18.26),
       n);
   const privet::approx_dp target(1.0, 1e-6);
-  selection("control: laplace_partition_selection<> (D0 = 4)",
-            privet::laplace_partition_selection<>(target, 4), n);
-  selection("laplace_partition_selection<constant_time_noise>",
-            privet::laplace_partition_selection<privet::constant_time_noise>(target, 4), n);
-  selection("control: gaussian_partition_selection<> (D0 = 4)",
-            privet::gaussian_partition_selection<>(target, 4), n);
-  selection("gaussian_partition_selection<constant_time_noise>",
-            privet::gaussian_partition_selection<privet::constant_time_noise>(target, 4), n);
+  const auto thresholded = [&](const std::string& name, const auto& p) {
+    selection(name, p, n, static_cast<std::uint64_t>(p.threshold()));
+  };
+  thresholded("control: laplace_partition_selection<> (D0 = 4)",
+              privet::laplace_partition_selection<>(target, 4));
+  thresholded("laplace_partition_selection<constant_time_noise>",
+              privet::laplace_partition_selection<privet::constant_time_noise>(target, 4));
+  thresholded("control: gaussian_partition_selection<> (D0 = 4)",
+              privet::gaussian_partition_selection<>(target, 4));
+  thresholded("gaussian_partition_selection<constant_time_noise>",
+              privet::gaussian_partition_selection<privet::constant_time_noise>(target, 4));
+  // The optimal rule at its n with pi(n) nearest 1/2.
+  const auto optimal = [&](const std::string& name, const auto& p) {
+    std::uint64_t half = 1;
+    while (p.keep_probability(half) < 0.5) ++half;
+    selection(name, p, n, half);
+  };
+  optimal("control: optimal_partition_selection<> (D0 = 4)",
+          privet::optimal_partition_selection<>(target, 4));
+  optimal("optimal_partition_selection<constant_time_noise>",
+          privet::optimal_partition_selection<privet::constant_time_noise>(target, 4));
   sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1)", n, 1e6, 1e9,
                                       "answer 0 vs 10^6 (threshold 10^9)");
   sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e6, 1e9,

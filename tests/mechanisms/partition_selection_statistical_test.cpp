@@ -1,7 +1,7 @@
 // Keep rates of the partition-selection policies against keep_probability():
 // a two-cell chi-square test per (policy, n) at alpha = 1e-6, so each CHECK
-// of passes() fails a correct sampler with probability 1e-6 (about 3e-5 for
-// the whole file, 30 checks; the constant-time samplers' keep probabilities
+// of passes() fails a correct sampler with probability 1e-6 (about 4e-5 for
+// the whole file, 36 checks; the constant-time samplers' keep probabilities
 // are within 2^-100 of keep_probability(), far below what 20,000 draws see). Seeds are fixed, so a
 // given build always passes or always fails. The last test shows the same statistic rejects a wrong
 // probability.
@@ -47,9 +47,10 @@ std::uint64_t n_at(const Policy& p, double level) {
 
 TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
                    privet::laplace_partition_selection<>, privet::gaussian_partition_selection<>,
-                   privet::optimal_partition_selection,
+                   privet::optimal_partition_selection<>,
                    privet::laplace_partition_selection<privet::constant_time_noise>,
-                   privet::gaussian_partition_selection<privet::constant_time_noise>) {
+                   privet::gaussian_partition_selection<privet::constant_time_noise>,
+                   privet::optimal_partition_selection<privet::constant_time_noise>) {
   std::uint64_t seed = 500;
   for (std::uint64_t max_partitions : {1u, 4u}) {
     const Policy p(approx_dp(1.0, 1e-5), max_partitions);
@@ -69,7 +70,7 @@ TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
 TEST_CASE("a rare keep (probability 1e-3) has the right rate") {
   // eps = 2, delta = 1e-3, one partition: pi(1) = delta (1 - 2^-32) for the
   // optimal rule; 200,000 draws expect 200 keeps.
-  const privet::optimal_partition_selection p(approx_dp(2.0, 1e-3), 1);
+  const privet::optimal_partition_selection<> p(approx_dp(2.0, 1e-3), 1);
   privet::testing::seeded_release_generator gen(601);
   std::vector<std::uint64_t> counts(2);
   for (int i = 0; i < 200'000; ++i) ++counts[p.keep(1, gen) ? 1 : 0];
@@ -84,7 +85,7 @@ TEST_CASE("the chi-square test rejects a wrong keep probability") {
   // about 0.18 at that n, some 60 standard deviations), and against the true probability shifted by
   // 0.05 (about 14 standard deviations of the rate with 20,000 draws).
   const approx_dp target(1.0, 1e-5);
-  const privet::optimal_partition_selection opt(target, 1);
+  const privet::optimal_partition_selection<> opt(target, 1);
   const privet::laplace_partition_selection<> lap(target, 1);
   const std::uint64_t n = n_at(lap, 0.5);
   REQUIRE(opt.keep_probability(n) - lap.keep_probability(n) > 0.1);

@@ -23,7 +23,8 @@
 using privet::approx_dp;
 using gaussian_partition_selection = privet::gaussian_partition_selection<>;
 using laplace_partition_selection = privet::laplace_partition_selection<>;
-using privet::optimal_partition_selection;
+using optimal_partition_selection = privet::optimal_partition_selection<>;
+using ct_optimal_selection = privet::optimal_partition_selection<privet::constant_time_noise>;
 using ct_gaussian_selection = privet::gaussian_partition_selection<privet::constant_time_noise>;
 using ct_laplace_selection = privet::laplace_partition_selection<privet::constant_time_noise>;
 
@@ -69,7 +70,8 @@ bool dyadic_le(const privet::detail::dyadic& a, const privet::detail::dyadic& b)
 
 TEST_CASE_TEMPLATE("partition selection rejects invalid parameters with messages naming them",
                    Policy, laplace_partition_selection, gaussian_partition_selection,
-                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection) {
+                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection,
+                   ct_optimal_selection) {
   CHECK_THROWS_WITH_AS(Policy(approx_dp(0.0, 1e-6), 1),
                        "privet: target.epsilon = 0 is invalid; allowed: finite and > 0",
                        privet::invalid_parameter);
@@ -105,7 +107,8 @@ TEST_CASE_TEMPLATE("partition selection rejects invalid parameters with messages
 
 TEST_CASE_TEMPLATE("an empty partition is never kept, and n = 1 at most at the per-partition delta",
                    Policy, laplace_partition_selection, gaussian_partition_selection,
-                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection) {
+                   optimal_partition_selection, ct_laplace_selection, ct_gaussian_selection,
+                   ct_optimal_selection) {
   privet::testing::seeded_release_generator gen(11);
   for (const auto& s : settings) {
     const Policy p(approx_dp(s.epsilon, s.delta), s.max_partitions);
@@ -569,4 +572,68 @@ TEST_CASE("a constant-time keep draws the same number of CSPRNG words for every 
     hi = std::max(hi, w);
   }
   CHECK(lo < hi);
+}
+
+TEST_CASE("the constant-time coin's threshold is floor(p 2^128) for every double below 1") {
+  // Against the exact integer floor(p 2^128) = floor(m 2^(e + 128)) from
+  // the double's own significand and exponent (frexp), for subnormals,
+  // powers of two, values near 1 and a spread in between.
+  using boost::multiprecision::cpp_int;
+  std::vector<double> ps{0.0,
+                         std::numeric_limits<double>::denorm_min(),
+                         std::numeric_limits<double>::min(),
+                         0x1p-128,
+                         0x1p-129,
+                         0x1.8p-100,
+                         1e-30,
+                         0.1,
+                         0.5,
+                         0.75,
+                         std::nextafter(1.0, 0.0)};
+  std::uint64_t state = 42;
+  for (int i = 0; i < 200; ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    ps.push_back(static_cast<double>(state >> 11) * 0x1p-53 * std::ldexp(1.0, -(int(state % 90))));
+  }
+  for (double p : ps) {
+    CAPTURE(p);
+    int e = 0;
+    const double f = std::frexp(p, &e);  // p = f 2^e, f in [0.5, 1)
+    const cpp_int m(std::ldexp(f, 53));  // exact: 53 bits
+    const int shift = e - 53 + 128;
+    cpp_int want = 0;
+    if (p != 0) want = shift >= 0 ? cpp_int(m << shift) : cpp_int(m >> -shift);
+    const auto t = privet::detail::ct_threshold_below(p);
+    const cpp_int got = (cpp_int(t.hi) << 64) | cpp_int(t.lo);
+    CHECK(got == want);
+  }
+}
+
+TEST_CASE(
+    "the constant-time optimal selection: same table up to the coins' share, constant words") {
+  privet::test::counting_release_generator gen(7);
+  const approx_dp target(1.0, 1e-6);
+  const ct_optimal_selection ct(target, 2);
+  const optimal_partition_selection exact(target, 2);
+  CHECK(ct.guarantee() == target);
+  // The coins' share, (1 + e) 2^64 2^-128 = 2e-19, comes off delta first.
+  CHECK(ct.per_partition_delta() < exact.per_partition_delta());
+  CHECK(ct.per_partition_delta() > exact.per_partition_delta() * (1 - 1e-9));
+  CHECK(ct.table().size() == exact.table().size());
+  // Two words a decision, for every n (beyond the table too).
+  for (std::uint64_t n : {0u, 1u, 5u, 20u, 1000u, 4000000000u}) {
+    for (int i = 0; i < 20; ++i) {
+      const std::uint64_t before = gen.calls();
+      (void)ct.keep(n, gen);
+      CHECK(gen.calls() - before == 2);
+    }
+  }
+  // Certain beyond n*, never at 0.
+  bool any_zero = false, all_high = true;
+  for (int i = 0; i < 200; ++i) {
+    any_zero = any_zero || ct.keep(0, gen);
+    all_high = all_high && ct.keep(ct.certain_from() + 3, gen);
+  }
+  CHECK_FALSE(any_zero);
+  CHECK(all_high);
 }

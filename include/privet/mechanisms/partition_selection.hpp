@@ -51,11 +51,13 @@
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/detail/dyadic.hpp>
+#include <privet/mechanisms/detail/grid.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
 #include <privet/mechanisms/noise.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -547,7 +549,19 @@ class gaussian_partition_selection {
 /// 2 ln(eps / delta) D0 / eps, which covers eps / D0 down to about 1e-5);
 /// a budget that needs more, or whose table would stop below 1 - 2^-30,
 /// throws rather than silently keeping less.
+///
+/// With Noise = constant_time_noise, keep() reads the whole table (pi(n)
+/// selected by masks: no memory access depends on n; its cost is the
+/// table's length, n* + 1, typically tens to thousands of entries) and
+/// tosses a 128-bit comparison coin (two CSPRNG words, keep probability
+/// floor(pi(n) 2^128) / 2^128, within 2^-128 below pi(n)); the coins'
+/// distance over at most 2^64 partitions, (1 + e^eps) 2^64 2^-128, is taken
+/// from delta before the table is built, so the guarantee is still the
+/// target.
+template <mechanism_noise_policy Noise = secure_noise>
 class optimal_partition_selection {
+  static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
+
  public:
   /// Throws invalid_parameter naming target.epsilon, target.delta or
   /// max_partitions as laplace_partition_selection does.
@@ -555,7 +569,9 @@ class optimal_partition_selection {
       : target_(detail::validate_partition_target(target, max_partitions)),
         max_partitions_(max_partitions),
         per_partition_epsilon_(detail::share_down(target.epsilon(), max_partitions)),
-        per_partition_delta_(detail::share_down(target.delta(), max_partitions)) {
+        per_partition_delta_(detail::share_down(
+            detail::delta_after_sampler(target.delta(), target.epsilon(), coin_total_variation()),
+            max_partitions)) {
     build_table();
     // A table that stops near 1 only ran out of double resolution; one that
     // stops lower (at the size limit, or an eps / D0 near 2^-53) would keep
@@ -570,11 +586,35 @@ class optimal_partition_selection {
   }
 
   /// True with probability exactly keep_probability(n) (a double's binary
-  /// value, tossed with integer arithmetic). Never for n = 0.
+  /// value, tossed with integer arithmetic); with constant_time_noise, with
+  /// probability within 2^-128 below it, in constant time (see the class
+  /// comment). Never for n = 0.
   template <random_bit_source G>
   bool keep(std::uint64_t n, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    return bernoulli_double(gen, keep_probability(n));
+    if constexpr (constant_time) {
+      // pi(min(n, N)), every entry read.
+      const std::uint64_t last = table_.size() - 1;
+      const std::uint64_t index =
+          detail::ct_select(detail::ct_mask(detail::ct_lt(n, last)), n, last);
+      double p = 0;
+      for (std::uint64_t i = 0; i <= last; ++i) {
+        p = detail::ct_select_double(detail::ct_mask(detail::ct_is_zero(i ^ index)), table_[i], p);
+      }
+      // floor(p 2^128) is only defined below 1: p = 1 keeps for certain.
+      const std::uint64_t one =
+          detail::ct_is_zero(std::bit_cast<std::uint64_t>(p) ^ std::bit_cast<std::uint64_t>(1.0));
+      const double below_one = detail::ct_select_double(detail::ct_mask(one), 0.0, p);
+      return static_cast<bool>(detail::ct_coin(gen, detail::ct_threshold_below(below_one)) | one);
+    } else {
+      return bernoulli_double(gen, keep_probability(n));
+    }
+  }
+
+  /// The distance of one decision's law from keep_probability(n)'s: 2^-128
+  /// for constant_time_noise, 0 otherwise.
+  [[nodiscard]] static constexpr double coin_total_variation() noexcept {
+    return constant_time ? detail::ct_coin_error : 0.0;
   }
 
   /// pi(n): 0 for n = 0, pi(N) for n beyond the table (see table()).
@@ -588,7 +628,8 @@ class optimal_partition_selection {
   [[nodiscard]] std::uint64_t max_partitions() const noexcept { return max_partitions_; }
   /// eps / max_partitions, rounded down: each partition's epsilon.
   [[nodiscard]] double per_partition_epsilon() const noexcept { return per_partition_epsilon_; }
-  /// delta / max_partitions, rounded down: each partition's delta.
+  /// delta / max_partitions, rounded down: each partition's delta (with
+  /// constant-time noise, delta less the coins' share first).
   [[nodiscard]] double per_partition_delta() const noexcept { return per_partition_delta_; }
   /// n*, the least n kept for certain, or 0 when the table stops short of 1.
   [[nodiscard]] std::uint64_t certain_from() const noexcept {

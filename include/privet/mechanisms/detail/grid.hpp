@@ -197,6 +197,24 @@ inline ct_words ct_shl(ct_words v, int n) noexcept {
   return {ct_select(whole, lo, hi), ct_select(whole, 0, lo)};
 }
 
+/// floor(p 2^128) for a double p in [0, 1), without a branch on p: the
+/// threshold of a ct_coin whose probability is within 2^-128 below p
+/// (p = m 2^(e - 1075) exactly, so p 2^128 = m 2^(e - 947), m < 2^53: a
+/// left shift by at most 75 or a right shift, never both).
+inline ct_threshold ct_threshold_below(double p) noexcept {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(p);
+  const std::uint64_t exp_bits = bits >> 52;  // the sign bit is 0
+  const std::uint64_t normal = ct_mask(1 ^ ct_is_zero(exp_bits));
+  const std::uint64_t m =
+      (bits & ((std::uint64_t{1} << 52) - 1)) | (normal & (std::uint64_t{1} << 52));
+  const int s = static_cast<int>(ct_select(normal, exp_bits, 1)) - 947;  // in [-946, 75]
+  const int left = s & ~(s >> 31);                                       // max(s, 0)
+  const int r0 = -s & ~(-s >> 31);                                       // max(-s, 0)
+  const int right = r0 - ((r0 - 127) & ~((r0 - 127) >> 31));             // min(r0, 127)
+  const ct_words t = ct_shr(ct_shl(ct_words{0, m}, left), right);
+  return {t.hi, t.lo};
+}
+
 /// round_to_double without a branch: s rounded to the nearest double, ties
 /// to even, for |s| < 2^127.
 inline double ct_round_to_double(int128 s) noexcept {
