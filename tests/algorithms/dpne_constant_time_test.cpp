@@ -102,10 +102,7 @@ TEST_CASE("constant-time DPNE spends the exact steps' guarantee raised by (1 + e
 
 TEST_CASE("constant-time DPNE releases are valid, the phrases whole and nothing private") {
   text t = sample_text();
-  dpne::parameters p;
-  p.max_length = 6;
-  p.max_ngrams = 20;
-  p.eta = 0.05;
+  dpne::parameters p = privet::test::dpne_sample_parameters();
   privet::testing::seeded_release_generator gen(2);
   const auto r = dpne::extract<ct>(t.corpus, t.vocabulary, p, gen);
   REQUIRE(r.levels().size() == 6);
@@ -114,13 +111,7 @@ TEST_CASE("constant-time DPNE releases are valid, the phrases whole and nothing 
     const auto prev = r.released(k - 1);
     const std::set<ngram_table::id> in_prev(prev.begin(), prev.end());
     INFO("k = " << k);
-    for (auto g : r.released(k)) {
-      CHECK(r.grams().length(g) == k);
-      CHECK(in_prev.count(r.grams().prefix(g)) == 1);
-      const auto suffix = r.grams().suffix(g);
-      REQUIRE(suffix.has_value());
-      CHECK(in_prev.count(*suffix) == 1);
-    }
+    privet::test::check_released_in_candidates(r, k, in_prev);
   }
   std::set<std::string> all;
   for (std::size_t k = 1; k <= r.max_length(); ++k)

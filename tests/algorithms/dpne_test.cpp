@@ -114,10 +114,7 @@ TEST_CASE("sigma_k: equal and geometric schedules match an independent computati
 
 TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") {
   text t = sample_text();
-  dpne::parameters p;
-  p.max_length = 6;
-  p.max_ngrams = 20;
-  p.eta = 0.05;
+  dpne::parameters p = privet::test::dpne_sample_parameters();
   privet::testing::seeded_release_generator gen(2);
   const auto r = dpne::extract(t.corpus, t.vocabulary, p, gen);
   const auto& levels = r.levels();
@@ -161,13 +158,7 @@ TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") 
     CHECK(l.candidates_exact == brute);
     CHECK(l.candidates == static_cast<double>(brute));
     // Every released k-gram is in V_k: prefix and suffix in S_{k-1}.
-    for (auto g : r.released(k)) {
-      CHECK(r.grams().length(g) == k);
-      CHECK(in_prev.count(r.grams().prefix(g)) == 1);
-      const auto suffix = r.grams().suffix(g);
-      REQUIRE(suffix.has_value());
-      CHECK(in_prev.count(*suffix) == 1);
-    }
+    privet::test::check_released_in_candidates(r, k, in_prev);
     CHECK(l.released == r.released(k).size());
     CHECK(l.spurious_trials == l.candidates_exact - l.support);
   }

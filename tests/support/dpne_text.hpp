@@ -6,6 +6,10 @@
 
 #include <privet/algorithms/dpne.hpp>
 
+#include <doctest/doctest.h>
+
+#include <set>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,6 +47,29 @@ inline dpne_text dpne_sample_text() {
     t.user(s);
   }
   return t;
+}
+
+/// The sample's release settings: n-grams up to 6 words, at most 20 per
+/// length, eta = 0.05 (the other parameters dpne's defaults).
+inline dpne::parameters dpne_sample_parameters() {
+  dpne::parameters p;
+  p.max_length = 6;
+  p.max_ngrams = 20;
+  p.eta = 0.05;
+  return p;
+}
+
+/// Checks that every released k-gram of `r` is in V_k: of length k, with its
+/// prefix and suffix among `previous`, the released (k - 1)-grams.
+inline void check_released_in_candidates(const dpne::extraction& r, std::size_t k,
+                                         const std::set<ngram_table::id>& previous) {
+  for (auto g : r.released(k)) {
+    CHECK(r.grams().length(g) == k);
+    CHECK(previous.count(r.grams().prefix(g)) == 1);
+    const auto suffix = r.grams().suffix(g);
+    REQUIRE(suffix.has_value());
+    CHECK(previous.count(*suffix) == 1);
+  }
 }
 
 }  // namespace privet::test
