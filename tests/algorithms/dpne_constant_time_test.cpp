@@ -62,7 +62,7 @@ TEST_CASE("constant-time DPNE spends the exact steps' guarantee raised by (1 + e
   dpne::parameters p;
   p.max_length = 6;
   const dpne::extractor<ct> x(p);
-  const dpne::extractor<> exact(p);
+  const dpne::extractor<privet::secure_noise> exact(p);
   const auto& pr = x.privacy();
   REQUIRE(pr.sigmas.size() == 6);
   // The halves are (delta - share) / 2, the share tiny against delta.

@@ -42,11 +42,14 @@ static_assert(std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, ct>::guara
                              privet::within_tv<privet::zcdp>>);
 static_assert(std::is_same_v<dpsu::set_union<dpsu::policy_laplace, ct>::guarantee_type,
                              privet::within_tv<privet::pure_dp>>);
-static_assert(std::is_same_v<dpsu::set_union<>::guarantee_type, privet::zcdp>);
+static_assert(std::is_same_v<dpsu::set_union<>::guarantee_type, privet::within_tv<privet::zcdp>>);
+static_assert(std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise>::guarantee_type,
+                             privet::zcdp>);
 
 TEST_CASE("constant-time DPSU (Gaussian): the noise guarantee is the exact one within 2^64 tau") {
   const auto su = dpsu::set_union<dpsu::weighted_gaussian, ct>::with_noise(3.0, 1e-8, 40);
-  const auto exact = dpsu::set_union<>::with_noise(3.0, 1e-8, 40);
+  const auto exact =
+      dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise>::with_noise(3.0, 1e-8, 40);
   CHECK(su.noise().scale() == exact.noise().scale());
   CHECK(su.noise().scale_bits() == exact.noise().scale_bits());
   CHECK(su.threshold_units() == exact.threshold_units());
@@ -75,7 +78,8 @@ TEST_CASE("constant-time DPSU (Gaussian): the noise guarantee is the exact one w
 
 TEST_CASE("constant-time DPSU (Laplace): tau = 2 (B + 1) 2^-128 per item, 2^64 of them") {
   const auto su = dpsu::set_union<dpsu::weighted_laplace, ct>::with_noise(0.5, 1e-6, 50);
-  const auto exact = dpsu::set_union<dpsu::weighted_laplace>::with_noise(0.5, 1e-6, 50);
+  const auto exact =
+      dpsu::set_union<dpsu::weighted_laplace, privet::secure_noise>::with_noise(0.5, 1e-6, 50);
   CHECK(su.noise_guarantee().base() == exact.noise_guarantee());
   // t = 0.5 2^b in [2^20, 2^21): B = ceil(log2(89 t)) digits per geometric
   // (constant_time_noise.hpp), tau = 2 (B + 1) 2^-128.
@@ -97,7 +101,7 @@ TEST_CASE("constant-time DPSU calibrated: secure noise's scale, the target met w
     const dpsu::parameters p{point.first, point.second, 100, 1};
     INFO("eps = " << p.epsilon << ", delta = " << p.delta);
     const dpsu::set_union<dpsu::weighted_gaussian, ct> su(p);
-    const dpsu::set_union<> exact(p);
+    const dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise> exact(p);
     // The share is about 2 (1 + e^eps) 2^64 tau, tau about 2^-117: up to
     // 5e-4 of delta at eps = 8, delta = 1e-9, which moves sigma by about
     // 1e-5 relative (3e-9 at eps = 4, delta = 1e-7).
@@ -117,7 +121,7 @@ TEST_CASE("constant-time DPSU calibrated: secure noise's scale, the target met w
     CHECK(g == su.guarantee(su.threshold_delta()));
   }
   const dpsu::set_union<dpsu::policy_laplace, ct> lap(dpsu::parameters{2, 1e-6, 50, 1});
-  const dpsu::set_union<dpsu::policy_laplace> lap_exact(dpsu::parameters{2, 1e-6, 50, 1});
+  const dpsu::set_union<dpsu::policy_laplace, privet::secure_noise> lap_exact(dpsu::parameters{2, 1e-6, 50, 1});
   CHECK(lap.noise().scale() == lap_exact.noise().scale());
   CHECK(lap.guarantee().epsilon() <= 2);
   CHECK(lap.guarantee().delta() <= 1e-6);
@@ -191,7 +195,7 @@ TEST_CASE("constant-time DPSU draws the same CSPRNG words per item whatever its 
   CHECK(words(lap, alone, 5).first == words(lap, shared, 4).first);
   // The exact sampler's words vary with the draws: this check tells the two
   // apart, so a constant-time path that used it would fail above.
-  const dpsu::set_union<> exact(p);
+  const dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise> exact(p);
   std::set<std::uint64_t> seen;
   for (std::uint64_t seed : {1u, 2u, 3u}) seen.insert(words(exact, shared, seed).first);
   CHECK(seen.size() > 1);

@@ -230,7 +230,9 @@ TEST_CASE("constant-time noise: the same calibration, the sampler's distance per
   using ct_mechanism =
       privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>;
   const pv::parameters<> params;
-  const pv::histogram<> exact(params, 250);
+  const pv::histogram<pv::bound_per_actor,
+                      privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>>
+      exact(params, 250);
   const pv::histogram<pv::bound_per_actor, ct_mechanism> h(params, 250);
   static_assert(std::same_as<decltype(h)::budget_type, privet::zcdp>);
   static_assert(std::same_as<decltype(h)::guarantee_type, privet::within_tv<privet::zcdp>>);

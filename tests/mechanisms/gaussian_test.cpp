@@ -111,7 +111,7 @@ TEST_CASE("pipeline bound_contributions | count | Gaussian: per-user guarantee")
     for (int i = 0; i < 5; ++i) records.push_back({u, i});
   auto p = privet::bound_contributions<int, int>(2) | privet::count{} |
            gaussian_mechanism<>::from_guarantee(privet::zcdp(0.1), 2.0);
-  static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::zcdp>);
+  static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::within_tv<privet::zcdp>>);
   CHECK(p.guarantee(1).rho() <= 0.1);
   CHECK(p.guarantee(2).rho() == doctest::Approx(0.4).epsilon(1e-4));  // two users: 4x
   CHECK(std::fabs(p(records, gen) - 200.0) < 6 * 5.0);
@@ -152,7 +152,7 @@ TEST_CASE("Gaussian calibrated to an (epsilon, delta) target: the analytic Gauss
   // secure_noise in 1-D: the grid g = 2^-19 adds one step to the sensitivity
   // (2^19 + 1 steps for 2^19), so sigma is 1.9e-6 above the analytic one; the
   // discrete Gaussian's own bound costs below 1e-9 of that.
-  const auto sec = gaussian_mechanism<>::from_guarantee(target, 1);
+  const auto sec = gaussian_mechanism<double, privet::secure_noise>::from_guarantee(target, 1);
   CHECK(sec.sigma() >= analytic);
   CHECK(sec.sigma() <= analytic * (1 + 2.5e-6));
   CHECK(sec.approx_guarantee(1, 1e-5).epsilon() <= 1);
@@ -161,8 +161,12 @@ TEST_CASE("Gaussian calibrated to an (epsilon, delta) target: the analytic Gauss
   // The (eps, delta) map is tighter than the zCDP one converted by Bun & Steinke.
   CHECK(sec.approx_guarantee(1, 1e-5).epsilon() <
         privet::to_approx_dp_bun_steinke(sec.guarantee(1), 1e-5).epsilon());
-  // The zCDP pipeline type is unchanged.
-  static_assert(std::same_as<gaussian_mechanism<>::guarantee_type, privet::zcdp>);
+  // The zCDP pipeline type is unchanged (within_tv of it by default, with
+  // constant-time noise).
+  static_assert(std::same_as<gaussian_mechanism<double, privet::secure_noise>::guarantee_type,
+                             privet::zcdp>);
+  static_assert(
+      std::same_as<gaussian_mechanism<>::guarantee_type, privet::within_tv<privet::zcdp>>);
 }
 
 TEST_CASE("Gaussian calibrated to (epsilon, delta) never exceeds the target") {

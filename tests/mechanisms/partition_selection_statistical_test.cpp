@@ -46,8 +46,8 @@ std::uint64_t n_at(const Policy& p, double level) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
-                   privet::laplace_partition_selection<>, privet::gaussian_partition_selection<>,
-                   privet::optimal_partition_selection<>,
+                   privet::laplace_partition_selection<privet::secure_noise>, privet::gaussian_partition_selection<privet::secure_noise>,
+                   privet::optimal_partition_selection<privet::secure_noise>,
                    privet::laplace_partition_selection<privet::constant_time_noise>,
                    privet::gaussian_partition_selection<privet::constant_time_noise>,
                    privet::optimal_partition_selection<privet::constant_time_noise>) {
@@ -70,7 +70,7 @@ TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
 TEST_CASE("a rare keep (probability 1e-3) has the right rate") {
   // eps = 2, delta = 1e-3, one partition: pi(1) = delta (1 - 2^-32) for the
   // optimal rule; 200,000 draws expect 200 keeps.
-  const privet::optimal_partition_selection<> p(approx_dp(2.0, 1e-3), 1);
+  const privet::optimal_partition_selection<privet::secure_noise> p(approx_dp(2.0, 1e-3), 1);
   privet::testing::seeded_release_generator gen(601);
   std::vector<std::uint64_t> counts(2);
   for (int i = 0; i < 200'000; ++i) ++counts[p.keep(1, gen) ? 1 : 0];
@@ -85,8 +85,8 @@ TEST_CASE("the chi-square test rejects a wrong keep probability") {
   // about 0.18 at that n, some 60 standard deviations), and against the true probability shifted by
   // 0.05 (about 14 standard deviations of the rate with 20,000 draws).
   const approx_dp target(1.0, 1e-5);
-  const privet::optimal_partition_selection<> opt(target, 1);
-  const privet::laplace_partition_selection<> lap(target, 1);
+  const privet::optimal_partition_selection<privet::secure_noise> opt(target, 1);
+  const privet::laplace_partition_selection<privet::secure_noise> lap(target, 1);
   const std::uint64_t n = n_at(lap, 0.5);
   REQUIRE(opt.keep_probability(n) - lap.keep_probability(n) > 0.1);
   const auto counts = keep_counts(opt, n, 701);

@@ -21,9 +21,9 @@
 #include <vector>
 
 using privet::approx_dp;
-using gaussian_partition_selection = privet::gaussian_partition_selection<>;
-using laplace_partition_selection = privet::laplace_partition_selection<>;
-using optimal_partition_selection = privet::optimal_partition_selection<>;
+using gaussian_partition_selection = privet::gaussian_partition_selection<privet::secure_noise>;
+using laplace_partition_selection = privet::laplace_partition_selection<privet::secure_noise>;
+using optimal_partition_selection = privet::optimal_partition_selection<privet::secure_noise>;
 using ct_optimal_selection = privet::optimal_partition_selection<privet::constant_time_noise>;
 using ct_gaussian_selection = privet::gaussian_partition_selection<privet::constant_time_noise>;
 using ct_laplace_selection = privet::laplace_partition_selection<privet::constant_time_noise>;

@@ -127,7 +127,7 @@ TEST_CASE("constant-time AboveThreshold: the secure epsilon within (2^64 + 1) ta
   for (double eps : {0.1, 1.0, 4.0}) {
     for (double sens : {1.0, 0.37, 250.0}) {
       const privet::above_threshold<privet::constant_time_noise> ct(eps, sens, 0.0, gen);
-      const privet::above_threshold<> exact(eps, sens, 0.0, gen);
+      const privet::above_threshold<privet::secure_noise> exact(eps, sens, 0.0, gen);
       static_assert(std::is_same_v<decltype(ct.guarantee()), privet::within_tv<privet::pure_dp>>);
       CHECK(ct.guarantee().base() == exact.guarantee());
       CHECK(ct.guarantee().total_variation() > 0);

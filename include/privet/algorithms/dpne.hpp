@@ -511,7 +511,7 @@ std::string method_text() {
 /// samplers and rho_1 do not depend on the data. With constant_time_noise
 /// every noise draw on an item with a weight takes the same work, and the
 /// spent guarantee includes the samplers' total variation (file comment).
-template <mechanism_noise_policy Noise = secure_noise>
+template <mechanism_noise_policy Noise = constant_time_noise>
 class extractor {
  public:
   /// The Gaussian noise of levels 2..T (level 1's is DPSU's).
@@ -810,7 +810,7 @@ class extractor {
 /// DPNE on `text` in one call: extractor<Noise>(p)(text, vocabulary, gen).
 /// Throws invalid_parameter as parameters::validate does; a token that is
 /// not a word of the vocabulary ends its sentence (see corpus).
-template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = constant_time_noise, random_bit_source G>
 extraction extract(const corpus& text, const ngram_table& vocabulary, const parameters& p, G& gen) {
   return extractor<Noise>(p)(text, vocabulary, gen);
 }
@@ -1007,7 +1007,7 @@ inline void check_index(const corpus& text, const ngram_index& index, const para
 /// does, naming `index` for an index of another corpus (an O(tokens)
 /// check), `max_length` for a T above the index's, or `max_ngrams` when
 /// T Delta_0 exceeds 2^64 - 1.
-template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = constant_time_noise, random_bit_source G>
 extraction dpsu_all(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
   using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
@@ -1034,7 +1034,7 @@ extraction dpsu_all(const corpus& text, const ngram_index& index, const paramete
 /// detail::plan_within over T). Throws invalid_parameter as
 /// parameters::validate does, or naming `index` or `max_length` as dpsu_all
 /// does, or `delta` as extractor does.
-template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = constant_time_noise, random_bit_source G>
 extraction dpsu_even(const corpus& text, const ngram_index& index, const parameters& p, G& gen) {
   detail::check_index(text, index, p);
   using su_t = dpsu::set_union<dpsu::weighted_gaussian, Noise>;
@@ -1071,7 +1071,7 @@ extraction dpsu_even(const corpus& text, const ngram_index& index, const paramet
 /// DPSU-single: the whole (eps, delta) on the k-grams of one length. Throws
 /// invalid_parameter as dpsu_even does, or naming `length` unless it is in
 /// [1, max_length].
-template <mechanism_noise_policy Noise = secure_noise, random_bit_source G>
+template <mechanism_noise_policy Noise = constant_time_noise, random_bit_source G>
 extraction dpsu_single(const corpus& text, const ngram_index& index, const parameters& p,
                        std::size_t length, G& gen) {
   detail::check_index(text, index, p);

@@ -269,7 +269,7 @@ class aggregator {
 };
 
 /// One organisation: its data, its replica and its DP-SGD optimiser.
-template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = constant_time_noise>
 class worker {
  public:
   using model_type = Model;                        ///< the replicated model
@@ -498,7 +498,7 @@ template <ml::differentiable_model Model, mechanism_noise_policy Noise>
 }
 
 /// The workers of one federation and their aggregator, in one process.
-template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = constant_time_noise>
 class federation {
  public:
   using worker_type = worker<Model, Noise>;       ///< one organisation

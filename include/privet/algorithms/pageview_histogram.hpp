@@ -334,12 +334,12 @@ template <bounding_policy Bounding = bound_per_actor,
           count_mechanism Mechanism = discrete_gaussian_mechanism<std::int64_t>>
 class histogram {
  public:
-  /// The guarantee the mechanism's privacy map returns (zcdp by default;
-  /// within_tv<zcdp> with constant_time_noise).
+  /// The guarantee the mechanism's privacy map returns (within_tv<zcdp>
+  /// by default, constant-time noise; zcdp with secure_noise).
   using guarantee_type = typename Mechanism::guarantee_type;
-  /// What the parameters' budget is: the exact mechanism's guarantee (zcdp
-  /// by default, and also with constant_time_noise, whose distance to the
-  /// exact noise guarantee() adds).
+  /// What the parameters' budget is: the exact mechanism's guarantee, zcdp
+  /// (with constant_time_noise, the default, guarantee() adds the
+  /// samplers' distance to the exact noise).
   using budget_type = exact_guarantee_t<guarantee_type>;
 
   /// Calibrates the mechanism so one actor's day costs at most p.budget,

@@ -128,6 +128,20 @@ class within_tv {
   [[nodiscard]] const Base& base() const noexcept { return base_; }
   /// The distance tau to that mechanism's output law, for every input.
   [[nodiscard]] double total_variation() const noexcept { return tv_; }
+  /// The base's epsilon (within_tv<pure_dp>): the guarantee is this
+  /// epsilon and total_variation() together, as approx_dp's is its epsilon
+  /// and delta; to_approx_dp joins them.
+  [[nodiscard]] double epsilon() const noexcept
+    requires std::same_as<Base, pure_dp>
+  {
+    return base_.epsilon();
+  }
+  /// The base's rho (within_tv<zcdp>), with total_variation() beside it.
+  [[nodiscard]] double rho() const noexcept
+    requires std::same_as<Base, zcdp>
+  {
+    return base_.rho();
+  }
   /// Exact comparison of the parameters.
   friend bool operator==(const within_tv&, const within_tv&) = default;
 

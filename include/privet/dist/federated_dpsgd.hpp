@@ -158,7 +158,7 @@ inline std::string shape_text(const std::vector<std::uint64_t>& shape) {
 ///   from the constant-time Gaussian, its odometer recording each step's
 ///   total variation, as federated::federation does), or
 ///   simulation_only_noise by name.
-template <ml::differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
+template <ml::differentiable_model Model, mechanism_noise_policy Noise = constant_time_noise>
 class mpi_federation {
   static_assert(std::is_trivially_copyable_v<typename Model::real_type>,
                 "mpi_federation compares the ranks' initial models byte for byte, so the "

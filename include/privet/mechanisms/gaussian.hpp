@@ -150,7 +150,7 @@ inline double discrete_gaussian_log_delta_bound(double sigma, double steps, doub
 /// `m(x, gen)` (dimension 1), `m(xs, gen)` or `m(xs, gen, parallel_options)`;
 /// release generators must be secure_bit_source unless Noise is
 /// simulation_only_noise.
-template <real_number Real = double, mechanism_noise_policy Noise = secure_noise>
+template <real_number Real = double, mechanism_noise_policy Noise = constant_time_noise>
 class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real, Noise>, Real> {
  public:
   using value_type = Real;   ///< The type of inputs and outputs.

@@ -111,7 +111,7 @@ Int add_noise_for(Int value, std::int64_t noise) noexcept {
 
 /// Discrete Gaussian noise on integer values, rho-zCDP (within total
 /// variation tau of it with constant_time_noise).
-template <std::signed_integral Int = std::int64_t, grid_noise Noise = secure_noise>
+template <std::signed_integral Int = std::int64_t, grid_noise Noise = constant_time_noise>
 class discrete_gaussian_mechanism : public pipeline_step {
  public:
   using input_metric = l2_distance;  ///< Sensitivity is measured in L2.
@@ -206,7 +206,7 @@ class discrete_gaussian_mechanism : public pipeline_step {
 
 /// Discrete Laplace noise on integer values, eps-DP (within total variation
 /// tau of it with constant_time_noise).
-template <std::signed_integral Int = std::int64_t, grid_noise Noise = secure_noise>
+template <std::signed_integral Int = std::int64_t, grid_noise Noise = constant_time_noise>
 class discrete_laplace_mechanism : public pipeline_step {
  public:
   using input_metric = l1_distance;  ///< Sensitivity is measured in L1.

@@ -59,7 +59,7 @@ namespace privet {
 /// comment). Release with `m(x, gen)` (dimension 1), `m(xs, gen)` or
 /// `m(xs, gen, parallel_options)`; release generators must be
 /// secure_bit_source unless Noise is simulation_only_noise.
-template <real_number Real = double, mechanism_noise_policy Noise = secure_noise>
+template <real_number Real = double, mechanism_noise_policy Noise = constant_time_noise>
 class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, Noise>, Real> {
  public:
   using value_type = Real;   ///< The type of inputs and outputs.

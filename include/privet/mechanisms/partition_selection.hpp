@@ -193,7 +193,7 @@ inline bool sum_reaches_one(double x, double d) {
 /// the at most D0 such partitions appear with probability <= delta (union
 /// bound; the pure-DP part is unaffected by conditioning on their absence
 /// because their noise is independent). Together: (eps, delta)-DP.
-template <mechanism_noise_policy Noise = secure_noise>
+template <mechanism_noise_policy Noise = constant_time_noise>
 class laplace_partition_selection {
   static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
   using sampler_type = std::conditional_t<constant_time, constant_time_discrete_laplace,
@@ -338,7 +338,7 @@ class laplace_partition_selection {
 /// variation over at most 2^64 partitions is taken from the threshold's
 /// half of delta (detail::delta_after_sampler), so the guarantee is still
 /// the target.
-template <mechanism_noise_policy Noise = secure_noise>
+template <mechanism_noise_policy Noise = constant_time_noise>
 class gaussian_partition_selection {
   static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
   using sampler_type = std::conditional_t<constant_time, constant_time_discrete_gaussian,
@@ -558,7 +558,7 @@ class gaussian_partition_selection {
 /// distance over at most 2^64 partitions, (1 + e^eps) 2^64 2^-128, is taken
 /// from delta before the table is built, so the guarantee is still the
 /// target.
-template <mechanism_noise_policy Noise = secure_noise>
+template <mechanism_noise_policy Noise = constant_time_noise>
 class optimal_partition_selection {
   static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
 

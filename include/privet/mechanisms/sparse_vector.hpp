@@ -62,7 +62,7 @@ namespace privet {
 /// until the first noisy answer at or above the noisy threshold, then
 /// halts. pure_dp as in the file comment; within_tv<pure_dp> with
 /// Noise = constant_time_noise.
-template <mechanism_noise_policy Noise = secure_noise>
+template <mechanism_noise_policy Noise = constant_time_noise>
 class above_threshold {
   static constexpr bool constant_time = std::same_as<Noise, constant_time_noise>;
   using sampler_type = std::conditional_t<constant_time, constant_time_discrete_laplace,

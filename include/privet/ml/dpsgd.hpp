@@ -7,7 +7,7 @@
 // gradient to L2 norm <= C; sum (models with `clipped_gradient_sum` do these
 // three at once from their gradients' factors, see ml/clipping.hpp); add
 // Gaussian noise of standard deviation sigma = z C to every coordinate
-// (`gaussian_mechanism`, release-grade `secure_noise` by default); divide by
+// (`gaussian_mechanism`, constant-time `constant_time_noise` by default); divide by
 // the batch size b; take an SGD step.
 // An optional weight decay (lambda w) is data-independent and is applied
 // outside the clipping.
@@ -310,7 +310,7 @@ inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) n
 ///
 /// @tparam Model a differentiable_model (its batch_type is the data).
 /// @tparam Noise secure_noise, constant_time_noise or simulation_only_noise.
-template <differentiable_model Model, mechanism_noise_policy Noise = secure_noise>
+template <differentiable_model Model, mechanism_noise_policy Noise = constant_time_noise>
 class dpsgd {
  public:
   using model_type = Model;                                  ///< The model trained.
