@@ -443,8 +443,7 @@ void bind_guarantees(py::module_& m) {
 using laplace_t = privet::laplace_mechanism<double, privet::secure_noise>;
 using gaussian_t = privet::gaussian_mechanism<double, privet::secure_noise>;
 using discrete_laplace_t = privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>;
-using discrete_gaussian_t =
-    privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>;
+using discrete_gaussian_t = privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>;
 
 // The stored sensitivity unless another is asked for.
 double sensitivity_or(std::optional<double> asked, double stored) {

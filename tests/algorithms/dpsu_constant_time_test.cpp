@@ -43,8 +43,9 @@ static_assert(std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, ct>::guara
 static_assert(std::is_same_v<dpsu::set_union<dpsu::policy_laplace, ct>::guarantee_type,
                              privet::within_tv<privet::pure_dp>>);
 static_assert(std::is_same_v<dpsu::set_union<>::guarantee_type, privet::within_tv<privet::zcdp>>);
-static_assert(std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise>::guarantee_type,
-                             privet::zcdp>);
+static_assert(
+    std::is_same_v<dpsu::set_union<dpsu::weighted_gaussian, privet::secure_noise>::guarantee_type,
+                   privet::zcdp>);
 
 TEST_CASE("constant-time DPSU (Gaussian): the noise guarantee is the exact one within 2^64 tau") {
   const auto su = dpsu::set_union<dpsu::weighted_gaussian, ct>::with_noise(3.0, 1e-8, 40);
@@ -121,7 +122,8 @@ TEST_CASE("constant-time DPSU calibrated: secure noise's scale, the target met w
     CHECK(g == su.guarantee(su.threshold_delta()));
   }
   const dpsu::set_union<dpsu::policy_laplace, ct> lap(dpsu::parameters{2, 1e-6, 50, 1});
-  const dpsu::set_union<dpsu::policy_laplace, privet::secure_noise> lap_exact(dpsu::parameters{2, 1e-6, 50, 1});
+  const dpsu::set_union<dpsu::policy_laplace, privet::secure_noise> lap_exact(
+      dpsu::parameters{2, 1e-6, 50, 1});
   CHECK(lap.noise().scale() == lap_exact.noise().scale());
   CHECK(lap.guarantee().epsilon() <= 2);
   CHECK(lap.guarantee().delta() <= 1e-6);

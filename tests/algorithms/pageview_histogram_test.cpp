@@ -388,7 +388,9 @@ TEST_CASE("the parameter grid equals the releases it stands for") {
   const std::vector<privet::keyed_streams> secrets{privet::testing::seeded_keyed_streams(1),
                                                    privet::testing::seeded_keyed_streams(2)};
   privet::utility_requirements req;
-  req.max_median_relative_error = 0.02;
+  // Between the grid's median errors at these secrets (0.013 to 0.018), so
+  // some points meet it and some do not.
+  req.max_median_relative_error = 0.015;
   const auto grid =
       pv::tune_parameters(day, pub, base, 4, {8, 3, 5}, {60, 5, 20, 20}, secrets, req);
   REQUIRE(grid.ks == std::vector<std::uint64_t>{3, 5, 8});

@@ -547,8 +547,9 @@ TEST_CASE("ranks that disagree on any set-up value name it; communicator misuse 
     CHECK_THROWS_WITH_AS(mpi_federation<dense_lr>(comm, last ? other_shape : initial, members(),
                                                   {.learning_rate = 0.5, .rounds = 2}),
                          message("model shape", "4, 0", "3, 1").c_str(), privet::invalid_parameter);
-    // Issue 33: simulation noise on the last rank, secure noise elsewhere
-    // (a guarantee of secure noise is not one of the other).
+    // Issue 33: simulation noise on the last rank, the default
+    // (constant-time) noise elsewhere (a guarantee of one is not one of the
+    // other).
     const federation_options fo{.learning_rate = 0.5, .rounds = 2};
     const auto noise_mix = [&] {
       if (last) {
@@ -561,7 +562,7 @@ TEST_CASE("ranks that disagree on any set-up value name it; communicator misuse 
       }
     };
     CHECK_THROWS_WITH_AS(noise_mix(),
-                         message("Noise", "simulation_only_noise", "secure_noise").c_str(),
+                         message("Noise", "simulation_only_noise", "constant_time_noise").c_str(),
                          privet::invalid_parameter);
     // Issue 33: float parameters on the last rank, double elsewhere.
     using float_lr = privet::ml::logistic_regression<float, dense_batch<float>>;

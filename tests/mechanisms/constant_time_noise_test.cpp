@@ -40,7 +40,8 @@ using ct = privet::constant_time_noise;
 
 TEST_CASE("constant-time Laplace: the secure calibration, qualified by the sampler's distance") {
   const auto m = privet::laplace_mechanism<double, ct>::from_guarantee(privet::pure_dp(1), 1, 3);
-  const auto exact = privet::laplace_mechanism<double, privet::secure_noise>::from_guarantee(privet::pure_dp(1), 1, 3);
+  const auto exact = privet::laplace_mechanism<double, privet::secure_noise>::from_guarantee(
+      privet::pure_dp(1), 1, 3);
   static_assert(std::is_same_v<decltype(m)::guarantee_type, privet::within_tv<privet::pure_dp>>);
   CHECK(m.scale() == exact.scale());
   CHECK(m.granularity() == exact.granularity());
@@ -87,7 +88,8 @@ TEST_CASE("constant-time Laplace releases the sampler's draws on the grid, same 
 
 TEST_CASE("constant-time Gaussian: zCDP within the sampler's distance, delta kept as asked") {
   const auto m = privet::gaussian_mechanism<double, ct>::from_guarantee(privet::zcdp(0.5), 1);
-  const auto exact = privet::gaussian_mechanism<double, privet::secure_noise>::from_guarantee(privet::zcdp(0.5), 1);
+  const auto exact = privet::gaussian_mechanism<double, privet::secure_noise>::from_guarantee(
+      privet::zcdp(0.5), 1);
   static_assert(std::is_same_v<decltype(m)::guarantee_type, privet::within_tv<privet::zcdp>>);
   CHECK(m.sigma() == exact.sigma());
   const auto g = m.guarantee(1);
@@ -112,7 +114,8 @@ TEST_CASE("constant-time Gaussian calibrated to (eps, delta) meets it at delta")
   for (std::size_t dim : {std::size_t{1}, std::size_t{10}}) {
     const privet::approx_dp target(1, 1e-6);
     const auto m = privet::gaussian_mechanism<double, ct>::from_guarantee(target, 1, dim);
-    const auto exact = privet::gaussian_mechanism<double, privet::secure_noise>::from_guarantee(target, 1, dim);
+    const auto exact =
+        privet::gaussian_mechanism<double, privet::secure_noise>::from_guarantee(target, 1, dim);
     CAPTURE(dim);
     CHECK(m.approx_guarantee(1, 1e-6).epsilon() <= 1);
     CHECK(m.approx_guarantee(1, 1e-6).delta() == 1e-6);
@@ -149,13 +152,16 @@ TEST_CASE(
   static_assert(std::is_same_v<dg::guarantee_type, privet::within_tv<privet::zcdp>>);
   const auto lap = dl::from_guarantee(privet::pure_dp(0.5), 1);
   const auto lap_exact =
-      privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>::from_guarantee(privet::pure_dp(0.5), 1);
+      privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>::from_guarantee(
+          privet::pure_dp(0.5), 1);
   CHECK(lap.guarantee(1).base() == lap_exact.guarantee(1));
   CHECK(lap.guarantee(1).total_variation() ==
         privet::constant_time_discrete_laplace(lap.distribution()).total_variation_bound());
   const auto gau = dg::from_sigma2(1000, 3);
-  CHECK(gau.guarantee(2).base() ==
-        privet::discrete_gaussian_mechanism<std::int32_t, privet::secure_noise>::from_sigma2(1000, 3).guarantee(2));
+  CHECK(
+      gau.guarantee(2).base() ==
+      privet::discrete_gaussian_mechanism<std::int32_t, privet::secure_noise>::from_sigma2(1000, 3)
+          .guarantee(2));
   CHECK(gau.sampler_total_variation() > 0);
   // Saturation is unchanged: the noisy value never wraps.
   privet::testing::seeded_release_generator gen(14);

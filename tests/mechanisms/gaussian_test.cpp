@@ -163,8 +163,8 @@ TEST_CASE("Gaussian calibrated to an (epsilon, delta) target: the analytic Gauss
         privet::to_approx_dp_bun_steinke(sec.guarantee(1), 1e-5).epsilon());
   // The zCDP pipeline type is unchanged (within_tv of it by default, with
   // constant-time noise).
-  static_assert(std::same_as<gaussian_mechanism<double, privet::secure_noise>::guarantee_type,
-                             privet::zcdp>);
+  static_assert(
+      std::same_as<gaussian_mechanism<double, privet::secure_noise>::guarantee_type, privet::zcdp>);
   static_assert(
       std::same_as<gaussian_mechanism<>::guarantee_type, privet::within_tv<privet::zcdp>>);
 }

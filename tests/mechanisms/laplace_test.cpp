@@ -88,8 +88,7 @@ TEST_CASE("pipeline clamp | bounded_sum | Laplace reports the composed guarantee
   privet::testing::seeded_release_generator gen(4);
   auto p = privet::clamp(0.0, 5.0) | privet::bounded_sum(0.0, 5.0, 1000) |
            laplace_mechanism<>::from_guarantee(privet::pure_dp(0.5), 5.0);
-  static_assert(
-      std::same_as<privet::guarantee_t<decltype(p)>, privet::within_tv<privet::pure_dp>>);
+  static_assert(std::same_as<privet::guarantee_t<decltype(p)>, privet::within_tv<privet::pure_dp>>);
   // bounded_sum's stability is 5 plus its rounding margin (< 1e-12 here),
   // which the mechanism's grid rounding absorbs or adds a hair to.
   CHECK(p.guarantee(1).epsilon() >= 0.5);

@@ -46,7 +46,8 @@ std::uint64_t n_at(const Policy& p, double level) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("empirical keep rates match keep_probability", Policy,
-                   privet::laplace_partition_selection<privet::secure_noise>, privet::gaussian_partition_selection<privet::secure_noise>,
+                   privet::laplace_partition_selection<privet::secure_noise>,
+                   privet::gaussian_partition_selection<privet::secure_noise>,
                    privet::optimal_partition_selection<privet::secure_noise>,
                    privet::laplace_partition_selection<privet::constant_time_noise>,
                    privet::gaussian_partition_selection<privet::constant_time_noise>,

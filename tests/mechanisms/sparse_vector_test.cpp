@@ -158,7 +158,7 @@ TEST_CASE("constant-time AboveThreshold draws the same words for every answer") 
   // The exact sampler's word count varies (the control).
   std::set<std::uint64_t> exact_words;
   for (int i = 0; i < 200; ++i) {
-    privet::above_threshold<> svt(1, 1, 3, gen);
+    privet::above_threshold<privet::secure_noise> svt(1, 1, 3, gen);
     const std::uint64_t before = gen.calls();
     (void)svt(0.0, gen);
     exact_words.insert(gen.calls() - before);

@@ -793,7 +793,8 @@ struct release {
 /// per distinct item with a weight. With constant_time_noise every draw
 /// takes the same work and guarantee() includes the samplers' total
 /// variation (see the file comment).
-template <update_policy Policy = weighted_gaussian, mechanism_noise_policy Noise = constant_time_noise>
+template <update_policy Policy = weighted_gaussian,
+          mechanism_noise_policy Noise = constant_time_noise>
 class set_union {
  public:
   /// The fixed-point noise of the policy's norm.

@@ -131,15 +131,11 @@ class within_tv {
   /// The base's epsilon (within_tv<pure_dp>): the guarantee is this
   /// epsilon and total_variation() together, as approx_dp's is its epsilon
   /// and delta; to_approx_dp joins them.
-  [[nodiscard]] double epsilon() const noexcept
-    requires std::same_as<Base, pure_dp>
-  {
+  [[nodiscard]] double epsilon() const noexcept requires std::same_as<Base, pure_dp> {
     return base_.epsilon();
   }
   /// The base's rho (within_tv<zcdp>), with total_variation() beside it.
-  [[nodiscard]] double rho() const noexcept
-    requires std::same_as<Base, zcdp>
-  {
+  [[nodiscard]] double rho() const noexcept requires std::same_as<Base, zcdp> {
     return base_.rho();
   }
   /// Exact comparison of the parameters.

@@ -283,12 +283,12 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
       const double least_steps =
           dimension == 1 ? 1.0 : detail::sqrt_up(static_cast<double>(dimension));
       if (!(secure_epsilon(least_steps, max_units / 2, dimension, delta) <= eps)) {
-        throw_invalid(
-            "target.epsilon", eps,
-            "large enough for the secure sampler at target.delta = " + detail::format_value(delta) +
-                " and dimension = " + std::to_string(dimension) +
-                " (rounding each coordinate to the grid costs one step, and sigma "
-                "must stay within 2^30 of the exact sampler's steps)");
+        throw_invalid("target.epsilon", eps,
+                      "large enough for the secure sampler at target.delta = " +
+                          detail::format_value(target.delta()) +
+                          " and dimension = " + std::to_string(dimension) +
+                          " (rounding each coordinate to the grid costs one step, and sigma "
+                          "must stay within 2^30 of the exact sampler's steps)");
       }
       // Each pass halves sigma0 / g; the check above bounds the slack's own
       // share, so a few passes suffice (the cap guards the invariant).
