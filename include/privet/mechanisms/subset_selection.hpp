@@ -46,8 +46,8 @@
 //  4. maps every slot v to v + (v >= z) by masks: D becomes a uniform
 //     d-subset of the others [0, s) \ {z} (a bijection);
 //  5. writes z into slot r when the coin keeps, by masks over all d slots;
-//  6. sorts the d slots with a fixed compare-exchange network
-//     (detail::ct_sort).
+//  6. sorts the d slots by odd-even transposition (detail::ct_sort: d
+//     rounds of compare-exchanges by masks, d (d - 1) / 2 in all).
 // The output law is the stated one: without the coin, step 4's set. With
 // it, slot r is uniform among D's d elements given D (r is independent of
 // everything else), so D minus it is a uniform (d - 1)-subset A of the
@@ -58,8 +58,9 @@
 // holds an index above s - 1 - d + i), and released unsorted it would tell
 // which candidates were mapped past z.
 //
-// Cost: d (d - 1) / 2 comparisons for step 3 and as many compare-exchanges
-// for step 6, O(d^2) where the exact sampler took O(d) expected, plus
+// Cost: d (d - 1) / 2 comparisons for step 3 (vectorised) and as many
+// compare-exchanges for step 6, O(d^2) where the exact sampler took O(d)
+// expected, plus
 // about d / 3 words for s near 10^6 (draws sharing a word while their
 // product stays below 2^60). LDP TrieHH's d is small (eps 10, s = 980 101:
 // d = 45, about 2 000 steps); bench/README.md measures it. Past d of a few
