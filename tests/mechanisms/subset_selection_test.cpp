@@ -189,8 +189,11 @@ TEST_CASE("the keep coin is p rounded down to a multiple of 2^-128, and still ep
                            std::tuple{800.0, std::uint64_t{1000}, std::uint64_t{0}}}) {
     const privet::subset_selection ss =
         d == 0 ? privet::subset_selection(eps, s) : privet::subset_selection(eps, s, d);
-    CAPTURE(eps);
-    CAPTURE(s);
+    // Copies: clang 14 refuses structured bindings in CAPTURE's lambda.
+    const double eps_now = eps;
+    const std::uint64_t s_now = s;
+    CAPTURE(eps_now);
+    CAPTURE(s_now);
     // On the complement 1 - p = (s - d) / (d e^eps + s - d), exact where p
     // rounds to 1: 2^128 - T - 1 < (1 - p) 2^128 <= 2^128 - T.
     const real300 e = exp(real300(eps)), dd = real300(ss.d());
