@@ -19,7 +19,9 @@
 // Both uniforms come from one word when k (k - 1) <= 2^60 (else one word
 // each) by Lemire's multiply-and-reject with its threshold precomputed
 // (detail::ct_draws): the only branch is the rejection of a word, whose
-// probability is below 1/16 and whose outcome depends on that word alone,
+// probability is (2^64 mod n) / 2^64 for its bound n (below 1/16 when one
+// word serves both, up to 1/2 for a single bound near 2^63; tiny for small
+// k) and whose outcome depends on that word alone,
 // not on z, the coin or the report (a rejected word is discarded, and the
 // accepted one is uniform whatever was rejected before). The report is then
 // z if the coin is true, else o + (o >= z), selected by masks.

@@ -49,7 +49,8 @@
 // of the values returned (rejection sampling) and of everything the caller
 // holds. Consecutive bounds whose product stays below 2^60 share a word
 // (Brackett-Rozinsky & Lemire 2024, as uniform_below_batch does), so a
-// word is redrawn with probability below 1/16.
+// word is redrawn with probability (2^64 mod product) / 2^64: below 1/16
+// for a batch, up to 1/2 for a single bound near 2^63.
 #pragma once
 
 #include <privet/core/concepts.hpp>
