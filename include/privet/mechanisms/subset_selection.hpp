@@ -60,12 +60,13 @@
 //
 // Cost: d (d - 1) / 2 comparisons for step 3 (vectorised) and as many
 // compare-exchanges for step 6, O(d^2) where the exact sampler took O(d)
-// expected, plus
-// about d / 3 words for s near 10^6 (draws sharing a word while their
-// product stays below 2^60). LDP TrieHH's d is small (eps 10, s = 980 101:
-// d = 45, about 2 000 steps); bench/README.md measures it. Past d of a few
-// thousand (say eps 1 over s = 10^4, d = 2 690) a report costs milliseconds;
-// there is no variable-time fallback.
+// expected, plus about d / 3 words for s near 10^6 (draws sharing a word
+// while their product stays below 2^60). LDP TrieHH's d is small (eps 10,
+// s = 980 101: d = 45, about 2 000 steps, 2.3 us a report in
+// bench/README.md, 4.7 times the exact sampler). Above d of about 300 a
+// report takes over 0.1 ms (d = 269: 70-90 us), and at d in the thousands
+// milliseconds (eps 1 over s = 10^4, d = 2 690: 6-11 ms); there is no
+// variable-time fallback.
 //
 // Frequency estimation (unbiased for the law sampled, p = p_true() = p'):
 // an item is reported by a user holding it with probability p and by any
