@@ -233,7 +233,8 @@ BENCHMARK(subset_selection<privet::csprng>)
     ->ArgNames({"s", "eps"})
     ->Args({1'000'000, 10})
     ->Args({1'000'000, 5})
-    ->Args({1000, 1});
+    ->Args({1000, 1})
+    ->Args({10'000, 1});
 BENCHMARK(subset_selection<privet::testing::seeded_release_generator>)
     ->Name("subset_selection/seeded")
     ->ArgNames({"s", "eps"})

@@ -19,10 +19,16 @@
 //  - the release paths that threshold noise: partition selection's keep()
 //    (input n = 1 against n = 10^6, output kept against dropped) and
 //    AboveThreshold's query (answer 0 against 10^6 with threshold 3, a
-//    fresh instance per draw: output halted against not).
+//    fresh instance per draw: output halted against not);
+//  - the local randomisers (randomized_response, subset_selection): the
+//    true value 0 against k - 1 (s - 1), and the output split kept (the
+//    report holds the true value) against not kept.
 // The exact samplers (discrete_laplace_distribution,
 // discrete_gaussian_distribution, and the mechanisms with secure_noise) are
-// the control: they are known to leak, so the harness must flag them.
+// the control: they are known to leak, so the harness must flag them. For
+// the local randomisers the control is a copy of their earlier exact
+// report (one logistic_bernoulli coin, then a uniform draw or Floyd's
+// subset with a hash set), kept here only for that purpose.
 //
 // This is a benchmark, not a test: timing never goes into the test suite.
 // It needs a quiet machine; results in bench/README.md.
@@ -32,6 +38,8 @@
 //   max_table = 0), which takes 50-150 us a draw; only, when given, runs
 //   the rows whose name contains it.
 #include <privet/core/csprng.hpp>
+#include <privet/core/uniform_subset.hpp>
+#include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -39,7 +47,9 @@
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/mechanisms/laplace.hpp>
 #include <privet/mechanisms/partition_selection.hpp>
+#include <privet/mechanisms/randomized_response.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
+#include <privet/mechanisms/subset_selection.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -303,6 +313,83 @@ void sparse_vector(const std::string& name, std::size_t n, double high, double t
       "", false, label);
 }
 
+// The earlier exact reports, as the control (their timing is known to
+// depend on the coin: one word or two for randomised response, d - 1 or d
+// Floyd draws and a hash set's probes for subset selection).
+class exact_randomized_response {
+ public:
+  exact_randomized_response(double epsilon, std::uint64_t k) : k_(k), keep_(1, k - 1, epsilon) {}
+  template <class G>
+  std::uint64_t operator()(std::uint64_t value, G& gen) const {
+    if (value >= k_) value = privet::uniform_below(gen, k_);
+    if (keep_(gen)) return value;
+    const std::uint64_t other = privet::uniform_below(gen, k_ - 1);
+    return other >= value ? other + 1 : other;
+  }
+
+ private:
+  std::uint64_t k_;
+  privet::logistic_bernoulli keep_;
+};
+
+class exact_subset_selection {
+ public:
+  exact_subset_selection(double epsilon, std::uint64_t s)
+      : s_(s), d_(privet::subset_selection(epsilon, s).d()), keep_(d_, s - d_, epsilon) {}
+  template <class G>
+  void operator()(std::uint64_t item, G& gen, std::vector<std::uint64_t>& out) const {
+    if (item >= s_) item = privet::uniform_below(gen, s_);
+    const std::size_t first = out.size();
+    const bool with_item = keep_(gen);
+    privet::uniform_subset(gen, s_ - 1, with_item ? d_ - 1 : d_, out);
+    for (std::size_t i = first; i < out.size(); ++i) out[i] += out[i] >= item ? 1 : 0;
+    if (with_item) out.push_back(item);
+  }
+
+ private:
+  std::uint64_t s_;
+  std::uint64_t d_;
+  privet::logistic_bernoulli keep_;
+};
+
+// One report of value 0 or k - 1 (the input split); the output split is
+// kept (0) against not kept (1).
+template <class R>
+void local_value(const std::string& name, const R& rr, std::size_t n, std::uint64_t k) {
+  const std::uint64_t inputs[2] = {0, k - 1};
+  run(
+      name, n, true, true,
+      [&](int cls, counted_csprng& gen) {
+        const std::uint64_t z = inputs[cls];
+        // Without a branch: `rr(z, gen) != z` compiles to one, on the
+        // outcome, inside the timed region.
+        const std::uint64_t other = privet::detail::ct_is_zero(rr(z, gen) ^ z) ^ 1;
+        return static_cast<double>(static_cast<std::int64_t>(other));
+      },
+      {}, "kept vs not kept", false, "true value 0 vs k - 1");
+}
+
+// One report of item 0 or s - 1 into a reused buffer (as LDP TrieHH's
+// clients do); kept when the report holds the item, tested over all d
+// slots without an early exit.
+template <class S>
+void local_set(const std::string& name, const S& ss, std::size_t n, std::uint64_t s) {
+  const std::uint64_t inputs[2] = {0, s - 1};
+  std::vector<std::uint64_t> out;
+  out.reserve(1024);
+  run(
+      name, n, true, true,
+      [&](int cls, counted_csprng& gen) {
+        const std::uint64_t z = inputs[cls];
+        out.clear();
+        ss(z, gen, out);
+        std::uint64_t held = 0;
+        for (const std::uint64_t c : out) held |= privet::detail::ct_is_zero(c ^ z);
+        return static_cast<double>(static_cast<std::int64_t>(held ^ 1));
+      },
+      {}, "kept vs not kept", false, "true item 0 vs s - 1");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -392,5 +479,14 @@ int main(int argc, char** argv) {
                                       "answer 0 vs 10^300 (threshold 10^301)");
   sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e300,
                                              1e301, "answer 0 vs 10^300 (threshold 10^301)");
+  // Keep probabilities near 1/2: k = 1000 at eps = ln 999, and LDP TrieHH's
+  // subset selection (eps 10, s = 980 101, d = 45, p = 0.503).
+  const double rr_eps = std::log(999.0);
+  local_value("control: randomized_response (exact coin) k = 1000",
+              exact_randomized_response(rr_eps, 1000), n, 1000);
+  local_value("randomized_response k = 1000", privet::randomized_response(rr_eps, 1000), n, 1000);
+  local_set("control: subset_selection (exact coin, Floyd) s = 980101",
+            exact_subset_selection(10.0, 980'101), n, 980'101);
+  local_set("subset_selection s = 980101", privet::subset_selection(10.0, 980'101), n, 980'101);
   return 0;
 }

@@ -1,18 +1,39 @@
 // Unit tests of subset selection: validation messages, the paper's d, report
 // shape, the exact eps-LDP ratio of its probabilities, the estimator's
-// identities, and determinism.
+// identities, and determinism; and the constant-time report (issue 36): the
+// keep threshold against Boost's cpp_bin_float (a second computation), the
+// exact law of every scripted draw for small s, the increasing order, and
+// the words drawn per report.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
 
 #include <doctest/doctest.h>
+#include <support/counting_generator.hpp>
+#include <support/scripted_generator.hpp>
+
+#include <boost/multiprecision/cpp_bin_float.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
+
+namespace {
+
+namespace mp = boost::multiprecision;
+using real300 = mp::number<mp::cpp_bin_float<300>>;
+
+// T / 2^128 exactly.
+real300 value(const privet::detail::ct_threshold& t) {
+  return ldexp(real300(t.hi), -64) + ldexp(real300(t.lo), -128);
+}
+
+}  // namespace
 
 TEST_CASE("subset_selection rejects invalid parameters, naming them") {
   CHECK_THROWS_WITH_AS(privet::subset_selection(0.0, 10),
@@ -154,4 +175,161 @@ TEST_CASE("an item outside the domain reports a uniform d-subset, never throws")
   // standard deviations per candidate (false alarm about 2e-8 over all 10).
   const double sd = std::sqrt(n * 0.3 * 0.7);
   for (std::uint64_t c = 0; c < s; ++c) CHECK(std::fabs(seen[c] - n * 0.3) < 6 * sd);
+}
+
+TEST_CASE("the keep coin is p rounded down to a multiple of 2^-128, and still eps-LDP") {
+  // T = floor(p 2^128) for p = d e^eps / (d e^eps + s - d), at 300 digits;
+  // and the sampled law's ratio p' (s - d) / ((1 - p') d) in [1, e^eps].
+  const real300 unit = ldexp(real300(1), 128);
+  for (auto [eps, s, d] : {std::tuple{10.0, std::uint64_t{980'101}, std::uint64_t{0}},
+                           std::tuple{1.0, std::uint64_t{10}, std::uint64_t{3}},
+                           std::tuple{0.5, std::uint64_t{100}, std::uint64_t{99}},
+                           std::tuple{1e-3, std::uint64_t{1'000'000}, std::uint64_t{0}},
+                           std::tuple{40.0, std::uint64_t{50}, std::uint64_t{1}},
+                           std::tuple{800.0, std::uint64_t{1000}, std::uint64_t{0}}}) {
+    const privet::subset_selection ss =
+        d == 0 ? privet::subset_selection(eps, s) : privet::subset_selection(eps, s, d);
+    // Copies: clang 14 refuses structured bindings in CAPTURE's lambda.
+    const double eps_now = eps;
+    const std::uint64_t s_now = s;
+    CAPTURE(eps_now);
+    CAPTURE(s_now);
+    // On the complement 1 - p = (s - d) / (d e^eps + s - d), exact where p
+    // rounds to 1: 2^128 - T - 1 < (1 - p) 2^128 <= 2^128 - T.
+    const real300 e = exp(real300(eps)), dd = real300(ss.d());
+    const real300 miss = real300(s - ss.d()) / (dd * e + real300(s - ss.d()));
+    const real300 pk = value(ss.keep_threshold());
+    const real300 c = unit - pk * unit;
+    CHECK(c - 1 < miss * unit);
+    CHECK(miss * unit <= c);
+    CHECK((1 - miss) - pk < ldexp(real300(1), -127));
+    const real300 ratio = pk * real300(s - ss.d()) / ((1 - pk) * dd);
+    CHECK(ratio <= e);
+    CHECK(ratio >= 1);
+    CHECK(ss.guarantee() == privet::pure_dp(eps));
+    CHECK(ss.p_true() == static_cast<double>(pk));
+    const real300 q = (pk * (dd - 1) + (1 - pk) * dd) / real300(s - 1);
+    CHECK(std::fabs(ss.p_other() - static_cast<double>(q)) <= 1e-15 * static_cast<double>(q));
+  }
+  // LDP TrieHH's setting: eps 10 over s = 980 101 candidates gives d = 45.
+  CHECK(privet::subset_selection(10.0, 980'101).d() == 45);
+  CHECK_THROWS_AS(privet::subset_selection(1e-45, 3, 1), privet::invalid_parameter);
+  try {
+    privet::subset_selection(1e-45, 3, 1);
+  } catch (const privet::invalid_parameter& e) {
+    CHECK(std::string(e.what()).find("epsilon = ") != std::string::npos);
+  }
+}
+
+TEST_CASE("every scripted draw of s = 5, d = 2 gives the exact law, in increasing order") {
+  // The draws of one report are t_0 in [0, 3), t_1 in [0, 4) (Floyd on
+  // [0, 4)), the stand-in in [0, 5) and the slot in [0, 2): one word, whose
+  // 120 values n = ((t_0 4 + t_1) 5 + x) 2 + r are equally likely. Not
+  // kept, each 2-subset of the 4 others must come from 120 / C(4, 2) = 20
+  // of them; kept, each {z, o} from 120 / C(4, 1) = 30.
+  const std::uint64_t s = 5, d = 2, product = 3 * 4 * 5 * 2;
+  const privet::subset_selection ss(1.0, s, d);
+  for (std::uint64_t z = 0; z <= s; ++z) {  // z = s: outside the domain
+    for (int keep = 0; keep < 2; ++keep) {
+      CAPTURE(z);
+      CAPTURE(keep);
+      std::map<std::vector<std::uint64_t>, int> seen;
+      for (std::uint64_t n = 0; n < product; ++n) {
+        const std::uint64_t coin = keep == 1 ? 0 : ~std::uint64_t{0};
+        privet::test::scripted_generator gen({coin, coin, privet::test::lemire_word(n, product)});
+        const auto out = ss(z, gen);
+        CHECK(gen.used() == 3);
+        REQUIRE(out.size() == d);
+        CHECK(out[0] < out[1]);
+        CHECK(out[1] < s);
+        const std::uint64_t x = (n / 2) % 5;  // the stand-in
+        const std::uint64_t truth = z < s ? z : x;
+        const bool holds = out[0] == truth || out[1] == truth;
+        CHECK(holds == (keep == 1));
+        if (z < s) ++seen[out];
+      }
+      if (z < s) {
+        CHECK(seen.size() == (keep == 1 ? 4u : 6u));
+        for (const auto& [set, count] : seen) CHECK(count == (keep == 1 ? 30 : 20));
+      }
+    }
+  }
+}
+
+TEST_CASE("reports come in increasing order") {
+  privet::testing::seeded_release_generator gen(5);
+  const privet::subset_selection ss(10.0, 980'101);
+  for (std::uint64_t item : {std::uint64_t{0}, std::uint64_t{490'000}, std::uint64_t{980'100}}) {
+    for (int i = 0; i < 50; ++i) {
+      const auto out = ss(item, gen);
+      REQUIRE(out.size() == 45);
+      for (std::size_t j = 1; j < out.size(); ++j) CHECK(out[j - 1] < out[j]);
+    }
+  }
+}
+
+TEST_CASE("every report draws the same words, whatever the item and the coin") {
+  // s = 10, d = 3: one word for all the uniforms (product 7 8 9 10 3 <
+  // 2^60), redrawn with probability 15120 / 2^64, so 3 words a report.
+  const privet::subset_selection small(1.0, 10, 3);
+  bool kept = false, dropped = false;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    for (std::uint64_t item : {std::uint64_t{0}, std::uint64_t{5}, std::uint64_t{9},
+                               std::uint64_t{10}, ~std::uint64_t{0}}) {
+      privet::test::counting_release_generator gen(seed);
+      const auto out = small(item, gen);
+      CHECK(gen.calls() == 3);
+      if (item < 10) {
+        const bool holds = std::find(out.begin(), out.end(), item) != out.end();
+        (holds ? kept : dropped) = true;
+      }
+    }
+  }
+  CHECK(kept);
+  CHECK(dropped);
+  // LDP TrieHH's size: batches whose products reach 2^60 are redrawn up to
+  // 1/16 of the time, on their own words only: the same seed draws the same
+  // words for every item and for a keep probability of 0.5 or near 1.
+  const privet::subset_selection half(10.0, 980'101), sure(40.0, 980'101, 45);
+  std::set<std::uint64_t> counts;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    privet::test::counting_release_generator ref(seed);
+    (void)half(0, ref);
+    counts.insert(ref.calls());
+    for (std::uint64_t item : {std::uint64_t{1}, std::uint64_t{980'100}, std::uint64_t{980'101}}) {
+      privet::test::counting_release_generator a(seed), b(seed);
+      (void)half(item, a);
+      (void)sure(item, b);
+      CHECK(a.calls() == ref.calls());
+      CHECK(b.calls() == ref.calls());
+    }
+  }
+  // Some reports did redraw (each of about 16 batches is redrawn with
+  // probability up to 1/16), so the equalities above covered rejections.
+  CHECK(counts.size() > 1);
+}
+
+TEST_CASE("the branch-free sort sorts every input") {
+  // Odd-even transposition against std::sort: every permutation of 6
+  // values with a repeat, and random arrays of every length to 70 (small
+  // ranges, so with many repeats).
+  std::vector<std::uint64_t> base{0, 1, 1, 5, 9, ~std::uint64_t{0}};
+  std::sort(base.begin(), base.end());
+  const std::vector<std::uint64_t> sorted = base;
+  do {
+    std::vector<std::uint64_t> v = base;
+    privet::detail::ct_sort(v.data(), v.size());
+    CHECK(v == sorted);
+  } while (std::next_permutation(base.begin(), base.end()));
+  privet::seeded_generator gen(4);
+  for (std::size_t n = 0; n <= 70; ++n) {
+    for (int rep = 0; rep < 20; ++rep) {
+      std::vector<std::uint64_t> v(n);
+      for (auto& x : v) x = gen() % (rep % 2 == 0 ? 8 : 1'000'000);
+      std::vector<std::uint64_t> want = v;
+      std::sort(want.begin(), want.end());
+      privet::detail::ct_sort(v.data(), v.size());
+      CHECK(v == want);
+    }
+  }
 }

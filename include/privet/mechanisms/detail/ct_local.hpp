@@ -1,0 +1,197 @@
+// privet/mechanisms/detail/ct_local.hpp — the constant-time pieces of the
+// local randomisers (randomized_response.hpp, subset_selection.hpp): their
+// keep coin's threshold, uniform draws whose time says nothing about the
+// value drawn, and a sort without branches (issue 36; see
+// docs/security_model.md).
+//
+// The keep coin. Both randomisers keep the user's own value with
+// probability p = a / (a + b e^-eps) (a = 1, b = k - 1 for randomised
+// response; a = d, b = s - d for subset selection). The constant-time coin
+// is ct_coin (constant_time.hpp): two 64-bit words U and the comparison
+// U < T, which is true with probability exactly T / 2^128. Here T =
+// floor(p 2^128), found from logistic_bernoulli's certified bounds on p
+// (bernoulli.hpp: big integers, every rounding directed): at 2^-256 and,
+// should p lie within the bounds' width of a multiple of 2^-128, finer,
+// until floor(lo) = floor(hi) decides it (p is irrational for eps > 0,
+// Lindemann-Weierstrass, so that ends). So p' = T / 2^128 satisfies
+// p - 2^-128 < p' <= p.
+//
+// Why rounding down keeps the randomisers exactly eps-LDP, and more: the
+// randomiser with p' in [a / (a + b), p] is post-processing of the one with
+// p. Re-randomise the exact report: keep it with probability alpha, else
+// replace it by the report of a uniformly random input (a uniform value for
+// randomised response, a uniform d-subset for subset selection). That
+// report holds the true value with probability a / (a + b) (1 / k; d / s),
+// and given that, and given not, it is spread over the outputs exactly as
+// the randomiser's own two cases are, so the mixture is the randomiser with
+// keep probability alpha p + (1 - alpha) a / (a + b), which is p' for
+// alpha = (p' - a / (a + b)) / (p - a / (a + b)) in [0, 1]. Every bound on
+// the exact randomiser then holds for the rounded one: its eps-LDP ratio
+// (directly: p' / (1 - p') <= p / (1 - p), so P[own value reported] / P[it
+// reported by another input] <= e^eps, and >= 1 since p' >= a / (a + b)),
+// and the accounting layer's PLD, RDP and shuffle-amplification bounds for
+// randomised response and subset selection, which are computed from p.
+//
+// The lower end a / (a + b) holds unless eps is tiny: p - a / (a + b) =
+// a b (1 - e^-eps) / ((a + b)(a + b e^-eps)) >= (1 - e^-eps) / (2 (a + b))
+// (as a b >= (a + b) / 2 for a, b >= 1), which exceeds 2^-128 for every
+// eps >= 2^-62 and a + b <= 2^64. The check T (a + b) >= a 2^128 is exact
+// (integers), and a smaller eps that fails it throws invalid_parameter.
+//
+// Uniform draws. Lemire's multiply-and-reject (uniform.hpp) computes its
+// threshold 2^64 mod n only when the low word falls below n, and for a
+// value x that low word is one fixed residue, so the time of the accepted
+// draw (a division or not) depends on x: with probability up to n / 2^64,
+// which is 1/16 for the batched products of 2^60 that Floyd's draws use.
+// ct_draws computes every threshold at construction (public bounds) and
+// accepts a word by one comparison: the only branch is the rejection, and
+// a rejected word is discarded, so the number of words drawn is independent
+// of the values returned (rejection sampling) and of everything the caller
+// holds. Consecutive bounds whose product stays below 2^60 share a word
+// (Brackett-Rozinsky & Lemire 2024, as uniform_below_batch does), so a
+// word is redrawn with probability (2^64 mod product) / 2^64: below 1/16
+// for a batch, up to 1/2 for a single bound near 2^63.
+#pragma once
+
+#include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
+#include <privet/core/detail/int128.hpp>
+#include <privet/core/error.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/detail/big_uint.hpp>
+#include <privet/mechanisms/detail/constant_time.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace privet::detail {
+
+/// T as a big integer.
+inline big_uint to_big(const ct_threshold& t) {
+  return big_uint(t.hi) << 64 | big_uint(t.lo);
+}
+
+/// floor(p 2^128) for p = a / (a + b e^-x), a, b >= 1 and x > 0 finite
+/// (then 0 < p < 1 and p is irrational, so the refinement ends).
+inline ct_threshold keep_threshold_floor(std::uint64_t a, std::uint64_t b, double x) {
+  const logistic_bernoulli coin(a, b, x);
+  const big_uint cap = (big_uint(1) << 128) - big_uint(1);
+  for (int bits = 256; bits <= (1 << 16); bits *= 2) {
+    const fixed_interval p = coin.bounds(bits);
+    const int drop = bits - 128;
+    big_uint t = p.lo >> drop;  // T 2^drop <= lo <= p
+    // p < 1, so floor(p 2^128) <= 2^128 - 1: lo at or above it decides.
+    if (t >= cap) return {~std::uint64_t{0}, ~std::uint64_t{0}};
+    // p <= hi < (T + 1) 2^drop: T is floor(p 2^128).
+    if (((t + big_uint(1)) << drop) > p.hi) {
+      const uint128 v = low_u128(t);
+      return {static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v)};
+    }
+  }
+  throw error("privet: internal error: a keep probability could not be rounded to 2^-128");
+}
+
+/// The keep coin's threshold T = floor(p 2^128) for p = a / (a + b e^-eps)
+/// (see the file comment), after checking T / 2^128 >= a / (a + b); throws
+/// invalid_parameter naming `epsilon` when eps is too small for that.
+inline ct_threshold ldp_keep_threshold(std::uint64_t a, std::uint64_t b, double epsilon) {
+  const ct_threshold t = keep_threshold_floor(a, b, epsilon);
+  if (to_big(t) * (big_uint(a) + big_uint(b)) < big_uint(a) << 128) {
+    throw_invalid("epsilon", epsilon,
+                  "large enough that the keep probability rounded down to a multiple of "
+                  "2^-128 stays >= its value at eps = 0 (every eps >= 2^-62 is)");
+  }
+  return t;
+}
+
+/// The complement 2^128 - T of a threshold, as a double (exact to double
+/// rounding): 1 - p' without the cancellation of 1 - T / 2^128.
+inline double threshold_complement(const ct_threshold& t) {
+  const uint128 v = (static_cast<uint128>(t.hi) << 64) | t.lo;
+  const uint128 c = uint128{0} - v;  // 2^128 - T, as T >= 1
+  return std::ldexp(static_cast<double>(static_cast<std::uint64_t>(c >> 64)), -64) +
+         std::ldexp(static_cast<double>(static_cast<std::uint64_t>(c)), -128);
+}
+
+/// A fixed list of uniform draws out[i] in [0, bounds[i]), independent,
+/// with every rejection threshold computed here (see the file comment):
+/// the time of draw() depends only on the random words rejected.
+class ct_draws {
+ public:
+  ct_draws() = default;
+
+  /// Every bound >= 1; throws invalid_parameter naming `bounds` otherwise.
+  explicit ct_draws(std::vector<std::uint64_t> bounds) : bounds_(std::move(bounds)) {
+    for (std::size_t i = 0; i < bounds_.size();) {
+      if (bounds_[i] == 0) throw_invalid("bounds", 0, "every bound >= 1");
+      std::uint64_t product = bounds_[i];
+      std::size_t k = 1;
+      while (i + k < bounds_.size() && bounds_[i + k] != 0 &&
+             static_cast<uint128>(product) * bounds_[i + k] <= batch_product_limit) {
+        product *= bounds_[i + k];
+        ++k;
+      }
+      groups_.push_back({k, (0 - product) % product});
+      i += k;
+    }
+  }
+
+  /// Writes size() draws to out.
+  template <random_bit_source G>
+  void draw(G& gen, std::uint64_t* out) const {
+    const std::uint64_t* bound = bounds_.data();
+    for (const group& g : groups_) {
+      for (;;) {
+        std::uint64_t low = random_u64(gen);
+        for (std::size_t i = 0; i < g.count; ++i) {
+          const uint128 m = static_cast<uint128>(low) * bound[i];
+          out[i] = static_cast<std::uint64_t>(m >> 64);
+          low = static_cast<std::uint64_t>(m);
+        }
+        // Accepted exactly when low >= 2^64 mod product (Lemire 2019).
+        if (ct_lt(low, g.threshold) == 0) break;
+      }
+      bound += g.count;
+      out += g.count;
+    }
+  }
+
+  /// The number of draws.
+  [[nodiscard]] std::size_t size() const noexcept { return bounds_.size(); }
+  /// The number of words drawn when no word is rejected.
+  [[nodiscard]] std::size_t words() const noexcept { return groups_.size(); }
+
+ private:
+  struct group {
+    std::size_t count;
+    std::uint64_t threshold;  // 2^64 mod the group's product
+  };
+  std::vector<std::uint64_t> bounds_;
+  std::vector<group> groups_;
+};
+
+/// Sorts v[0, n) increasingly by odd-even transposition (n rounds of
+/// compare-exchanges of the pairs (i, i + 1), i even in even rounds and odd
+/// in odd ones: n rounds sort any input, Habermann 1972; Knuth, TAOCP vol.
+/// 3, 5.3.4, exercise 37), n (n - 1) / 2 exchanges by masks: neither the
+/// time nor the memory accessed depends on the values. The exchanges of a
+/// round are independent, so they overlap in the pipeline, which the
+/// dependent chain of a selection network does not (1.6 times faster at
+/// n = 45).
+inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
+  for (std::size_t round = 0; round < n; ++round) {
+    for (std::size_t i = round & 1; i + 1 < n; i += 2) {
+      const std::uint64_t a = v[i], b = v[i + 1];
+      const std::uint64_t flip = (a ^ b) & ct_mask(ct_lt(b, a));
+      v[i] = a ^ flip;
+      v[i + 1] = b ^ flip;
+    }
+  }
+}
+
+}  // namespace privet::detail
