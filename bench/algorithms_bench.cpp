@@ -47,10 +47,13 @@ void pageview_bounding(benchmark::State& state) {
 }
 
 // Noise on every candidate x country cell (10^4 pages x 250 countries),
-// each page from its own keyed stream, then suppression.
+// each page from its own keyed stream, then suppression. Over the exact
+// sampler (secure_noise) and the default constant-time one.
+template <class Noise>
 void pageview_release(benchmark::State& state) {
   const auto pages = static_cast<std::uint64_t>(state.range(0));
-  const pv::histogram<> h(pv::parameters<>{}, 250);
+  const pv::histogram<pv::bound_per_actor, privet::discrete_gaussian_mechanism<std::int64_t, Noise>>
+      h(pv::parameters<>{}, 250);
   pv::page_counts pub;
   for (std::uint64_t p = 0; p < pages; ++p) pub.add({p, 0}, 1000);
   pv::tuple_counts counts;
@@ -210,8 +213,12 @@ BENCHMARK(pageview_bounding)
     ->Name("pageview/bounding/rows")
     ->Arg(1'000'000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(pageview_release)
+BENCHMARK_TEMPLATE(pageview_release, privet::secure_noise)
     ->Name("pageview/release/pages_x250")
+    ->Arg(10'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(pageview_release, privet::constant_time_noise)
+    ->Name("pageview/release_constant_time/pages_x250")
     ->Arg(10'000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(triehh_user<privet::testing::seeded_release_generator>)

@@ -114,14 +114,16 @@ void user_level_round(benchmark::State& state) {
   std::vector<std::size_t> unit_of(per_worker);
   for (std::size_t i = 0; i < per_worker; ++i) unit_of[i] = i / 8;
   o.units = ml::privacy_units(unit_of);
-  std::vector<fed::federation<frame_lstm>::member> members;
+  // The exact samplers, as the recorded numbers (bench/README.md).
+  std::vector<fed::federation<frame_lstm, privet::secure_noise>::member> members;
   members.push_back({o, speech_like(per_worker, 10)});
   std::vector<privet::testing::seeded_release_generator> gens;
   gens.emplace_back(100);
-  fed::federation<frame_lstm> f(model, std::move(members),
-                                {.learning_rate = 0.01,
-                                 .rounds = std::numeric_limits<std::uint64_t>::max(),
-                                 .rule = fed::aggregation::batch_weighted});
+  fed::federation<frame_lstm, privet::secure_noise> f(
+      model, std::move(members),
+      {.learning_rate = 0.01,
+       .rounds = std::numeric_limits<std::uint64_t>::max(),
+       .rule = fed::aggregation::batch_weighted});
   for (auto _ : state) f.run_round(std::span<privet::testing::seeded_release_generator>(gens));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rate * per_worker));
   state.counters["parameters"] = static_cast<double>(model.parameter_count());

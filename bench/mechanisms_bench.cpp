@@ -180,15 +180,15 @@ BENCHMARK(discrete_gaussian<privet::testing::seeded_release_generator>)
     ->Arg(1)
     ->Arg(100)
     ->Arg(1 << 20);
-BENCHMARK(partition_keep<privet::laplace_partition_selection<>>)
+BENCHMARK(partition_keep<privet::laplace_partition_selection<privet::secure_noise>>)
     ->Name("partition_selection/laplace/secure");
 BENCHMARK(partition_keep<privet::laplace_partition_selection<privet::constant_time_noise>>)
     ->Name("partition_selection/laplace/constant_time");
-BENCHMARK(partition_keep<privet::gaussian_partition_selection<>>)
+BENCHMARK(partition_keep<privet::gaussian_partition_selection<privet::secure_noise>>)
     ->Name("partition_selection/gaussian/secure");
 BENCHMARK(partition_keep<privet::gaussian_partition_selection<privet::constant_time_noise>>)
     ->Name("partition_selection/gaussian/constant_time");
-BENCHMARK(partition_keep<privet::optimal_partition_selection<>>)
+BENCHMARK(partition_keep<privet::optimal_partition_selection<privet::secure_noise>>)
     ->Name("partition_selection/optimal/secure");
 BENCHMARK(partition_keep<privet::optimal_partition_selection<privet::constant_time_noise>>)
     ->Name("partition_selection/optimal/constant_time");
@@ -213,12 +213,14 @@ BENCHMARK(bernoulli_exp<privet::csprng>)
     ->ArgNames({"num", "den"})
     ->Args({1, 3})
     ->Args({5, 2});
-BENCHMARK(mechanism<privet::laplace_mechanism<double>>)->Name("laplace_mechanism/secure");
+BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::secure_noise>>)
+    ->Name("laplace_mechanism/secure");
 BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::simulation_only_noise>>)
     ->Name("laplace_mechanism/simulation_only");
 BENCHMARK(mechanism<privet::laplace_mechanism<double, privet::constant_time_noise>>)
     ->Name("laplace_mechanism/constant_time");
-BENCHMARK(mechanism<privet::gaussian_mechanism<double>>)->Name("gaussian_mechanism/secure");
+BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::secure_noise>>)
+    ->Name("gaussian_mechanism/secure");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::constant_time_noise>>)
     ->Name("gaussian_mechanism/constant_time");
 BENCHMARK(mechanism<privet::gaussian_mechanism<double, privet::simulation_only_noise>>)

@@ -427,23 +427,26 @@ int main(int argc, char** argv) {
                    privet::discrete_gaussian_distribution(1000000, 1), 0),
                slow, false);
 
-  mechanism("control: laplace_mechanism<> (secure_noise), b = 1",
-            privet::laplace_mechanism<>::from_scale(1.0), n);
+  mechanism("control: laplace_mechanism<double, secure_noise>, b = 1",
+            privet::laplace_mechanism<double, privet::secure_noise>::from_scale(1.0), n);
   mechanism("laplace_mechanism<double, constant_time_noise>, b = 1",
             privet::laplace_mechanism<double, privet::constant_time_noise>::from_scale(1.0), n);
-  mechanism("control: gaussian_mechanism<> (secure_noise), sigma = 1",
-            privet::gaussian_mechanism<>::from_scale(1.0), n);
+  mechanism("control: gaussian_mechanism<double, secure_noise>, sigma = 1",
+            privet::gaussian_mechanism<double, privet::secure_noise>::from_scale(1.0), n);
   mechanism("gaussian_mechanism<double, constant_time_noise>, sigma = 1",
             privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(1.0), n);
-  integer_mechanism("control: discrete_laplace_mechanism<> t = 1",
-                    privet::discrete_laplace_mechanism<>::from_scale(1.0), n);
+  integer_mechanism(
+      "control: discrete_laplace_mechanism<int64, secure_noise> t = 1",
+      privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>::from_scale(1.0), n);
   integer_mechanism(
       "discrete_laplace_mechanism<int64, constant_time_noise> t = 1",
       privet::discrete_laplace_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
           1.0),
       n);
-  integer_mechanism("control: discrete_gaussian_mechanism<> sigma = 18.26",
-                    privet::discrete_gaussian_mechanism<>::from_scale(18.26), n);
+  integer_mechanism(
+      "control: discrete_gaussian_mechanism<int64, secure_noise> sigma = 18.26",
+      privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>::from_scale(18.26),
+      n);
   integer_mechanism(
       "discrete_gaussian_mechanism<int64, constant_time_noise> sigma = 18.26",
       privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>::from_scale(
@@ -453,12 +456,12 @@ int main(int argc, char** argv) {
   const auto thresholded = [&](const std::string& name, const auto& p) {
     selection(name, p, n, static_cast<std::uint64_t>(p.threshold()));
   };
-  thresholded("control: laplace_partition_selection<> (D0 = 4)",
-              privet::laplace_partition_selection<>(target, 4));
+  thresholded("control: laplace_partition_selection<secure_noise> (D0 = 4)",
+              privet::laplace_partition_selection<privet::secure_noise>(target, 4));
   thresholded("laplace_partition_selection<constant_time_noise>",
               privet::laplace_partition_selection<privet::constant_time_noise>(target, 4));
-  thresholded("control: gaussian_partition_selection<> (D0 = 4)",
-              privet::gaussian_partition_selection<>(target, 4));
+  thresholded("control: gaussian_partition_selection<secure_noise> (D0 = 4)",
+              privet::gaussian_partition_selection<privet::secure_noise>(target, 4));
   thresholded("gaussian_partition_selection<constant_time_noise>",
               privet::gaussian_partition_selection<privet::constant_time_noise>(target, 4));
   // The optimal rule at its n with pi(n) nearest 1/2.
@@ -467,16 +470,16 @@ int main(int argc, char** argv) {
     while (p.keep_probability(half) < 0.5) ++half;
     selection(name, p, n, half);
   };
-  optimal("control: optimal_partition_selection<> (D0 = 4)",
-          privet::optimal_partition_selection<>(target, 4));
+  optimal("control: optimal_partition_selection<secure_noise> (D0 = 4)",
+          privet::optimal_partition_selection<privet::secure_noise>(target, 4));
   optimal("optimal_partition_selection<constant_time_noise>",
           privet::optimal_partition_selection<privet::constant_time_noise>(target, 4));
-  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1)", n, 1e6, 1e9,
+  sparse_vector<privet::secure_noise>("control: above_threshold<secure_noise> (eps 1)", n, 1e6, 1e9,
                                       "answer 0 vs 10^6 (threshold 10^9)");
   sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e6, 1e9,
                                              "answer 0 vs 10^6 (threshold 10^9)");
-  sparse_vector<privet::secure_noise>("control: above_threshold<> (eps 1)", n, 1e300, 1e301,
-                                      "answer 0 vs 10^300 (threshold 10^301)");
+  sparse_vector<privet::secure_noise>("control: above_threshold<secure_noise> (eps 1)", n, 1e300,
+                                      1e301, "answer 0 vs 10^300 (threshold 10^301)");
   sparse_vector<privet::constant_time_noise>("above_threshold<constant_time_noise>", n, 1e300,
                                              1e301, "answer 0 vs 10^300 (threshold 10^301)");
   // Keep probabilities near 1/2: k = 1000 at eps = ln 999, and LDP TrieHH's

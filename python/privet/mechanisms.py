@@ -3,8 +3,11 @@
 Each class is privet's C++ mechanism with ``secure_noise``: exact integer
 samplers (Canonne, Kamath & Steinke 2020) driven by the operating system's
 CSPRNG, and, for the real-valued ones, a power-of-two output grid that
-closes the floating-point attack of Mironov (2012). There is no seed
-argument: reproducible noise for tests comes only from :mod:`privet.testing`.
+closes the floating-point attack of Mironov (2012). The exact samplers take
+a time that depends on the noise (Jin et al. 2022); the C++ default,
+constant-time noise, is not bound yet (python/README.md, "Noise timing").
+There is no seed argument: reproducible noise for tests comes only from
+:mod:`privet.testing`.
 
 A mechanism is built from its privacy target and the query's sensitivity
 (``Laplace(1.0, l1_sensitivity=1.0)``) or from its noise scale
