@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 #include <support/errors.hpp>
+#include <support/scripted_generator.hpp>
 #include <support/statistics.hpp>
 
 #include <cstdint>
@@ -33,34 +34,6 @@ template <std::uint64_t P>
 concept field_exists = requires {
   typename shamir::element<P>;
 };
-
-// A generator replaying scripted 64-bit words: drives `split` through chosen
-// coefficients.
-class scripted_generator {
- public:
-  using result_type = std::uint64_t;
-  explicit scripted_generator(std::vector<std::uint64_t> words) : words_(std::move(words)) {}
-  static constexpr result_type min() { return 0; }
-  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  result_type operator()() { return words_.at(pos_++); }
-  [[nodiscard]] bool exhausted() const { return pos_ == words_.size(); }
-
- private:
-  std::vector<std::uint64_t> words_;
-  std::size_t pos_ = 0;
-};
-
-}  // namespace
-
-// The scripted generator is a test's own chosen coefficients: marked secure
-// here, in the test, as testing::seeded_release_generator is, so that split
-// (which accepts only secure generators) can be driven through them.
-template <>
-struct privet::generator_traits<scripted_generator> {
-  static constexpr bool cryptographically_secure = true;
-};
-
-namespace {
 
 // A word w for which uniform_below(gen, p) (Lemire's multiply-and-reject,
 // core/uniform.hpp) returns c without rejecting: the high half of w * p is c
@@ -198,13 +171,13 @@ TEST_CASE("t - 1 shares are exactly uniform on F_7 whatever the secret") {
         std::set<std::pair<std::uint64_t, std::uint64_t>> seen;
         for (std::uint64_t a1 = 0; a1 < 7; ++a1) {
           for (std::uint64_t a2 = 0; a2 < 7; ++a2) {
-            scripted_generator gen({word_for(a1, 7), word_for(a2, 7)});
+            privet::test::scripted_generator gen({word_for(a1, 7), word_for(a2, 7)});
             const std::vector<F> secret{F(s)};
             std::uint64_t x3 = 1;
             while (x3 == x1 || x3 == x2) ++x3;  // a third point, whose share is not examined
             const std::vector<std::uint64_t> points{x1, x2, x3};
             const auto shares = shamir::split<F>(secret, 3, points, gen);
-            REQUIRE(gen.exhausted());
+            REQUIRE(gen.used() == 2);  // every scripted word, no more
             // The scripted coefficients are the ones drawn: f(x1) = s + a1 x1 + a2 x1^2.
             REQUIRE(shares[0].y[0].value() == (s + a1 * x1 + a2 * x1 * x1) % 7);
             seen.insert({shares[0].y[0].value(), shares[1].y[0].value()});

@@ -11,25 +11,15 @@
 #include <doctest/doctest.h>
 #include <support/counting_generator.hpp>
 #include <support/scripted_generator.hpp>
-
-#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <support/threshold_value.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace {
-
-namespace mp = boost::multiprecision;
-using real300 = mp::number<mp::cpp_bin_float<300>>;
-
-// T / 2^128 exactly.
-real300 value(const privet::detail::ct_threshold& t) {
-  return ldexp(real300(t.hi), -64) + ldexp(real300(t.lo), -128);
-}
-
-}  // namespace
+using privet::test::real300;
+using privet::test::threshold_value;
 
 TEST_CASE("randomised response validates its inputs") {
   CHECK_THROWS_WITH_AS(privet::randomized_response(1.0, 1),
@@ -107,7 +97,7 @@ TEST_CASE("the keep coin is p rounded down to a multiple of 2^-128") {
       CAPTURE(k);
       const privet::randomized_response rr(eps, k);
       const real300 miss = real300(k - 1) / (exp(real300(eps)) + real300(k - 1));  // 1 - p
-      const real300 pk = value(rr.keep_threshold());
+      const real300 pk = threshold_value(rr.keep_threshold());
       const real300 c = unit - pk * unit;  // 2^128 - T, an integer
       CHECK(c - 1 < miss * unit);
       CHECK(miss * unit <= c);
@@ -136,7 +126,7 @@ TEST_CASE("the report's law is still exactly eps-LDP, and the guarantee pure eps
       CAPTURE(eps);
       CAPTURE(k);
       const privet::randomized_response rr(eps, k);
-      const real300 p = value(rr.keep_threshold());
+      const real300 p = threshold_value(rr.keep_threshold());
       const real300 ratio = p * real300(k - 1) / (1 - p);
       CHECK(ratio <= exp(real300(eps)));
       CHECK(ratio >= 1);

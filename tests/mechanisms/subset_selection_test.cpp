@@ -11,8 +11,7 @@
 #include <doctest/doctest.h>
 #include <support/counting_generator.hpp>
 #include <support/scripted_generator.hpp>
-
-#include <boost/multiprecision/cpp_bin_float.hpp>
+#include <support/threshold_value.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -23,17 +22,8 @@
 #include <tuple>
 #include <vector>
 
-namespace {
-
-namespace mp = boost::multiprecision;
-using real300 = mp::number<mp::cpp_bin_float<300>>;
-
-// T / 2^128 exactly.
-real300 value(const privet::detail::ct_threshold& t) {
-  return ldexp(real300(t.hi), -64) + ldexp(real300(t.lo), -128);
-}
-
-}  // namespace
+using privet::test::real300;
+using privet::test::threshold_value;
 
 TEST_CASE("subset_selection rejects invalid parameters, naming them") {
   CHECK_THROWS_WITH_AS(privet::subset_selection(0.0, 10),
@@ -198,7 +188,7 @@ TEST_CASE("the keep coin is p rounded down to a multiple of 2^-128, and still ep
     // rounds to 1: 2^128 - T - 1 < (1 - p) 2^128 <= 2^128 - T.
     const real300 e = exp(real300(eps)), dd = real300(ss.d());
     const real300 miss = real300(s - ss.d()) / (dd * e + real300(s - ss.d()));
-    const real300 pk = value(ss.keep_threshold());
+    const real300 pk = threshold_value(ss.keep_threshold());
     const real300 c = unit - pk * unit;
     CHECK(c - 1 < miss * unit);
     CHECK(miss * unit <= c);
