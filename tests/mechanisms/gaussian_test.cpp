@@ -352,7 +352,7 @@ TEST_CASE("Gaussian at extreme parameters: a working mechanism or the caller's p
   CHECK_THROWS_WITH_AS(
       gaussian_mechanism<>::from_scale(max),
       "privet: sigma = 1.7976931348623157e+308 is invalid; allowed: finite, > 0 "
-      "and <= 1.7976931340251998e+308 with secure_noise (sigma is rounded up to whole "
+      "and <= 1.7976931340251998e+308 with grid noise (sigma is rounded up to whole "
       "grid steps)",
       privet::invalid_parameter);
   CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(1e-300), 1e300),
@@ -361,7 +361,7 @@ TEST_CASE("Gaussian at extreme parameters: a working mechanism or the caller's p
                        privet::overflow_error);
   CHECK_THROWS_WITH_AS(gaussian_mechanism<>::from_guarantee(privet::zcdp(1e-20), 1),
                        "privet: target.rho = 1e-20 is invalid; allowed: >= dimension * 2^-61 = "
-                       "4.336808689942018e-19 with secure_noise (rounding each coordinate to the "
+                       "4.336808689942018e-19 with grid noise (rounding each coordinate to the "
                        "grid costs one step, and sigma must stay within the exact sampler's "
                        "2^31 steps)",
                        privet::invalid_parameter);

@@ -265,7 +265,7 @@ TEST_CASE("Laplace at extreme parameters: a working mechanism or the caller's pa
                        privet::overflow_error);
   CHECK_THROWS_WITH_AS(laplace_mechanism<>::from_guarantee(privet::pure_dp(1e-17), 1),
                        "privet: target.epsilon = 1e-17 is invalid; allowed: >= about dimension "
-                       "* 2^-52 = 2.220446049250313e-16 with secure_noise (each coordinate's "
+                       "* 2^-52 = 2.220446049250313e-16 with grid noise (each coordinate's "
                        "rounding to the grid costs one step, and the noise must stay within "
                        "2^52 steps)",
                        privet::invalid_parameter);

@@ -177,7 +177,7 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
       if (!std::isfinite(static_cast<double>(units) * g)) {
         throw_invalid("sigma", sigma,
                       "finite, > 0 and <= " + detail::format_value(std::ldexp(0x1p31 - 1, 993)) +
-                          " with secure_noise (sigma is rounded up to whole grid steps)");
+                          " with grid noise (sigma is rounded up to whole grid steps)");
       }
       return from_units(units, g, dimension);
     }
@@ -220,7 +220,7 @@ class gaussian_mechanism : public detail::additive_noise<gaussian_mechanism<Real
       if (rho < rho_min) {
         throw_invalid("target.rho", rho,
                       ">= dimension * 2^-61 = " + detail::format_value(rho_min) +
-                          " with secure_noise (rounding each coordinate to the grid costs one "
+                          " with grid noise (rounding each coordinate to the grid costs one "
                           "step, and sigma must stay within the exact sampler's 2^31 steps)");
       }
       // With rho >= dimension 2^-61 the slack alone needs at most 2^30 steps

@@ -109,7 +109,7 @@ class laplace_mechanism : public detail::additive_noise<laplace_mechanism<Real, 
         throw_invalid("target.epsilon", eps,
                       ">= about dimension * 2^-52 = " +
                           detail::format_value(std::ldexp(static_cast<double>(dimension), -52)) +
-                          " with secure_noise (each coordinate's rounding to the grid costs one "
+                          " with grid noise (each coordinate's rounding to the grid costs one "
                           "step, and the noise must stay within 2^52 steps)");
       }
     }
