@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -93,8 +94,12 @@ struct triehh_setup {
     for (auto& u : users) {
       for (int w = 0; w < 60; ++w) {
         const std::size_t i = privet::uniform_below(gen, 99 * 99);
-        u.emplace_back(
-            broadcast.prefixes[i] + th::word{alphabet[privet::uniform_below(gen, 99)], U'x'}, 1);
+        // Appended in place: GCC 12 at -O3 flags prefix + word{...}, an
+        // rvalue inserted at 0, with a false -Wrestrict (GCC bug 105329).
+        th::word typed = broadcast.prefixes[i];
+        typed.push_back(alphabet[privet::uniform_below(gen, 99)]);
+        typed.push_back(U'x');
+        u.emplace_back(std::move(typed), 1);
       }
     }
   }
