@@ -243,11 +243,19 @@ BENCHMARK(subset_selection<privet::testing::seeded_release_generator>)
     ->Args({1'000'000, 10})
     ->Args({1'000'000, 5})
     ->Args({1000, 1});
-BENCHMARK(selection<privet::exponential_mechanism>)
-    ->Name("exponential_mechanism/candidates")
+BENCHMARK(selection<privet::exponential_mechanism<privet::secure_noise>>)
+    ->Name("exponential_mechanism/secure/candidates")
     ->Arg(10)
     ->Arg(1000);
-BENCHMARK(selection<privet::permute_and_flip>)
-    ->Name("permute_and_flip/candidates")
+BENCHMARK(selection<privet::exponential_mechanism<>>)
+    ->Name("exponential_mechanism/constant_time/candidates")
+    ->Arg(10)
+    ->Arg(1000);
+BENCHMARK(selection<privet::permute_and_flip<privet::secure_noise>>)
+    ->Name("permute_and_flip/secure/candidates")
+    ->Arg(10)
+    ->Arg(1000);
+BENCHMARK(selection<privet::permute_and_flip<>>)
+    ->Name("permute_and_flip/constant_time/candidates")
     ->Arg(10)
     ->Arg(1000);

@@ -22,7 +22,10 @@
 //    fresh instance per draw: output halted against not);
 //  - the local randomisers (randomized_response, subset_selection): the
 //    true value 0 against k - 1 (s - 1), and the output split kept (the
-//    report holds the true value) against not kept.
+//    report holds the true value) against not kept;
+//  - the selectors (exponential_mechanism, permute_and_flip) over 10
+//    candidates: scores ascending against descending and shifted by 10^6,
+//    and the selected candidate's gap to the best (quartiles; best or not).
 // The exact samplers (discrete_laplace_distribution,
 // discrete_gaussian_distribution, and the mechanisms with secure_noise) are
 // the control: they are known to leak, so the harness must flag them. For
@@ -43,6 +46,7 @@
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
+#include <privet/mechanisms/exponential.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/mechanisms/laplace.hpp>
@@ -390,6 +394,27 @@ void local_set(const std::string& name, const S& ss, std::size_t n, std::uint64_
       {}, "kept vs not kept", false, "true item 0 vs s - 1");
 }
 
+// One selection among 10 candidates with scores 0, 0.5, ..., 4.5 (eps 1,
+// sensitivity 1): ascending, or descending and shifted by 10^6 (the input
+// split). The output is the selected candidate's gap to the best score:
+// bottom against top quartile, and best (gap 0) against not.
+template <class S>
+void selector(const std::string& name, const S& sel, std::size_t n) {
+  std::vector<double> scores[2] = {std::vector<double>(10), std::vector<double>(10)};
+  for (std::size_t i = 0; i < 10; ++i) {
+    scores[0][i] = 0.5 * static_cast<double>(i);
+    scores[1][i] = 1e6 + 0.5 * static_cast<double>(9 - i);
+  }
+  run(
+      name, n, true, true,
+      [&](int cls, counted_csprng& gen) {
+        const std::size_t r = sel(scores[cls], gen);
+        const std::size_t best = cls == 0 ? 9 : 0;
+        return 0.5 * std::fabs(static_cast<double>(r) - static_cast<double>(best));
+      },
+      {}, "best vs not best", true, "scores up vs down + 10^6");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -491,5 +516,12 @@ int main(int argc, char** argv) {
   local_set("control: subset_selection (exact coin, Floyd) s = 980101",
             exact_subset_selection(10.0, 980'101), n, 980'101);
   local_set("subset_selection s = 980101", privet::subset_selection(10.0, 980'101), n, 980'101);
+  selector("control: exponential_mechanism<secure_noise> (10)",
+           privet::exponential_mechanism<privet::secure_noise>(1.0, 1.0), n);
+  selector("exponential_mechanism<constant_time_noise> (10)",
+           privet::exponential_mechanism<>(1.0, 1.0), n);
+  selector("control: permute_and_flip<secure_noise> (10)",
+           privet::permute_and_flip<privet::secure_noise>(1.0, 1.0), n);
+  selector("permute_and_flip<constant_time_noise> (10)", privet::permute_and_flip<>(1.0, 1.0), n);
   return 0;
 }

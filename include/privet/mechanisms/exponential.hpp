@@ -1,23 +1,36 @@
 // privet/mechanisms/exponential.hpp — selecting a candidate with high score
 // privately: the exponential mechanism (McSherry & Talwar 2007) and
-// permute-and-flip (McKenna & Sheldon 2020), both sampled exactly.
+// permute-and-flip (McKenna & Sheldon 2020).
 //
-// Both test candidates with the same coin, true with probability
-// exp(-eps (q_max - q_r) / (c D)) for scores q with sensitivity D, where
-// c = 2 in general and c = 1 for monotonic scores (each neighbour moves all
-// scores the same direction). The exponential mechanism draws candidates
-// uniformly with replacement until a coin succeeds, which outputs r with
-// probability proportional to exp(eps q_r / (c D)); this equals report-noisy-
-// max with Gumbel noise. Permute-and-flip tests candidates in a random order
-// without replacement (equal to report-noisy-max with exponential noise,
-// Ding et al. 2021) and is never worse in expected score. Both are eps-DP.
-// The exponent is formed exactly from the doubles' binary values and the
-// coin is Canonne-Kamath-Steinke's exact Bernoulli(exp(-x)).
+// Both weigh candidate r by exp(-eps (q_max - q_r) / (c D)) for scores q
+// with sensitivity D, where c = 2 in general and c = 1 for monotonic scores
+// (each neighbour moves all scores the same direction). The exponential
+// mechanism outputs r with probability proportional to that weight
+// (report-noisy-max with Gumbel noise); permute-and-flip tests candidates in
+// a random order without replacement, keeping each with probability equal
+// to its weight (report-noisy-max with exponential noise, Ding et al. 2021),
+// and is never worse in expected score. Both are eps-DP.
+//
+// Two samplers, chosen by the noise policy (mechanisms/noise.hpp):
+//  - constant_time_noise, the default: the same work for every scores and
+//    every draw (detail/ct_select.hpp). Scores are rounded to a power-of-two
+//    grid 2^-30 finer than c D / eps, and the coefficient eps / (c D) is
+//    rounded down to a grid fraction, so the sampled law is the exact
+//    mechanism's on the grid scores at an epsilon within 2^-30 below eps,
+//    up to 128-bit coins and weights: guarantee(n) is within_tv<pure_dp>
+//    with a total variation below n 2^-120 (about 2^-89 for 2^32
+//    candidates). Scores beyond 2^116 grid steps (about 2^86 c D / eps)
+//    saturate there.
+//  - secure_noise: the exact law from the doubles' binary values, with
+//    Canonne-Kamath-Steinke's exact Bernoulli(exp(-x)) coin; the
+//    exponential mechanism draws candidates with replacement until a coin
+//    succeeds and permute-and-flip stops at its first success, so a
+//    release's time depends on the selected candidate.
 //
 // Scores are data and never make a selection throw: any double is taken,
 // +inf saturated to the largest double and -inf or NaN to the lowest
-// (score_selector::finite_score). An empty candidate list is a parameter
-// error (the candidates are public).
+// (score_selector::finite_score; the grid's saturation keeps that order). An
+// empty candidate list is a parameter error (the candidates are public).
 #pragma once
 
 #include <privet/core/concepts.hpp>
@@ -25,7 +38,9 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/detail/ct_select.hpp>
 #include <privet/mechanisms/detail/dyadic.hpp>
+#include <privet/mechanisms/noise.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -42,6 +57,9 @@ namespace privet {
 
 namespace detail {
 
+/// The state a secure_noise selector does not need.
+struct empty_selector {};
+
 class score_selector {
  public:
   score_selector(double epsilon, double sensitivity, bool monotonic = false)
@@ -49,7 +67,6 @@ class score_selector {
         sensitivity_(validate_positive(sensitivity, "sensitivity")),
         monotonic_(monotonic) {}
 
-  [[nodiscard]] pure_dp guarantee() const { return pure_dp(epsilon_); }
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
   [[nodiscard]] double sensitivity() const noexcept { return sensitivity_; }
   [[nodiscard]] bool monotonic() const noexcept { return monotonic_; }
@@ -100,31 +117,107 @@ class score_selector {
 }  // namespace detail
 
 /// The exponential mechanism: index r with probability proportional to
-/// exp(eps q_r / (2 D)) (or / D for monotonic scores).
+/// exp(eps q_r / (2 D)) (or / D for monotonic scores). With
+/// constant_time_noise (the default) every release does the same work
+/// whatever the scores and the draw (detail/ct_select.hpp: grid scores,
+/// 128-bit weights, one 320-bit uniform) and the guarantee is
+/// within_tv<pure_dp>; secure_noise samples the exact law with coins that
+/// stop at the selected candidate (variable time).
+template <grid_noise Noise = constant_time_noise>
 class exponential_mechanism : public detail::score_selector {
  public:
-  using detail::score_selector::score_selector;
+  /// pure_dp with secure_noise, within_tv<pure_dp> with constant_time_noise.
+  using guarantee_type =
+      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
+
+  /// Throws invalid_parameter naming epsilon or sensitivity unless each is
+  /// finite and > 0.
+  exponential_mechanism(double epsilon, double sensitivity, bool monotonic = false)
+      : detail::score_selector(epsilon, sensitivity, monotonic) {
+    if constexpr (std::same_as<Noise, constant_time_noise>)
+      ct_ = detail::ct_selector(this->epsilon(), this->sensitivity(), monotonic);
+  }
+
+  /// The guarantee of one release among `candidates` candidates (the
+  /// total variation grows with their number); eps-DP for any number.
+  [[nodiscard]] guarantee_type guarantee(std::size_t candidates) const {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      if (candidates > detail::ct_max_candidates)
+        throw_invalid("candidates", candidates, "at most 2^32");
+      return within_tv<pure_dp>(pure_dp(epsilon()), ct_.exponential_total_variation(candidates));
+    } else {
+      return pure_dp(epsilon());
+    }
+  }
+  /// The guarantee of one release among at most 2^32 candidates.
+  [[nodiscard]] guarantee_type guarantee() const { return guarantee(detail::ct_max_candidates); }
 
   /// The index of the selected candidate among `scores` (any doubles; see
   /// the file comment). Throws invalid_parameter naming `scores` if there
-  /// are none. G must be a secure_bit_source (checked at compile time).
+  /// are none (or, with constant_time_noise, more than 2^32). G must be a
+  /// secure_bit_source (checked at compile time).
   template <std::ranges::input_range R, random_bit_source G>
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    const auto x = exponents(scores);
-    for (;;) {
-      const std::size_t r = uniform_below(gen, static_cast<std::uint64_t>(x.size()));
-      if (coin(gen, x[r])) return r;
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return ct_.exponential(scores, gen);
+    } else {
+      const auto x = exponents(scores);
+      for (;;) {
+        const std::size_t r = uniform_below(gen, static_cast<std::uint64_t>(x.size()));
+        if (coin(gen, x[r])) return r;
+      }
     }
   }
+
+  /// The constant-time selector's grid and coins (constant_time_noise), for
+  /// tests and reports.
+  [[nodiscard]] const detail::ct_selector& constant_time_selector()
+      const noexcept requires std::same_as<Noise, constant_time_noise> {
+    return ct_;
+  }
+
+ private:
+  [[no_unique_address]] std::conditional_t<std::same_as<Noise, constant_time_noise>,
+                                           detail::ct_selector, detail::empty_selector>
+      ct_;
 };
 
 /// Permute-and-flip: candidates in random order, each kept with probability
-/// exp(-eps (q_max - q_r) / (2 D)); the best candidate is always kept.
+/// exp(-eps (q_max - q_r) / (2 D)); the best candidate is always kept. With
+/// constant_time_noise (the default) every candidate's coin is tossed and
+/// the first success in a random priority order is found by a masked scan
+/// (detail/ct_select.hpp), and the guarantee is within_tv<pure_dp>;
+/// secure_noise stops at the first success (variable time, exact law).
+template <grid_noise Noise = constant_time_noise>
 class permute_and_flip : public detail::score_selector {
  public:
-  using detail::score_selector::score_selector;
+  /// pure_dp with secure_noise, within_tv<pure_dp> with constant_time_noise.
+  using guarantee_type =
+      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
+
+  /// Throws invalid_parameter naming epsilon or sensitivity unless each is
+  /// finite and > 0.
+  permute_and_flip(double epsilon, double sensitivity, bool monotonic = false)
+      : detail::score_selector(epsilon, sensitivity, monotonic) {
+    if constexpr (std::same_as<Noise, constant_time_noise>)
+      ct_ = detail::ct_selector(this->epsilon(), this->sensitivity(), monotonic);
+  }
+
+  /// The guarantee of one release among `candidates` candidates.
+  [[nodiscard]] guarantee_type guarantee(std::size_t candidates) const {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      if (candidates > detail::ct_max_candidates)
+        throw_invalid("candidates", candidates, "at most 2^32");
+      return within_tv<pure_dp>(pure_dp(epsilon()),
+                                ct_.permute_and_flip_total_variation(candidates));
+    } else {
+      return pure_dp(epsilon());
+    }
+  }
+  /// The guarantee of one release among at most 2^32 candidates.
+  [[nodiscard]] guarantee_type guarantee() const { return guarantee(detail::ct_max_candidates); }
 
   /// The index of the selected candidate among `scores`, as for
   /// exponential_mechanism: throws invalid_parameter naming `scores` if
@@ -133,17 +226,32 @@ class permute_and_flip : public detail::score_selector {
   requires std::convertible_to < std::ranges::range_value_t<R>,
   double > std::size_t operator()(const R& scores, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
-    const auto x = exponents(scores);
-    std::vector<std::size_t> order(x.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    // Lazy Fisher-Yates: draw the next candidate only when needed.
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const std::size_t j = i + uniform_below(gen, static_cast<std::uint64_t>(order.size() - i));
-      std::swap(order[i], order[j]);
-      if (coin(gen, x[order[i]])) return order[i];
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      return ct_.permute_and_flip(scores, gen);
+    } else {
+      const auto x = exponents(scores);
+      std::vector<std::size_t> order(x.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      // Lazy Fisher-Yates: draw the next candidate only when needed.
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::size_t j = i + uniform_below(gen, static_cast<std::uint64_t>(order.size() - i));
+        std::swap(order[i], order[j]);
+        if (coin(gen, x[order[i]])) return order[i];
+      }
+      return order.back();  // unreachable: the best candidate's coin is certain
     }
-    return order.back();  // unreachable: the best candidate's coin is certain
   }
+
+  /// The constant-time selector's grid and coins (constant_time_noise).
+  [[nodiscard]] const detail::ct_selector& constant_time_selector()
+      const noexcept requires std::same_as<Noise, constant_time_noise> {
+    return ct_;
+  }
+
+ private:
+  [[no_unique_address]] std::conditional_t<std::same_as<Noise, constant_time_noise>,
+                                           detail::ct_selector, detail::empty_selector>
+      ct_;
 };
 
 /// Noise distributions of report-noisy-max, for report_noisy_max below.
@@ -161,8 +269,9 @@ concept report_noisy_max_noise =
 /// permute-and-flip's (Ding, Kifer, Wang, Xiao & Zhang 2021). privet samples
 /// them through those exact coins rather than adding floating-point noise,
 /// whose rounding would break the privacy proof.
-template <report_noisy_max_noise Noise>
+template <report_noisy_max_noise Noise, grid_noise Policy = constant_time_noise>
 using report_noisy_max =
-    std::conditional_t<std::same_as<Noise, gumbel_noise>, exponential_mechanism, permute_and_flip>;
+    std::conditional_t<std::same_as<Noise, gumbel_noise>, exponential_mechanism<Policy>,
+                       permute_and_flip<Policy>>;
 
 }  // namespace privet

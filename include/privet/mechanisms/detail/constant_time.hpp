@@ -290,6 +290,42 @@ class ct_exp_coin {
     return ok & ct_is_zero(ct_barrier(high));
   }
 
+  /// exp(-n / d) as a 128-bit fixed-point number W (value W / 2^128), with
+  /// no randomness and the same work for every n: the product of the same
+  /// thresholds over n's bits, each product rounded down, starting from
+  /// 2^128 - 1, and 0 when a bit at or above the high cut is set. Within
+  /// weight_error() of exp(-n / d).
+  [[nodiscard]] ct_threshold weight(const ct_u256& n) const noexcept {
+    std::uint64_t hi = ~std::uint64_t{0}, lo = ~std::uint64_t{0};
+    for (int j = low_; j < top_; ++j) {
+      const ct_threshold& t = thresholds_[static_cast<std::size_t>(j - low_)];
+      // floor(W T / 2^128) from the four 64-bit partial products.
+      const uint128 ll = static_cast<uint128>(lo) * t.lo;
+      const uint128 lh = static_cast<uint128>(lo) * t.hi;
+      const uint128 hl = static_cast<uint128>(hi) * t.lo;
+      const uint128 hh = static_cast<uint128>(hi) * t.hi;
+      const uint128 mid =
+          (ll >> 64) + static_cast<std::uint64_t>(lh) + static_cast<std::uint64_t>(hl);
+      const uint128 top = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+      const std::uint64_t bit = (n[static_cast<std::size_t>(j >> 6)] >> (j & 63)) & 1;
+      const std::uint64_t m = ct_mask(bit);
+      hi = ct_select(m, static_cast<std::uint64_t>(top >> 64), hi);
+      lo = ct_select(m, static_cast<std::uint64_t>(top), lo);
+    }
+    std::uint64_t high = 0;
+    for (std::size_t w = 0; w < 4; ++w) high |= n[w] & high_mask_[w];
+    const std::uint64_t keep = ct_mask(ct_is_zero(ct_barrier(high)));
+    return {hi & keep, lo & keep};
+  }
+
+  /// An upper bound on |weight(n) / 2^128 - exp(-n / d)| for every n: the
+  /// start 2^128 - 1 and each factor's threshold and rounding (2^-128 each,
+  /// all factors at most 1), 2^-129 for the dropped low bits (a relative
+  /// error below 2^-129 on a value at most 1), 2^-128 for the high cut.
+  [[nodiscard]] double weight_error() const noexcept {
+    return std::ldexp(1.0 + 2.0 * coins() + (cut_high_ ? 1.0 : 0.0) + (cut_low_ ? 0.5 : 0.0), -128);
+  }
+
   /// The number of coins tossed per call.
   [[nodiscard]] int coins() const noexcept { return top_ - low_; }
   /// The number of 64-bit words drawn per call.

@@ -53,6 +53,13 @@ struct dyadic {
     return {boost::multiprecision::cpp_int(am - bm), e};
   }
 
+  friend dyadic operator+(const dyadic& a, const dyadic& b) {
+    const int e = a.exponent < b.exponent ? a.exponent : b.exponent;
+    return {boost::multiprecision::cpp_int((a.mantissa << (a.exponent - e)) +
+                                           (b.mantissa << (b.exponent - e))),
+            e};
+  }
+
   friend dyadic operator*(const dyadic& a, const dyadic& b) {
     return {boost::multiprecision::cpp_int(a.mantissa * b.mantissa), a.exponent + b.exponent};
   }
