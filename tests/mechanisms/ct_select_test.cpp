@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -57,6 +58,30 @@ mp::cpp_int plain_grid_score(double q, double g) {
   return e >= 53 ? mp::cpp_int(m << (e - 53)) : mp::cpp_int(m >> (53 - e));
 }
 
+// The scores 0, 1, ..., n - 1 as a sized range that stores none of them.
+struct many_scores {
+  struct iterator {
+    using value_type = double;
+    using difference_type = std::ptrdiff_t;
+    std::uint64_t i = 0;
+    double operator*() const { return static_cast<double>(i); }
+    iterator& operator++() {
+      ++i;
+      return *this;
+    }
+    iterator operator++(int) {
+      const iterator old = *this;
+      ++i;
+      return old;
+    }
+    bool operator==(const iterator&) const = default;
+  };
+  std::uint64_t n = 0;
+  [[nodiscard]] iterator begin() const { return {0}; }
+  [[nodiscard]] iterator end() const { return {n}; }
+  [[nodiscard]] std::size_t size() const { return n; }
+};
+
 mp::cpp_int to_big(int128 v) {
   return v < 0 ? mp::cpp_int(-big(static_cast<uint128>(-v))) : big(static_cast<uint128>(v));
 }
@@ -65,8 +90,9 @@ mp::cpp_int to_big(int128 v) {
 
 TEST_CASE("grid scores are round(q / g) clamped to 2^116 steps, without a branch") {
   for (const bool monotonic : {false, true}) {
-    for (const auto& [eps, sens] : std::vector<std::pair<double, double>>{
+    for (const auto& params : std::vector<std::pair<double, double>>{
              {1.0, 1.0}, {0.01, 3.0}, {50.0, 1e-9}, {1.0, std::ldexp(1.0, 971)}}) {
+      const double eps = params.first, sens = params.second;
       const ct_selector s(eps, sens, monotonic);
       const double g = s.step();
       CAPTURE(eps);
@@ -111,8 +137,9 @@ TEST_CASE("grid scores are round(q / g) clamped to 2^116 steps, without a branch
 TEST_CASE("the denominator rounds the coefficient down, within 2^-30 of eps") {
   // eps' = c (D + g) / (d g) must satisfy eps (1 - 2^-29) < eps' <= eps.
   for (const bool monotonic : {false, true}) {
-    for (const auto& [eps, sens] : std::vector<std::pair<double, double>>{
+    for (const auto& params : std::vector<std::pair<double, double>>{
              {1.0, 1.0}, {1.3, 0.5}, {0.01, 3.0}, {50.0, 1e-9}, {1e-6, 1e6}}) {
+      const double eps = params.first, sens = params.second;
       const ct_selector s(eps, sens, monotonic);
       CAPTURE(eps);
       CAPTURE(sens);
@@ -279,6 +306,15 @@ TEST_CASE("the guarantees: eps with a total variation, or exact with secure_nois
   CHECK_THROWS_WITH_AS((void)em.guarantee(privet::detail::ct_max_candidates + 1),
                        "privet: candidates = 4294967297 is invalid; allowed: at most 2^32",
                        privet::invalid_parameter);
+  // A list longer than 2^32 is refused before anything is drawn (a sized
+  // range, so nothing is allocated either).
+  privet::test::counting_release_generator gen(1);
+  const many_scores many{(std::uint64_t{1} << 32) + 1};
+  CHECK_THROWS_WITH_AS((void)em(many, gen),
+                       "privet: scores.size() = 4294967297 is invalid; allowed: at most 2^32 "
+                       "candidates",
+                       privet::invalid_parameter);
+  CHECK(gen.calls() == 0);
   const privet::permute_and_flip<privet::secure_noise> exact(1.0, 1.0);
   static_assert(std::is_same_v<decltype(exact.guarantee()), privet::pure_dp>);
   CHECK(exact.guarantee() == privet::pure_dp(1.0));

@@ -141,14 +141,19 @@ class ct_selector {
   /// four-word integers (each below 2^118).
   template <std::ranges::input_range R>
   [[nodiscard]] std::vector<ct_u256> gaps(const R& scores) const {
+    // The count is public (the candidates are), so refusing it is no leak.
+    if constexpr (std::ranges::sized_range<R>) {
+      if (std::ranges::size(scores) > ct_max_candidates)
+        throw_invalid("scores.size()", std::ranges::size(scores), "at most 2^32 candidates");
+    }
     std::vector<uint128> biased;  // Q + 2^127: unsigned order is signed order
     for (const auto& s : scores) {
+      if (biased.size() == ct_max_candidates)
+        throw_invalid("scores.size()", "more than 2^32", "at most 2^32 candidates");
       const auto q = static_cast<uint128>(grid_score(static_cast<double>(s)));
       biased.push_back(q ^ (uint128{1} << 127));
     }
     if (biased.empty()) throw_empty("scores");
-    if (biased.size() > ct_max_candidates)
-      throw_invalid("scores.size()", biased.size(), "at most 2^32 candidates");
     std::uint64_t top_hi = 0, top_lo = 0;
     for (const uint128 b : biased) {
       const auto hi = static_cast<std::uint64_t>(b >> 64);
