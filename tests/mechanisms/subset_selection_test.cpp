@@ -300,9 +300,21 @@ TEST_CASE("every report draws the same words, whatever the item and the coin") {
 }
 
 TEST_CASE("the branch-free sort sorts every input") {
-  // Odd-even transposition against std::sort: every permutation of 6
-  // values with a repeat, and random arrays of every length to 70 (small
-  // ranges, so with many repeats).
+  // Batcher's network: every 0-1 input up to n = 16 (a comparator network
+  // that sorts every 0-1 input sorts every input: Knuth, TAOCP vol. 3,
+  // 5.3.4, Theorem Z); against std::sort, every permutation of 6 values
+  // with a repeat and random arrays of every length to 70 and of lengths
+  // around powers of two to 4097 (small ranges, so with many repeats).
+  for (std::size_t n = 0; n <= 16; ++n) {
+    for (std::uint64_t bits = 0; bits < (std::uint64_t{1} << n); ++bits) {
+      std::vector<std::uint64_t> v(n);
+      for (std::size_t i = 0; i < n; ++i) v[i] = (bits >> i) & 1;
+      privet::detail::ct_sort(v.data(), v.size());
+      CAPTURE(n);
+      CAPTURE(bits);
+      REQUIRE(std::is_sorted(v.begin(), v.end()));
+    }
+  }
   std::vector<std::uint64_t> base{0, 1, 1, 5, 9, ~std::uint64_t{0}};
   std::sort(base.begin(), base.end());
   const std::vector<std::uint64_t> sorted = base;
@@ -312,7 +324,11 @@ TEST_CASE("the branch-free sort sorts every input") {
     CHECK(v == sorted);
   } while (std::next_permutation(base.begin(), base.end()));
   privet::seeded_generator gen(4);
-  for (std::size_t n = 0; n <= 70; ++n) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 70; ++n) lengths.push_back(n);
+  for (std::size_t n : {127, 128, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 4097})
+    lengths.push_back(n);
+  for (const std::size_t n : lengths) {
     for (int rep = 0; rep < 20; ++rep) {
       std::vector<std::uint64_t> v(n);
       for (auto& x : v) x = gen() % (rep % 2 == 0 ? 8 : 1'000'000);

@@ -175,21 +175,31 @@ class ct_draws {
   std::vector<group> groups_;
 };
 
-/// Sorts v[0, n) increasingly by odd-even transposition (n rounds of
-/// compare-exchanges of the pairs (i, i + 1), i even in even rounds and odd
-/// in odd ones: n rounds sort any input, Habermann 1972; Knuth, TAOCP vol.
-/// 3, 5.3.4, exercise 37), n (n - 1) / 2 exchanges by masks: neither the
-/// time nor the memory accessed depends on the values. The exchanges of a
-/// round are independent, so they overlap in the pipeline, which the
-/// dependent chain of a selection network does not (1.6 times faster at
-/// n = 45).
+/// Sorts v[0, n) increasingly by Batcher's merge exchange (Batcher 1968;
+/// Knuth, TAOCP vol. 3, 5.2.2, Algorithm M): a sorting network for any n,
+/// about n (log2 n)^2 / 4 compare-exchanges by masks, whose pairs depend on
+/// n alone, so neither the time nor the memory accessed depends on the
+/// values. The exchanges of a pass are independent, so they overlap in the
+/// pipeline. It replaced odd-even transposition (n (n - 1) / 2 exchanges),
+/// which made subset selection's report O(d^2) twice over.
 inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
-  for (std::size_t round = 0; round < n; ++round) {
-    for (std::size_t i = round & 1; i + 1 < n; i += 2) {
-      const std::uint64_t a = v[i], b = v[i + 1];
-      const std::uint64_t flip = (a ^ b) & ct_mask(ct_lt(b, a));
-      v[i] = a ^ flip;
-      v[i + 1] = b ^ flip;
+  if (n < 2) return;
+  std::size_t t = 0;  // ceil(log2 n)
+  while ((std::size_t{1} << t) < n) ++t;
+  for (std::size_t p = std::size_t{1} << (t - 1); p > 0; p >>= 1) {
+    std::size_t q = std::size_t{1} << (t - 1), r = 0, d = p;
+    for (;;) {
+      for (std::size_t i = 0; i + d < n; ++i) {
+        if ((i & p) != r) continue;  // public: i, p and r, never the values
+        const std::uint64_t a = v[i], b = v[i + d];
+        const std::uint64_t flip = (a ^ b) & ct_mask(ct_lt(b, a));
+        v[i] = a ^ flip;
+        v[i + d] = b ^ flip;
+      }
+      if (q == p) break;
+      d = q - p;
+      q >>= 1;
+      r = p;
     }
   }
 }
