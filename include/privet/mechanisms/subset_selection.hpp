@@ -46,8 +46,9 @@
 //  4. maps every slot v to v + (v >= z) by masks: D becomes a uniform
 //     d-subset of the others [0, s) \ {z} (a bijection);
 //  5. writes z into slot r when the coin keeps, by masks over all d slots;
-//  6. sorts the d slots by odd-even transposition (detail::ct_sort: d
-//     rounds of compare-exchanges by masks, d (d - 1) / 2 in all).
+//  6. sorts the d slots by Batcher's merge exchange (detail::ct_sort: a
+//     sorting network of about d (log2 d)^2 / 4 compare-exchanges by
+//     masks, the same pairs for every input).
 // The output law is the stated one: without the coin, step 4's set. With
 // it, slot r is uniform among D's d elements given D (r is independent of
 // everything else), so D minus it is a uniform (d - 1)-subset A of the
@@ -58,15 +59,15 @@
 // holds an index above s - 1 - d + i), and released unsorted it would tell
 // which candidates were mapped past z.
 //
-// Cost: d (d - 1) / 2 comparisons for step 3 (vectorised) and as many
-// compare-exchanges for step 6, O(d^2) where the exact sampler took O(d)
-// expected, plus about d / 3 words for s near 10^6 (draws sharing a word
+// Cost: d (d - 1) / 2 comparisons for step 3 (vectorised), O(d^2) where
+// the exact sampler took O(d) expected, and O(d log^2 d) compare-exchanges
+// for step 6, plus about d / 3 words for s near 10^6 (draws sharing a word
 // while their product stays below 2^60). LDP TrieHH's d is small (eps 10,
-// s = 980 101: d = 45, about 2 000 steps, 2.3 us a report in
-// bench/README.md, 4.7 times the exact sampler). Above d of about 300 a
-// report takes over 0.1 ms (d = 269: 70-90 us), and at d in the thousands
-// milliseconds (eps 1 over s = 10^4, d = 2 690: 6-11 ms); there is no
-// variable-time fallback.
+// s = 980 101: d = 46, 1.6 us a report in bench/README.md). Above d of
+// about 500 a report takes over 0.1 ms (d = 269: 25 us), and at d in the
+// thousands milliseconds (eps 1 over s = 10^4, d = 2 690: 1.5 ms; d =
+// 6 693: 8.8 ms), the membership scan of step 3 being most of it; there is
+// no variable-time fallback.
 //
 // Frequency estimation (unbiased for the law sampled, p = p_true() = p'):
 // an item is reported by a user holding it with probability p and by any
