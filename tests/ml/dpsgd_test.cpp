@@ -12,6 +12,7 @@
 #include <privet/ml/metrics.hpp>
 #include <privet/ml/mlp.hpp>
 
+#include <support/counting_generator.hpp>
 #include <support/errors.hpp>
 
 #include <doctest/doctest.h>
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
@@ -1036,12 +1038,17 @@ TEST_CASE("constant-time noise: the exact steps' epsilon at delta less the sampl
     (void)exact.step(m1, data, g1);
     (void)timed.step(m2, data, g2);
   }
-  // Each step's distance: the mechanism's, P coordinates of tau each.
+  // Each step's distance: the mechanism's, P coordinates of tau each, plus
+  // the batch's, N coins within 2^-128 of q each.
   const auto mech = privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(
       timed.noise_stddev(), 10);
-  const double per_step = mech.sampler_total_variation();
+  CHECK(timed.sampling_total_variation() == privet::detail::mul_up(200, 0x1p-128));
+  CHECK(exact.sampling_total_variation() == 0);
+  const double per_step =
+      privet::detail::add_up(mech.sampler_total_variation(), timed.sampling_total_variation());
+  CHECK(timed.step_total_variation() == per_step);
   CHECK(per_step > 0);
-  CHECK(per_step <= 10 * 0x1p-100);
+  CHECK(per_step <= 10 * 0x1p-100 + 200 * 0x1p-127);
   const double tv = timed.odometer().total_variation();
   CHECK(exact.odometer().total_variation() == 0);
   CHECK(tv >= k * per_step);
@@ -1065,6 +1072,43 @@ TEST_CASE("constant-time noise: the exact steps' epsilon at delta less the sampl
   // The epsilons are the exact run's to 12 digits: the share is 2^-48 delta.
   CHECK(r.accountants.pld->epsilon() ==
         doctest::Approx(exact.privacy_spent(delta).accountants.pld->epsilon()).epsilon(1e-12));
+}
+
+TEST_CASE("constant-time Poisson batches: two words a unit, whatever the coins") {
+  // A counting generator: a non-private optimiser (no noise) draws exactly
+  // 2 N words a step whatever the batch, and its batches are increasing
+  // and within the population; at q = 1 every unit, no word drawn.
+  const auto data = separable(50, 4, 3);
+  auto opt =
+      dpsgd<sparse_lr>::non_private(4, 50, {.learning_rate = 0.1, .clip_norm = 1, .batch_size = 5});
+  static_assert(dpsgd<sparse_lr>::constant_time_sampling);
+  static_assert(!dpsgd<sparse_lr, privet::secure_noise>::constant_time_sampling);
+  sparse_lr model(4);
+  privet::test::counting_release_generator gen(9);
+  std::set<std::size_t> sizes;
+  for (int s = 0; s < 200; ++s) {
+    const std::uint64_t before = gen.calls();
+    const auto r = opt.step(model, data, gen);
+    CHECK(gen.calls() - before == 100);
+    for (std::size_t i = 1; i < r.batch.size(); ++i) REQUIRE(r.batch[i - 1] < r.batch[i]);
+    if (!r.batch.empty()) CHECK(r.batch.back() < 50);
+    sizes.insert(r.batch.size());
+  }
+  CHECK(sizes.size() > 5);  // Binomial(50, 0.1): the sizes vary
+  auto all = dpsgd<sparse_lr>::non_private(
+      4, 50, {.learning_rate = 0.1, .clip_norm = 1, .batch_size = 50});
+  const std::uint64_t before = gen.calls();
+  std::vector<std::size_t> every(50);
+  for (std::size_t i = 0; i < 50; ++i) every[i] = i;
+  CHECK(all.step(model, data, gen).batch == every);
+  CHECK(gen.calls() == before);
+  CHECK(all.sampling_total_variation() == 0);
+  // The coin's threshold: floor(q 2^128) for q = 0.1. The double 0.1 is m
+  // 2^-56 with m = 0x1999999999999a, so q 2^128 = m 2^72 exactly: the high
+  // word m 2^8, the low word 0, and P[coin] = q exactly.
+  const auto t = privet::detail::ct_threshold_below(0.1);
+  CHECK(t.hi == std::uint64_t{0x1999999999999a} << 8);
+  CHECK(t.lo == 0);
 }
 
 TEST_CASE("constant-time noise: calibration meets the target with the samplers' share") {

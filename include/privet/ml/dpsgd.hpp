@@ -14,8 +14,9 @@
 //
 // Sampling and accounting go together:
 // - batch_sampling::poisson includes each example independently with
-//   probability q = b / n (an exact coin on the double q: the rate sampled is
-//   the rate accounted); neighbours differ by adding or removing one example,
+//   probability q = b / n (with secure_noise an exact coin on the double q:
+//   the rate sampled is the rate accounted; with constant_time_noise a
+//   constant-time coin, below); neighbours differ by adding or removing one example,
 //   the sum's sensitivity is C (plus rounding, below), and each step is a
 //   `subsampled_gaussian_event`
 //   (Mironov, Talwar & Zhang 2019 by RDP; the PLD and PRV accountants too).
@@ -67,6 +68,21 @@
 // about ln(delta 2^100 / (T d)) (37 for delta = 1e-5 and T d = 10^9; per
 // step, as calibrated_per_step's eps = 100, out of reach) are refused,
 // naming target.delta.
+//
+// Poisson batches with constant_time_noise. The exact coin on q reads one
+// word when q's leading zero bits already fail and two otherwise, so its
+// time told which units were left out, and the batch was built by a branch
+// on each coin. Here each unit's coin is two words compared with T =
+// floor(q 2^128) by masks, and the unit's index is written at the running
+// count whatever the coin: the same words, loop and branches for every
+// batch. P[coin] = T / 2^128 is within 2^-128 below q, so the batch is
+// within total variation N 2^-128 of the exact Poisson batch (couple each
+// coin with its exact twin), which each step records with the noise's
+// (step_total_variation()). Not covered (docs/security_model.md): the
+// gradient pass, whose time follows the batch's size and the sampled
+// records' contents (a sparse model reads each record's features), and the
+// memory addresses of the members' rows; fixed-size batches and user-level
+// units still use the exact, variable-time draws.
 //
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
@@ -313,6 +329,9 @@ inline double dpsgd_expected_batch_size(const dpsgd_options& o, std::size_t n) n
 template <differentiable_model Model, mechanism_noise_policy Noise = constant_time_noise>
 class dpsgd {
  public:
+  /// Whether Poisson batches are drawn by constant-time coins (with
+  /// constant_time_noise; see the file comment).
+  static constexpr bool constant_time_sampling = std::same_as<Noise, constant_time_noise>;
   using model_type = Model;                                  ///< The model trained.
   using real_type = typename Model::real_type;               ///< The model's parameter type.
   using batch_type = typename Model::batch_type;             ///< The data's type.
@@ -460,7 +479,7 @@ class dpsgd {
     // With constant_time_noise the step is within the mechanism's total
     // variation of the exact one (see the file comment).
     if (mechanism_) {
-      const double tv = mechanism_->sampler_total_variation();
+      const double tv = step_total_variation();
       std::visit([this, tv](const auto& e) { odometer_.record(e, 1, tv); }, step_event());
     }
     ++steps_;
@@ -535,6 +554,22 @@ class dpsgd {
   [[nodiscard]] const dpsgd_options& options() const noexcept { return options_; }
   /// q: b / N, or the sampling_rate given.
   [[nodiscard]] double sampling_rate() const noexcept { return rate_; }
+  /// The total variation between one step's batch and the exact Poisson
+  /// batch: N 2^-128 with constant_time_noise below q = 1 (each coin's
+  /// probability T / 2^128 is within 2^-128 below q), rounded up; 0
+  /// otherwise (exact coins, q = 1 or fixed-size batches).
+  [[nodiscard]] double sampling_total_variation() const noexcept {
+    if (!constant_time_sampling || options_.sampling != batch_sampling::poisson || rate_ >= 1)
+      return 0;
+    return privet::detail::mul_up(static_cast<double>(population_), 0x1p-128);
+  }
+  /// What each noisy step records with the odometer: the noise sampler's
+  /// total variation plus the batch's (each rounded up, then their sum).
+  [[nodiscard]] double step_total_variation() const noexcept {
+    if (!mechanism_) return 0;
+    return privet::detail::add_up(mechanism_->sampler_total_variation(),
+                                  sampling_total_variation());
+  }
   /// What the noisy sum is divided by: b, or q N.
   [[nodiscard]] double expected_batch_size() const noexcept { return expected_batch_; }
   /// N: the units batches are drawn from (the examples, or the users).
@@ -563,6 +598,7 @@ class dpsgd {
         population_(population_of(options_, dataset_size)),
         rate_(sampling_rate_of(options_, dataset_size)),
         expected_batch_(dpsgd_expected_batch_size(options_, dataset_size)),
+        poisson_threshold_(privet::detail::ct_threshold_below(rate_ < 1 ? rate_ : 0.0)),
         odometer_(std::move(accounting)) {}
 
   static const dpsgd_options& checked(const dpsgd_options& o, std::size_t n) {
@@ -693,7 +729,7 @@ class dpsgd {
     o.use_pld = c.accountant == accountant_kind::pld;
     o.use_prv = c.accountant == accountant_kind::prv;
     privacy_odometer check(std::move(o));
-    const double tv = mechanism_->sampler_total_variation();
+    const double tv = step_total_variation();
     std::visit([&check, steps, tv](const auto& e) { check.record(e, steps, tv); }, step_event());
     const auto r = check.report(target.delta());
     const auto& answer = c.accountant == accountant_kind::pld   ? r.pld
@@ -739,7 +775,25 @@ class dpsgd {
   template <class G>
   std::vector<std::size_t> sample(G& gen) const {
     std::vector<std::size_t> out;
-    if (options_.sampling == batch_sampling::poisson) {
+    if (options_.sampling == batch_sampling::poisson && constant_time_sampling) {
+      // Two words per unit against floor(q 2^128), the unit's index written
+      // at the running count whatever its coin (the slot after the last
+      // member is overwritten by the next one): no branch on a coin. The
+      // buffer is written in full first, so no page is first touched at a
+      // count-dependent moment.
+      if (rate_ >= 1) {
+        out.resize(population_);
+        for (std::size_t i = 0; i < population_; ++i) out[i] = i;
+        return out;
+      }
+      out.assign(population_ + 1, 0);
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < population_; ++i) {
+        out[count] = i;
+        count += static_cast<std::size_t>(privet::detail::ct_coin(gen, poisson_threshold_));
+      }
+      out.resize(count);
+    } else if (options_.sampling == batch_sampling::poisson) {
       for (std::size_t i = 0; i < population_; ++i) {
         if (detail::bernoulli_exact(gen, rate_)) out.push_back(i);
       }
@@ -757,6 +811,8 @@ class dpsgd {
   std::size_t population_;
   double rate_;
   double expected_batch_;
+  // floor(q 2^128): the constant-time Poisson coin (constant_time_noise).
+  privet::detail::ct_threshold poisson_threshold_;
   std::optional<mechanism_type> mechanism_;
   double event_multiplier_ = 0;
   privacy_odometer odometer_;
