@@ -578,13 +578,16 @@ double sensitivity_or(std::optional<double> asked, double stored) {
   return asked ? *asked : stored;
 }
 
-// What every mechanism's docstring says about the two kinds of noise.
-#define PRIVET_NOISE_DOC                                                                       \
-  "noise=\"constant_time\" (the default) draws from privet's constant-time sampler\n"          \
-  "(constant_time_noise: the same random words and branches whatever the sample, within\n"     \
-  "total variation below 2^-100 per coordinate of the exact law), and guarantee() qualifies\n" \
-  "the exact guarantee by that distance; noise=\"secure\" names the exact samplers\n"          \
-  "(secure_noise), whose running time depends on the noise (Jin et al. 2022)."
+// What every mechanism's class docstring says about the two kinds of noise.
+std::string class_doc(const char* body) {
+  return std::string(body) +
+         "noise=\"constant_time\" (the default) draws from privet's constant-time sampler\n"
+         "(constant_time_noise: the same random words and branches whatever the sample, within\n"
+         "total variation below 2^-100 per coordinate of the exact law), and guarantee() "
+         "qualifies\n"
+         "the exact guarantee by that distance; noise=\"secure\" names the exact samplers\n"
+         "(secure_noise), whose running time depends on the noise (Jin et al. 2022).";
+}
 
 constexpr const char* noise_arg_doc =
     " noise: \"constant_time\" (default) or \"secure\" (the exact, variable-time samplers); "
@@ -597,12 +600,15 @@ std::string with_noise_doc(const char* doc) {
 void bind_laplace(py::module_& m) {
   py::class_<laplace_py> c(
       m, "Laplace",
-      "The Laplace mechanism (privet::laplace_mechanism<double>; Dwork, McSherry, Nissim &\n"
-      "Smith 2006): Lap(scale) noise on each of `dimension` coordinates of a query whose L1\n"
-      "sensitivity is l1_sensitivity, epsilon-DP. The noise is a discrete Laplace sample on a\n"
-      "power-of-two grid of about scale / 2^40 and the input is rounded to that grid first\n"
-      "(Mironov 2012), which the guarantee accounts for. NaN inputs are read as 0 and +-inf as\n"
-      "the largest finite doubles; outputs beyond the double range saturate.\n" PRIVET_NOISE_DOC);
+      class_doc(
+          "The Laplace mechanism (privet::laplace_mechanism<double>; Dwork, McSherry, Nissim &\n"
+          "Smith 2006): Lap(scale) noise on each of `dimension` coordinates of a query whose L1\n"
+          "sensitivity is l1_sensitivity, epsilon-DP. The noise is a discrete Laplace sample on a\n"
+          "power-of-two grid of about scale / 2^40 and the input is rounded to that grid first\n"
+          "(Mironov 2012), which the guarantee accounts for. NaN inputs are read as 0 and +-inf "
+          "as\n"
+          "the largest finite doubles; outputs beyond the double range saturate.\n")
+          .c_str());
   c.def(py::init([](double epsilon, double l1_sensitivity, std::int64_t dimension,
                     const py::object& noise) {
           const pure_dp target(epsilon);
@@ -704,13 +710,18 @@ void bind_laplace(py::module_& m) {
 void bind_gaussian(py::module_& m) {
   py::class_<gaussian_py> c(
       m, "Gaussian",
-      "The Gaussian mechanism (privet::gaussian_mechanism<double>): N(0, sigma^2) noise on each\n"
-      "of `dimension` coordinates of a query whose L2 sensitivity is l2_sensitivity,\n"
-      "(l2^2 / (2 sigma^2))-zCDP (Bun & Steinke 2016). The noise is a discrete Gaussian sample\n"
-      "(Canonne, Kamath & Steinke 2020) on a power-of-two grid of about sigma / 2^30, the input\n"
-      "rounded to it first; the guarantee accounts for the rounding. NaN inputs are read as 0\n"
-      "and +-inf as the largest finite doubles; outputs beyond the double range "
-      "saturate.\n" PRIVET_NOISE_DOC);
+      class_doc(
+          "The Gaussian mechanism (privet::gaussian_mechanism<double>): N(0, sigma^2) noise on "
+          "each\n"
+          "of `dimension` coordinates of a query whose L2 sensitivity is l2_sensitivity,\n"
+          "(l2^2 / (2 sigma^2))-zCDP (Bun & Steinke 2016). The noise is a discrete Gaussian "
+          "sample\n"
+          "(Canonne, Kamath & Steinke 2020) on a power-of-two grid of about sigma / 2^30, the "
+          "input\n"
+          "rounded to it first; the guarantee accounts for the rounding. NaN inputs are read as 0\n"
+          "and +-inf as the largest finite doubles; outputs beyond the double range "
+          "saturate.\n")
+          .c_str());
   c.def(py::init([](double l2_sensitivity, std::optional<double> rho, std::optional<double> epsilon,
                     std::optional<double> delta, std::int64_t dimension, const py::object& noise) {
           const bool by_rho = rho && !epsilon && !delta;
@@ -846,13 +857,16 @@ void bind_gaussian(py::module_& m) {
 void bind_discrete_laplace(py::module_& m) {
   py::class_<discrete_laplace_py> c(
       m, "DiscreteLaplace",
-      "Discrete Laplace noise on integers (privet::discrete_laplace_mechanism<int64_t>; the\n"
-      "two-sided geometric of Ghosh, Roughgarden & Sundararajan 2009): P[k] proportional to\n"
-      "exp(-|k| / scale), (L1 / scale)-DP for a query of L1 sensitivity l1_sensitivity. Each\n"
-      "integer of an array gets its own sample; value + noise saturates at the int64 range (ints\n"
-      "beyond it are read at its limits). The exact sampler is Canonne, Kamath & Steinke's\n"
-      "(2020); the constant-time one takes scales up to about 2^63 / 89 "
-      "(1.0e17).\n" PRIVET_NOISE_DOC);
+      class_doc(
+          "Discrete Laplace noise on integers (privet::discrete_laplace_mechanism<int64_t>; the\n"
+          "two-sided geometric of Ghosh, Roughgarden & Sundararajan 2009): P[k] proportional to\n"
+          "exp(-|k| / scale), (L1 / scale)-DP for a query of L1 sensitivity l1_sensitivity. Each\n"
+          "integer of an array gets its own sample; value + noise saturates at the int64 range "
+          "(ints\n"
+          "beyond it are read at its limits). The exact sampler is Canonne, Kamath & Steinke's\n"
+          "(2020); the constant-time one takes scales up to about 2^63 / 89 "
+          "(1.0e17).\n")
+          .c_str());
   c.def(py::init([](double epsilon, double l1_sensitivity, const py::object& noise) {
           const pure_dp target(epsilon);
           return discrete_laplace_py{make_mechanism<discrete_laplace_var>(
@@ -947,11 +961,15 @@ void bind_discrete_laplace(py::module_& m) {
 void bind_discrete_gaussian(py::module_& m) {
   py::class_<discrete_gaussian_py> c(
       m, "DiscreteGaussian",
-      "Discrete Gaussian noise on integers (privet::discrete_gaussian_mechanism<int64_t>;\n"
-      "Canonne, Kamath & Steinke 2020): P[k] proportional to exp(-k^2 / (2 sigma^2)),\n"
-      "(l2^2 / (2 sigma^2))-zCDP for a query of L2 sensitivity l2_sensitivity (their Theorem 14).\n"
-      "Each integer of an array gets its own sample; value + noise saturates at the int64 range\n"
-      "(ints beyond it are read at its limits).\n" PRIVET_NOISE_DOC);
+      class_doc(
+          "Discrete Gaussian noise on integers (privet::discrete_gaussian_mechanism<int64_t>;\n"
+          "Canonne, Kamath & Steinke 2020): P[k] proportional to exp(-k^2 / (2 sigma^2)),\n"
+          "(l2^2 / (2 sigma^2))-zCDP for a query of L2 sensitivity l2_sensitivity (their Theorem "
+          "14).\n"
+          "Each integer of an array gets its own sample; value + noise saturates at the int64 "
+          "range\n"
+          "(ints beyond it are read at its limits).\n")
+          .c_str());
   c.def(py::init([](double rho, double l2_sensitivity, const py::object& noise) {
           const zcdp target(rho);
           return discrete_gaussian_py{make_mechanism<discrete_gaussian_var>(
