@@ -14,6 +14,15 @@ below the true one. An answer an accountant cannot give (an event it has no
 representation for, a delta at or below what its truncation leaves at
 +infinity) raises ``privet.InvalidParameter`` with privet's reason; nothing is
 silently replaced by another accountant's answer. Long calls release the GIL.
+
+What the mechanisms report with constant-time noise (their default),
+:class:`PureDpWithinTv` and :class:`ZcdpWithinTv`, are events like the
+others: every accountant and the odometer compose the exact base and keep
+the total variation beside it (``total_variation``), and ``get_epsilon`` /
+``get_delta`` hold for the runs made, with (1 + e^eps) times that distance
+within delta (privet/accounting/odometer.hpp). ``compose_basic`` and
+``compose_zcdp`` compose guarantees directly: bases by their rule, distances
+added.
 """
 
 from __future__ import annotations
@@ -49,6 +58,8 @@ from ._privet.accounting import (  # noqa: F401
     TruncatedSubsampledGaussianEvent,
     Zcdp,
     _Accountant,
+    compose_basic,
+    compose_zcdp,
     default_rdp_orders,
     dpsgd_noise_multiplier,
     flatten,
@@ -58,6 +69,7 @@ from ._privet.accounting import (  # noqa: F401
     truncated_negative_binomial_gamma,
     truncated_negative_binomial_mean,
 )
+from ._privet.mechanisms import PureDpWithinTv, ZcdpWithinTv  # noqa: F401  (the same classes)
 
 __all__ = [
     "AccountantKind",
@@ -79,6 +91,7 @@ __all__ = [
     "PrvAccountant",
     "PrvBounds",
     "PureDp",
+    "PureDpWithinTv",
     "RandomizedResponseEvent",
     "RandomizedResponseSpecialEvent",
     "RdpAccountant",
@@ -90,6 +103,9 @@ __all__ = [
     "SubsampledLaplaceEvent",
     "TruncatedSubsampledGaussianEvent",
     "Zcdp",
+    "ZcdpWithinTv",
+    "compose_basic",
+    "compose_zcdp",
     "default_rdp_orders",
     "dpsgd_noise_multiplier",
     "flatten",
@@ -120,6 +136,8 @@ Event = (
     ApproxDp,
     Zcdp,
     Gdp,
+    PureDpWithinTv,
+    ZcdpWithinTv,
     RdpCurve,
     SelfComposedEvent,
     ComposedEvent,

@@ -1,7 +1,10 @@
 """Type stub for privet.accounting (privet._privet.accounting + accounting.py)."""
 
 import enum
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union, overload
+
+from .mechanisms import PureDpWithinTv as PureDpWithinTv
+from .mechanisms import ZcdpWithinTv as ZcdpWithinTv
 
 class AccountantKind(enum.Enum):
     """Which accountant answers or certifies."""
@@ -227,6 +230,8 @@ _LeafEvent = Union[
     Zcdp,
     Gdp,
     RdpCurve,
+    PureDpWithinTv,
+    ZcdpWithinTv,
 ]
 _AnyEvent = Union[_LeafEvent, "SelfComposedEvent", "ComposedEvent"]
 
@@ -253,7 +258,23 @@ def flatten(event: _AnyEvent, count: int = 1) -> List[Tuple[_LeafEvent, int]]:
 
 def rdp_curve(event: _AnyEvent, orders: Sequence[float], count: int = 1) -> RdpCurve:
     """The RDP curve of `count` runs of the event on `orders` (>= 1, inf allowed);
-    an ApproxDp contributes its eps part only."""
+    an ApproxDp contributes its eps part only; a within-TV guarantee has none."""
+
+@overload
+def compose_basic(parts: Sequence[ApproxDp]) -> ApproxDp:
+    """Basic composition: epsilons and deltas add, rounded up."""
+
+@overload
+def compose_basic(parts: Sequence[PureDpWithinTv]) -> PureDpWithinTv:
+    """Basic composition: epsilons add and so do the total variations."""
+
+@overload
+def compose_zcdp(parts: Sequence[Zcdp]) -> Zcdp:
+    """zCDP composition: the rhos add, rounded up."""
+
+@overload
+def compose_zcdp(parts: Sequence[ZcdpWithinTv]) -> ZcdpWithinTv:
+    """zCDP composition: the rhos add and so do the total variations."""
 
 def repeat_and_select(curve: RdpCurve, mean: float, shape: float) -> RdpCurve:
     """The curve of repeating a mechanism a random number of times (mean >= 1;
@@ -328,6 +349,8 @@ class _Accountant:
     def entries(self) -> List[Tuple[str, int]]: ...
     @property
     def releases(self) -> int: ...
+    @property
+    def total_variation(self) -> float: ...
 
 class RdpAccountant(_Accountant):
     """The RDP accountant."""
@@ -390,6 +413,8 @@ class Odometer:
     def entries(self) -> List[Tuple[str, int]]: ...
     @property
     def releases(self) -> int: ...
+    @property
+    def total_variation(self) -> float: ...
     @property
     def rdp(self) -> List[float]: ...
     @property

@@ -1,20 +1,29 @@
-"""Secure noise: the Laplace, Gaussian, discrete Laplace and discrete Gaussian mechanisms.
+"""Noise: the Laplace, Gaussian, discrete Laplace and discrete Gaussian mechanisms.
 
-Each class is privet's C++ mechanism with ``secure_noise``: exact integer
-samplers (Canonne, Kamath & Steinke 2020) driven by the operating system's
-CSPRNG, and, for the real-valued ones, a power-of-two output grid that
-closes the floating-point attack of Mironov (2012). The exact samplers take
-a time that depends on the noise (Jin et al. 2022); the C++ default,
-constant-time noise, is not bound yet (python/README.md, "Noise timing").
-There is no seed argument: reproducible noise for tests comes only from
-:mod:`privet.testing`.
+Each class is privet's C++ mechanism, driven by the operating system's
+CSPRNG, and, for the real-valued ones, on a power-of-two output grid that
+closes the floating-point attack of Mironov (2012). By default the noise
+comes from privet's constant-time samplers (C++ ``constant_time_noise``):
+the same random words, loop counts and branches whatever the sample, so
+that a release's running time does not reveal its noise (Jin et al. 2022).
+They are the exact laws up to a total variation below 2^-100 per
+coordinate, and ``guarantee()`` says so: it returns :class:`PureDpWithinTv`
+or :class:`ZcdpWithinTv`, the exact mechanism's guarantee (``.base``) with
+that distance (``.total_variation``). ``noise="secure"`` names the exact
+samplers (Canonne, Kamath & Steinke 2020; C++ ``secure_noise``), whose
+running time depends on the noise; their ``guarantee()`` is the plain
+:class:`PureDp` or :class:`Zcdp`. There is no seed argument: reproducible
+noise for tests comes only from :mod:`privet.testing`.
 
 A mechanism is built from its privacy target and the query's sensitivity
 (``Laplace(1.0, l1_sensitivity=1.0)``) or from its noise scale
-(``Laplace.from_scale(2.0, l1_sensitivity=1.0)``); bad parameters raise
-:class:`privet.InvalidParameter` with the C++ message. ``guarantee()`` is
-the C++ privacy map's answer (:class:`PureDp` or :class:`Zcdp`), never a
-formula recomputed in Python.
+(``Laplace.from_scale(2.0, l1_sensitivity=1.0)``), either with
+``noise="secure"`` added; bad parameters (a ``noise`` other than
+``"constant_time"`` or ``"secure"`` too) raise :class:`privet.InvalidParameter`
+with the C++ message. ``guarantee()`` is the C++ privacy map's answer, never
+a formula recomputed in Python; the within-TV guarantees compose in
+:mod:`privet.accounting` (``compose_basic``, ``compose_zcdp`` and every
+accountant) and convert with ``to_approx_dp``, (eps, delta + (1 + e^eps) tau).
 
 ``m.release(x)`` (or ``m(x)``) adds noise to a float or int, a list or a
 NumPy array. For :class:`Laplace` and :class:`Gaussian` an array is one
@@ -33,7 +42,9 @@ from ._privet.mechanisms import (  # noqa: F401
     Gaussian,
     Laplace,
     PureDp,
+    PureDpWithinTv,
     Zcdp,
+    ZcdpWithinTv,
 )
 
 __all__ = [
@@ -43,5 +54,7 @@ __all__ = [
     "Gaussian",
     "Laplace",
     "PureDp",
+    "PureDpWithinTv",
     "Zcdp",
+    "ZcdpWithinTv",
 ]

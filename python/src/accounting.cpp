@@ -9,16 +9,25 @@
 // (event, count) before any C++ work starts, with the GIL held; the
 // composition itself runs with the GIL released, under the accountant's own
 // mutex so that two Python threads never record into one odometer at once.
+//
+// Guarantees within a total variation (privet::within_tv<pure_dp> and
+// within_tv<zcdp>, what the mechanisms report with constant-time noise;
+// their Python classes are bound in mechanisms.cpp) are events too: the
+// odometer records the base with the distance beside it
+// (privacy_odometer::record's total_variation), so that every answer holds
+// for the runs made (accounting/odometer.hpp).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <privet/accounting/calibration.hpp>
+#include <privet/accounting/composition.hpp>
 #include <privet/accounting/events.hpp>
 #include <privet/accounting/odometer.hpp>
 #include <privet/accounting/pld.hpp>
 #include <privet/accounting/prv.hpp>
 #include <privet/accounting/rdp.hpp>
 #include <privet/accounting/repeat_and_select.hpp>
+#include <privet/accounting/zcdp.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
@@ -48,7 +57,25 @@ using any_event =
                  fixed_size_subsampled_gaussian_event, pure_dp, approx_dp, zcdp, gdp, rdp,
                  randomized_response_special_event, bounded_range_event, tree_aggregation_event,
                  subsampled_laplace_event, subsampled_gaussian_replace_one_event,
-                 mixture_of_gaussians_event, truncated_subsampled_gaussian_event>;
+                 mixture_of_gaussians_event, truncated_subsampled_gaussian_event,
+                 within_tv<pure_dp>, within_tv<zcdp>>;
+
+/// Whether E is a guarantee within a total variation.
+template <class E>
+inline constexpr bool is_within_tv = false;
+template <class Base>
+inline constexpr bool is_within_tv<within_tv<Base>> = true;
+
+/// Records `count` runs of one event: a within_tv as its base, with its
+/// total variation per run.
+template <class E>
+void record_event(privacy_odometer& odometer, const E& e, std::uint64_t count) {
+  if constexpr (is_within_tv<E>) {
+    odometer.record(e.base(), count, e.total_variation());
+  } else {
+    odometer.record(e, count);
+  }
+}
 
 /// `count` runs of one event (Python object: any event, composite or not).
 struct self_composed_event {
@@ -115,7 +142,8 @@ void flatten(py::handle event, std::uint64_t count, flat_events& out, int depth 
       take<subsampled_laplace_event>(event, count, out) ||
       take<subsampled_gaussian_replace_one_event>(event, count, out) ||
       take<mixture_of_gaussians_event>(event, count, out) ||
-      take<truncated_subsampled_gaussian_event>(event, count, out)) {
+      take<truncated_subsampled_gaussian_event>(event, count, out) ||
+      take<within_tv<pure_dp>>(event, count, out) || take<within_tv<zcdp>>(event, count, out)) {
     return;
   }
   throw py::type_error("privet: " + std::string(py::str(py::type::of(event).attr("__name__"))) +
@@ -131,20 +159,56 @@ flat_events flatten_event(py::handle event, std::int64_t count) {
 
 void record_all(privacy_odometer& odometer, const flat_events& events) {
   if (events.size() == 1) {  // record() leaves the odometer unchanged when it throws
-    std::visit([&](const auto& e) { odometer.record(e, events[0].second); }, events[0].first);
+    std::visit([&](const auto& e) { record_event(odometer, e, events[0].second); },
+               events[0].first);
     return;
   }
   privacy_odometer next = odometer;  // all or nothing
   for (const auto& entry : events) {
     // Not a structured binding: clang 14 refuses to capture one in a lambda.
     const auto count = entry.second;
-    std::visit([&](const auto& e) { next.record(e, count); }, entry.first);
+    std::visit([&](const auto& e) { record_event(next, e, count); }, entry.first);
   }
   odometer = std::move(next);
 }
 
+/// describe() of an event; a within_tv is its base's, then the distance.
+template <class E>
+std::string describe_event(const E& e) {
+  if constexpr (is_within_tv<E>) {
+    return describe(e.base()) + " within total variation " +
+           detail::format_value(e.total_variation());
+  } else {
+    return std::string(describe(e));
+  }
+}
+
 std::string describe_any(const any_event& e) {
-  return std::visit([](const auto& x) { return std::string(describe(x)); }, e);
+  return std::visit([](const auto& x) { return describe_event(x); }, e);
+}
+
+/// unsupported_reason for one event; a within_tv's is its base's (the
+/// accountants compose the base, see record_event).
+template <class E>
+std::optional<std::string> unsupported_reason_of(const E& e, accountant_kind kind) {
+  if constexpr (is_within_tv<E>) {
+    return unsupported_reason_of(e.base(), kind);
+  } else {
+    if (kind == accountant_kind::pld) {
+      if constexpr (std::is_same_v<E, fixed_size_subsampled_gaussian_event> ||
+                    std::is_same_v<E, zcdp> || std::is_same_v<E, rdp> ||
+                    std::is_same_v<E, tree_aggregation_event>) {
+        return "no PLD for " + std::string(describe(e));
+      }
+    } else if (kind == accountant_kind::prv) {
+      if constexpr (!prv_event<E>) {
+        return "no PRV for " + std::string(describe(e));
+      } else if constexpr (std::is_same_v<E, approx_dp>) {
+        if (e.delta() > 0) return "no PRV for " + std::string(describe(e));
+      }
+    }
+    return std::nullopt;
+  }
 }
 
 /// Why `kind` cannot take the event, or nothing: events.hpp's pld_of has no
@@ -153,25 +217,7 @@ std::string describe_any(const any_event& e) {
 /// compose time so that the accountant refuses the event there, with the
 /// reason, instead of at every later query.
 std::optional<std::string> unsupported_reason(const any_event& event, accountant_kind kind) {
-  return std::visit(
-      [&](const auto& e) -> std::optional<std::string> {
-        using E = std::decay_t<decltype(e)>;
-        if (kind == accountant_kind::pld) {
-          if constexpr (std::is_same_v<E, fixed_size_subsampled_gaussian_event> ||
-                        std::is_same_v<E, zcdp> || std::is_same_v<E, rdp> ||
-                        std::is_same_v<E, tree_aggregation_event>) {
-            return "no PLD for " + std::string(describe(e));
-          }
-        } else if (kind == accountant_kind::prv) {
-          if constexpr (!prv_event<E>) {
-            return "no PRV for " + std::string(describe(e));
-          } else if constexpr (std::is_same_v<E, approx_dp>) {
-            if (e.delta() > 0) return "no PRV for " + std::string(describe(e));
-          }
-        }
-        return std::nullopt;
-      },
-      event);
+  return std::visit([&](const auto& e) { return unsupported_reason_of(e, kind); }, event);
 }
 
 [[noreturn]] void throw_unsupported(const any_event& event, accountant_kind kind,
@@ -243,9 +289,10 @@ class accountant {
     std::lock_guard lock(mutex_);
     validate_delta_positive(delta);
     if (odometer_.releases() == 0) return 0;  // nothing spent, by every accountant
-    if (kind_ == accountant_kind::pld) {
+    if (kind_ == accountant_kind::pld && odometer_.total_variation() == 0) {
       // The composed PLD is kept for later queries (a composition costs
-      // tens of milliseconds, a query microseconds).
+      // tens of milliseconds, a query microseconds). With samplers within a
+      // total variation, report() below sets their share aside.
       try {
         if (const auto* p = composed_pld()) {
           if (p->has_epsilon(delta)) return p->epsilon(delta).epsilon();
@@ -274,7 +321,7 @@ class accountant {
     if (kind_ == accountant_kind::rdp) return odometer_.delta(epsilon);
     if (kind_ == accountant_kind::pld) {
       try {
-        if (const auto* p = composed_pld()) return p->delta(epsilon);
+        if (const auto* p = composed_pld()) return with_total_variation(epsilon, p->delta(epsilon));
       } catch (const invalid_parameter& e) {
         throw invalid_parameter(
             "accountant", std::string("privet: the PLD accountant has no answer at epsilon = ") +
@@ -293,7 +340,7 @@ class accountant {
           "privet: the PRV accountant has no answer at epsilon = " + detail::format_value(epsilon) +
               ": " + odometer_.report(0.5).prv_unavailable);
     }
-    return acc->delta(epsilon).upper;
+    return with_total_variation(epsilon, acc->delta(epsilon).upper);
   }
 
   [[nodiscard]] prv_bounds epsilon_bounds(double delta) {
@@ -302,6 +349,7 @@ class accountant {
     if (odometer_.releases() == 0) return {0, 0, 0};
     const auto acc = odometer_.prv_accounting();
     if (!acc) throw_unavailable(kind_, delta, odometer_.report(delta).prv_unavailable);
+    refuse_total_variation("bounds on epsilon");
     return acc->compose(delta).epsilon(delta);
   }
 
@@ -316,6 +364,7 @@ class accountant {
           "privet: the PRV accountant has no answer at epsilon = " + detail::format_value(epsilon) +
               ": " + odometer_.report(0.5).prv_unavailable);
     }
+    refuse_total_variation("bounds on delta");
     return acc->delta(epsilon);
   }
 
@@ -329,7 +378,9 @@ class accountant {
       (void)composed_or_throw(nullptr).true_positive_rates(fprs, deltas);  // checks the arguments
       return fprs;
     }
-    return composed_or_throw("true positive rates").true_positive_rates(fprs, deltas);
+    const auto& composed = composed_or_throw("true positive rates");
+    refuse_total_variation("true positive rates");
+    return composed.true_positive_rates(fprs, deltas);
   }
 
   /// privacy_loss_distribution::gdp_parameter_estimate of the composition
@@ -358,8 +409,33 @@ class accountant {
     return odometer_.releases();
   }
   [[nodiscard]] accountant_kind kind() const { return kind_; }
+  [[nodiscard]] double total_variation() {
+    std::lock_guard lock(mutex_);
+    return odometer_.total_variation();
+  }
 
  private:
+  /// delta for the runs made: the exact events' delta at epsilon plus
+  /// (1 + e^epsilon) times their total variation (add_total_variation).
+  [[nodiscard]] double with_total_variation(double epsilon, double delta) const {
+    const double tv = odometer_.total_variation();
+    return tv == 0 ? delta : add_total_variation(approx_dp(epsilon, delta), tv).delta();
+  }
+
+  /// The PRV bounds and the true positive rates are the exact events'; the
+  /// accounting layer has no form of them for samplers within a total
+  /// variation, so they are refused rather than reported for other
+  /// mechanisms than the ones run.
+  void refuse_total_variation(const char* what) const {
+    const double tv = odometer_.total_variation();
+    if (tv == 0) return;
+    throw invalid_parameter("accountant",
+                            std::string("privet: the ") + to_string(kind_) + " accountant has no " +
+                                what + " for releases within total variation " +
+                                detail::format_value(tv) +
+                                " of exact ones (constant-time noise): get_epsilon and get_delta "
+                                "account for it; for these, release with noise=\"secure\"");
+  }
   /// The composed PLD (an identity PLD, loss 0 with mass 1, for `what` =
   /// nullptr); throws invalid_parameter naming `accountant` with the reason
   /// when this is no PLD accountant or the composition has no PLD.
@@ -426,6 +502,10 @@ class odometer_handle {
     return odometer_.composed_rdp().epsilons();
   }
   const odometer_options& options() const { return odometer_.options(); }
+  double total_variation() {
+    std::lock_guard lock(mutex_);
+    return odometer_.total_variation();
+  }
 
  private:
   privacy_odometer odometer_;
@@ -438,7 +518,7 @@ double flat_epsilon(const flat_events& events, double delta, accountant_kind kin
                     const accountant_settings& s) {
   privacy_odometer odometer(s.odometer(kind == accountant_kind::pld, kind == accountant_kind::prv));
   for (const auto& [event, count] : events) {
-    std::visit([&](const auto& e) { odometer.record(e, count); }, event);
+    std::visit([&](const auto& e) { record_event(odometer, e, count); }, event);
   }
   const auto r = odometer.report(delta);
   const auto& answer = kind == accountant_kind::pld   ? r.pld
@@ -920,7 +1000,19 @@ void bind_accounting(py::module_& parent) {
         py::gil_scoped_release nogil;
         rdp total = detail::rdp_curve(orders, [](double) { return 0.0; });
         for (const auto& [e, n] : flat) {
-          const auto each = std::visit([&](const auto& x) { return rdp_of(x, orders); }, e);
+          const auto each = std::visit(
+              [&](const auto& x) -> std::optional<rdp> {
+                if constexpr (is_within_tv<std::decay_t<decltype(x)>>) {
+                  // Total variation bounds no Renyi divergence: the curve
+                  // of the exact base would not hold for the runs made.
+                  throw_invalid("event", describe_event(x),
+                                "an event with an RDP curve (a guarantee within a total "
+                                "variation has none: compose it with an accountant)");
+                } else {
+                  return rdp_of(x, orders);
+                }
+              },
+              e);
           if (!each) {
             throw_invalid("event", describe_any(e), "an event with an RDP curve");
           }
@@ -953,6 +1045,29 @@ void bind_accounting(py::module_& parent) {
         py::arg("mean"),
         "The gamma of the truncated negative binomial with this shape and mean >= 1, rounded "
         "down (bisection to 1e-12 relative).");
+
+  // ---- composition of guarantees ---------------------------------------------------------
+  m.def(
+      "compose_basic", [](const std::vector<approx_dp>& parts) { return compose_basic(parts); },
+      py::arg("parts"),
+      "Basic composition (privet::compose_basic): epsilons and deltas add, rounded up. Raises "
+      "InvalidParameter for an empty list or a total delta >= 1.");
+  m.def(
+      "compose_basic",
+      [](const std::vector<within_tv<pure_dp>>& parts) { return compose_basic(parts); },
+      py::arg("parts"),
+      "Basic composition of PureDpWithinTv guarantees (privet::compose_basic): the epsilons "
+      "add and so do the total variations, each rounded up (the distance capped at 1).");
+  m.def(
+      "compose_zcdp", [](const std::vector<zcdp>& parts) { return compose(parts); },
+      py::arg("parts"),
+      "Sequential composition of zCDP guarantees (privet::compose, Bun & Steinke 2016, Lemma "
+      "2.3): the rhos add, rounded up. Raises InvalidParameter for an empty list.");
+  m.def(
+      "compose_zcdp", [](const std::vector<within_tv<zcdp>>& parts) { return compose(parts); },
+      py::arg("parts"),
+      "Sequential composition of ZcdpWithinTv guarantees (privet::compose): the rhos add and so "
+      "do the total variations, each rounded up (the distance capped at 1).");
 
   m.def(
       "flatten",
@@ -1104,7 +1219,13 @@ void bind_accounting(py::module_& parent) {
           },
           "The recorded kinds of event as (description, count), in order of recording.")
       .def_property_readonly("releases", &accountant::releases,
-                             "The total number of runs recorded.");
+                             "The total number of runs recorded.")
+      .def_property_readonly(
+          "total_variation", &accountant::total_variation,
+          "The recorded runs' total variation from the exact events (the sum of the "
+          "within-TV events' distances times their counts, rounded up; 0 with exact noise). "
+          "get_epsilon and get_delta hold for the runs made: they set (1 + e^eps) times it "
+          "aside within delta.");
 
   // ---- odometer ------------------------------------------------------------------------
   py::class_<odometer_report>(m, "OdometerReport", "What the odometer can justify for one delta.")
@@ -1188,6 +1309,10 @@ void bind_accounting(py::module_& parent) {
           "The recorded kinds of event as (description, count), in order of recording.")
       .def_property_readonly("releases", &odometer_handle::releases,
                              "The total number of runs recorded.")
+      .def_property_readonly("total_variation", &odometer_handle::total_variation,
+                             "The recorded runs' total variation from the exact events "
+                             "(rounded up; 0 with exact noise), which every answer accounts "
+                             "for.")
       .def_property_readonly("rdp", &odometer_handle::rdp,
                              "The composed RDP curve on the odometer's orders.")
       .def_property_readonly(

@@ -16,8 +16,11 @@ void bind_errors(pybind11::module_& m);
 /// odometer and noise calibration (accounting.cpp).
 void bind_accounting(pybind11::module_& m);
 
-/// privet.mechanisms: the secure Laplace, Gaussian, discrete Laplace and
-/// discrete Gaussian mechanisms and their guarantees (PureDp, ApproxDp, Zcdp).
+/// privet.mechanisms: the Laplace, Gaussian, discrete Laplace and discrete
+/// Gaussian mechanisms (constant-time noise by default, the exact samplers
+/// by name) and their guarantees (PureDp, ApproxDp, Zcdp, PureDpWithinTv,
+/// ZcdpWithinTv). After bind_accounting, whose accountants take the
+/// within-TV classes bound here.
 void bind_mechanisms(pybind11::module_& m);
 
 /// privet.testing: the mechanisms driven by a seeded generator, for tests

@@ -1,8 +1,17 @@
-// python/src/mechanisms.cpp — privet.mechanisms: the secure Laplace,
-// Gaussian, discrete Laplace and discrete Gaussian mechanisms on scalars,
-// lists and NumPy arrays, their guarantees (privet::pure_dp, approx_dp,
-// zcdp as Python classes), and privet.testing, the same mechanisms driven by
-// a seeded generator for reproducible tests.
+// python/src/mechanisms.cpp — privet.mechanisms: the Laplace, Gaussian,
+// discrete Laplace and discrete Gaussian mechanisms on scalars, lists and
+// NumPy arrays, their guarantees (privet::pure_dp, approx_dp, zcdp and
+// within_tv<pure_dp>, within_tv<zcdp> as Python classes), and
+// privet.testing, the same mechanisms driven by a seeded generator for
+// reproducible tests.
+//
+// Noise timing: every mechanism holds the C++ mechanism with the C++
+// default, constant_time_noise (mechanisms/constant_time_noise.hpp), unless
+// the caller names the exact, variable-time samplers with noise="secure"
+// (secure_noise). With constant-time noise guarantee() returns the
+// within_tv guarantee the C++ privacy map gives (PureDpWithinTv,
+// ZcdpWithinTv), with exact noise the plain one (PureDp, Zcdp); a variable-
+// time release path exists only where the caller names it.
 //
 // Noise: the public release path takes no generator; it draws from
 // privet::secure_generator() (the calling thread's CSPRNG). An array's noise
@@ -30,6 +39,7 @@
 #include <privet/core/parallel.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/integer_noise.hpp>
 #include <privet/mechanisms/laplace.hpp>
@@ -42,6 +52,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "bindings.hpp"
@@ -54,27 +67,75 @@ using privet::approx_dp;
 using privet::pure_dp;
 using privet::zcdp;
 
+using privet::within_tv;
+
 // ---- the mechanisms, with the sensitivity their guarantee() reports for ----
-// The module binds the exact samplers (secure_noise): the C++ default,
-// constant_time_noise, reports within_tv guarantees, which the Python
-// guarantee classes and accountants do not carry yet (python/README.md).
+// Each holds the C++ mechanism with constant_time_noise (alternative 0, the
+// default) or secure_noise (alternative 1, named by noise="secure").
+
+using laplace_var = std::variant<privet::laplace_mechanism<double, privet::constant_time_noise>,
+                                 privet::laplace_mechanism<double, privet::secure_noise>>;
+using gaussian_var = std::variant<privet::gaussian_mechanism<double, privet::constant_time_noise>,
+                                  privet::gaussian_mechanism<double, privet::secure_noise>>;
+using discrete_laplace_var =
+    std::variant<privet::discrete_laplace_mechanism<std::int64_t, privet::constant_time_noise>,
+                 privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>>;
+using discrete_gaussian_var =
+    std::variant<privet::discrete_gaussian_mechanism<std::int64_t, privet::constant_time_noise>,
+                 privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>>;
 
 struct laplace_py {
-  privet::laplace_mechanism<double, privet::secure_noise> m;
+  laplace_var m;
   double l1_sensitivity;
 };
 struct gaussian_py {
-  privet::gaussian_mechanism<double, privet::secure_noise> m;
+  gaussian_var m;
   double l2_sensitivity;
 };
 struct discrete_laplace_py {
-  privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise> m;
+  discrete_laplace_var m;
   double l1_sensitivity;
 };
 struct discrete_gaussian_py {
-  privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise> m;
+  discrete_gaussian_var m;
   double l2_sensitivity;
 };
+
+// The `noise` keyword: which samplers a mechanism draws from.
+enum class noise_kind { constant_time, secure };
+
+noise_kind parse_noise(const py::object& noise) {
+  if (py::isinstance<py::str>(noise)) {
+    const auto s = noise.cast<std::string>();
+    if (s == "constant_time") return noise_kind::constant_time;
+    if (s == "secure") return noise_kind::secure;
+  }
+  privet::throw_invalid("noise", std::string(py::repr(noise)),
+                        "\"constant_time\" (the default) or \"secure\"");
+}
+
+template <class Variant>
+const char* noise_name(const Variant& v) {
+  return v.index() == 0 ? "constant_time" : "secure";
+}
+
+// The mechanism make(type_identity<M>) builds, as the alternative `noise`
+// names.
+template <class Variant, class Make>
+Variant make_mechanism(noise_kind noise, Make&& make) {
+  using ct = std::variant_alternative_t<0, Variant>;
+  using exact = std::variant_alternative_t<1, Variant>;
+  if (noise == noise_kind::secure) {
+    return Variant(std::in_place_index<1>, make(std::type_identity<exact>{}));
+  }
+  return Variant(std::in_place_index<0>, make(std::type_identity<ct>{}));
+}
+
+// ", noise='secure'" in a repr for the exact samplers (the default is left out).
+template <class Variant>
+std::string noise_repr(const Variant& v) {
+  return v.index() == 0 ? std::string() : std::string(", noise='secure'");
+}
 
 std::size_t checked_dimension(std::int64_t dimension) {
   return static_cast<std::size_t>(
@@ -304,19 +365,19 @@ py::object release_integer(const Mechanism& m, py::handle x, G& gen) {
 
 template <bool ReleaseGil, class G>
 py::object release(const laplace_py& w, py::handle x, G& gen) {
-  return release_real<ReleaseGil>(w.m, x, gen);
+  return std::visit([&](const auto& m) { return release_real<ReleaseGil>(m, x, gen); }, w.m);
 }
 template <bool ReleaseGil, class G>
 py::object release(const gaussian_py& w, py::handle x, G& gen) {
-  return release_real<ReleaseGil>(w.m, x, gen);
+  return std::visit([&](const auto& m) { return release_real<ReleaseGil>(m, x, gen); }, w.m);
 }
 template <bool ReleaseGil, class G>
 py::object release(const discrete_laplace_py& w, py::handle x, G& gen) {
-  return release_integer<ReleaseGil>(w.m, x, gen);
+  return std::visit([&](const auto& m) { return release_integer<ReleaseGil>(m, x, gen); }, w.m);
 }
 template <bool ReleaseGil, class G>
 py::object release(const discrete_gaussian_py& w, py::handle x, G& gen) {
-  return release_integer<ReleaseGil>(w.m, x, gen);
+  return std::visit([&](const auto& m) { return release_integer<ReleaseGil>(m, x, gen); }, w.m);
 }
 
 std::string repr_double(double v) {
@@ -327,7 +388,8 @@ std::string repr_double(double v) {
 
 constexpr const char* release_doc =
     "Adds fresh noise from the operating system's CSPRNG (privet's secure_generator) to x and\n"
-    "returns the result: a float or int for a scalar, a list for a list or tuple, a NumPy array\n"
+    "returns the result (noise drawn by the constant-time samplers, or by the exact ones with\n"
+    "noise=\"secure\"): a float or int for a scalar, a list for a list or tuple, a NumPy array\n"
     "for an array. Arrays are processed on every core with the GIL released. Never raises for\n"
     "any value of the right kind; a wrong kind (a string, a complex number, a float for a\n"
     "discrete mechanism) is a TypeError.";
@@ -420,6 +482,60 @@ void bind_guarantees(py::module_& m) {
         .def("__repr__", [](const zcdp& g) { return "Zcdp(rho=" + repr_double(g.rho()) + ")"; });
   });
 
+  const py::handle pure_tv = guarantee_class<within_tv<pure_dp>>(
+      m, "PureDpWithinTv", [](py::class_<within_tv<pure_dp>>& c) {
+        c.doc() =
+            "Pure DP up to a sampler's total variation (privet::within_tv<pure_dp>): for every\n"
+            "input the output law is within total variation `total_variation` of that of a\n"
+            "mechanism satisfying `base`. What a mechanism with constant-time noise reports.\n"
+            "Compose with privet.accounting.compose_basic (epsilons add, distances add) or an\n"
+            "accountant; to_approx_dp() gives (eps, (1 + e^eps) total_variation).";
+        c.def(py::init<pure_dp, double>(), py::arg("base"), py::arg("total_variation"),
+              "Raises InvalidParameter unless total_variation is in [0, 1].")
+            .def_property_readonly(
+                "base", [](const within_tv<pure_dp>& g) { return g.base(); },
+                "The PureDp guarantee of the exact mechanism this one approximates.")
+            .def_property_readonly(
+                "total_variation", &within_tv<pure_dp>::total_variation,
+                "The distance tau to that mechanism's output law, for every input.")
+            .def_property_readonly("epsilon", &within_tv<pure_dp>::epsilon, "base.epsilon.")
+            .def("__hash__",
+                 [](const within_tv<pure_dp>& g) {
+                   return py::hash(
+                       py::make_tuple("PureDpWithinTv", g.epsilon(), g.total_variation()));
+                 })
+            .def("__repr__", [](const within_tv<pure_dp>& g) {
+              return "PureDpWithinTv(PureDp(epsilon=" + repr_double(g.epsilon()) +
+                     "), total_variation=" + repr_double(g.total_variation()) + ")";
+            });
+      });
+  const py::handle z_tv =
+      guarantee_class<within_tv<zcdp>>(m, "ZcdpWithinTv", [](py::class_<within_tv<zcdp>>& c) {
+        c.doc() =
+            "zCDP up to a sampler's total variation (privet::within_tv<zcdp>): for every input\n"
+            "the output law is within total variation `total_variation` of that of a mechanism\n"
+            "satisfying `base`. What a mechanism with constant-time noise reports. Compose with\n"
+            "privet.accounting.compose_zcdp (rhos add, distances add) or an accountant;\n"
+            "to_approx_dp(delta) sets (1 + e^eps) total_variation aside within delta.";
+        c.def(py::init<zcdp, double>(), py::arg("base"), py::arg("total_variation"),
+              "Raises InvalidParameter unless total_variation is in [0, 1].")
+            .def_property_readonly(
+                "base", [](const within_tv<zcdp>& g) { return g.base(); },
+                "The Zcdp guarantee of the exact mechanism this one approximates.")
+            .def_property_readonly(
+                "total_variation", &within_tv<zcdp>::total_variation,
+                "The distance tau to that mechanism's output law, for every input.")
+            .def_property_readonly("rho", &within_tv<zcdp>::rho, "base.rho.")
+            .def("__hash__",
+                 [](const within_tv<zcdp>& g) {
+                   return py::hash(py::make_tuple("ZcdpWithinTv", g.rho(), g.total_variation()));
+                 })
+            .def("__repr__", [](const within_tv<zcdp>& g) {
+              return "ZcdpWithinTv(Zcdp(rho=" + repr_double(g.rho()) +
+                     "), total_variation=" + repr_double(g.total_variation()) + ")";
+            });
+      });
+
   const char* str_doc = "privet::to_string: the parameters and the guarantee's name.";
   add_method(
       pure, "__str__", [](const pure_dp& g) { return privet::to_string(g); }, str_doc);
@@ -438,76 +554,155 @@ void bind_guarantees(py::module_& m) {
       py::arg("delta"),
       "(eps, delta)-DP by Canonne, Kamath & Steinke (2020, Corollary 13), eps rounded up "
       "(privet's accounting layer). delta in (0, 1).");
+  add_method(
+      pure_tv, "__str__", [](const within_tv<pure_dp>& g) { return privet::to_string(g); },
+      str_doc);
+  add_method(
+      z_tv, "__str__", [](const within_tv<zcdp>& g) { return privet::to_string(g); }, str_doc);
+  add_method(
+      pure_tv, "to_approx_dp", [](const within_tv<pure_dp>& g) { return privet::to_approx_dp(g); },
+      "(eps, (1 + e^eps) total_variation)-DP, delta rounded up and capped at 1 "
+      "(privet::add_total_variation).");
+  add_method(
+      z_tv, "to_approx_dp",
+      [](const within_tv<zcdp>& g, double delta) { return privet::to_approx_dp(g, delta); },
+      py::arg("delta"),
+      "(eps, delta)-DP: eps is the base's (Canonne, Kamath & Steinke 2020, Corollary 13) at\n"
+      "delta minus a share set aside for the sampler, the share (at least 4 total_variation and\n"
+      "2^-48 delta) doubled until (1 + e^eps) total_variation fits in it (privet's accounting\n"
+      "layer). delta in (0, 1) and above the share, else InvalidParameter.");
 }
-
-using laplace_t = privet::laplace_mechanism<double, privet::secure_noise>;
-using gaussian_t = privet::gaussian_mechanism<double, privet::secure_noise>;
-using discrete_laplace_t = privet::discrete_laplace_mechanism<std::int64_t, privet::secure_noise>;
-using discrete_gaussian_t = privet::discrete_gaussian_mechanism<std::int64_t, privet::secure_noise>;
 
 // The stored sensitivity unless another is asked for.
 double sensitivity_or(std::optional<double> asked, double stored) {
   return asked ? *asked : stored;
 }
 
+// What every mechanism's class docstring says about the two kinds of noise.
+std::string class_doc(const char* body) {
+  return std::string(body) +
+         "noise=\"constant_time\" (the default) draws from privet's constant-time sampler\n"
+         "(constant_time_noise: the same random words and branches whatever the sample, within\n"
+         "total variation below 2^-100 per coordinate of the exact law), and guarantee() "
+         "qualifies\n"
+         "the exact guarantee by that distance; noise=\"secure\" names the exact samplers\n"
+         "(secure_noise), whose running time depends on the noise (Jin et al. 2022).";
+}
+
+constexpr const char* noise_arg_doc =
+    " noise: \"constant_time\" (default) or \"secure\" (the exact, variable-time samplers); "
+    "anything else raises InvalidParameter.";
+
+std::string with_noise_doc(const char* doc) {
+  return std::string(doc) + noise_arg_doc;
+}
+
 void bind_laplace(py::module_& m) {
   py::class_<laplace_py> c(
       m, "Laplace",
-      "The Laplace mechanism (privet::laplace_mechanism<double> with secure_noise; Dwork, "
-      "McSherry,\n"
-      "Nissim & Smith 2006): Lap(scale) noise on each of `dimension` coordinates of a query whose\n"
-      "L1 sensitivity is l1_sensitivity, epsilon-DP. The noise is an exact discrete Laplace "
-      "sample\n"
-      "on a power-of-two grid of about scale / 2^40 and the input is rounded to that grid first\n"
-      "(Mironov 2012), which the guarantee accounts for. NaN inputs are read as 0 and +-inf as "
-      "the\n"
-      "largest finite doubles; outputs beyond the double range saturate.");
-  c.def(py::init([](double epsilon, double l1_sensitivity, std::int64_t dimension) {
+      class_doc(
+          "The Laplace mechanism (privet::laplace_mechanism<double>; Dwork, McSherry, Nissim &\n"
+          "Smith 2006): Lap(scale) noise on each of `dimension` coordinates of a query whose L1\n"
+          "sensitivity is l1_sensitivity, epsilon-DP. The noise is a discrete Laplace sample on a\n"
+          "power-of-two grid of about scale / 2^40 and the input is rounded to that grid first\n"
+          "(Mironov 2012), which the guarantee accounts for. NaN inputs are read as 0 and +-inf "
+          "as\n"
+          "the largest finite doubles; outputs beyond the double range saturate.\n")
+          .c_str());
+  c.def(py::init([](double epsilon, double l1_sensitivity, std::int64_t dimension,
+                    const py::object& noise) {
           const pure_dp target(epsilon);
           const std::size_t d = checked_dimension(dimension);
-          return laplace_py{laplace_t::from_guarantee(target, l1_sensitivity, d), l1_sensitivity};
+          return laplace_py{make_mechanism<laplace_var>(parse_noise(noise),
+                                                        [&](auto t) {
+                                                          using M = typename decltype(t)::type;
+                                                          return M::from_guarantee(
+                                                              target, l1_sensitivity, d);
+                                                        }),
+                            l1_sensitivity};
         }),
         py::arg("epsilon"), py::kw_only(), py::arg("l1_sensitivity"), py::arg("dimension") = 1,
-        "The least noise (up to one grid step) whose guarantee for inputs l1_sensitivity apart is\n"
-        "epsilon-DP (laplace_mechanism::from_guarantee). epsilon must be at least about\n"
-        "dimension * 2^-52 (each coordinate's rounding to the grid costs one step).")
+        py::arg("noise") = "constant_time",
+        with_noise_doc(
+            "The least noise (up to one grid step) whose guarantee for inputs l1_sensitivity "
+            "apart has base epsilon-DP (laplace_mechanism::from_guarantee). epsilon must be at "
+            "least about dimension * 2^-52 (each coordinate's rounding to the grid costs one "
+            "step).")
+            .c_str())
       .def_static(
           "from_scale",
-          [](double scale, double l1_sensitivity, std::int64_t dimension) {
+          [](double scale, double l1_sensitivity, std::int64_t dimension, const py::object& noise) {
             const std::size_t d = checked_dimension(dimension);
-            laplace_py w{laplace_t::from_scale(scale, d), l1_sensitivity};
-            (void)w.m.guarantee(l1_sensitivity);  // validates the sensitivity
+            laplace_py w{make_mechanism<laplace_var>(parse_noise(noise),
+                                                     [&](auto t) {
+                                                       using M = typename decltype(t)::type;
+                                                       return M::from_scale(scale, d);
+                                                     }),
+                         l1_sensitivity};
+            // Validates the sensitivity.
+            std::visit([&](const auto& x) { (void)x.guarantee(l1_sensitivity); }, w.m);
             return w;
           },
           py::arg("scale"), py::kw_only(), py::arg("l1_sensitivity"), py::arg("dimension") = 1,
-          "Lap(scale) noise (laplace_mechanism::from_scale); scale finite and > 0.")
+          py::arg("noise") = "constant_time",
+          with_noise_doc("Lap(scale) noise (laplace_mechanism::from_scale); scale finite and > 0.")
+              .c_str())
       .def_property_readonly(
-          "scale", [](const laplace_py& w) { return w.m.scale(); },
+          "scale",
+          [](const laplace_py& w) {
+            return std::visit([](const auto& x) { return x.scale(); }, w.m);
+          },
           "The noise scale b, a whole number of grid steps.")
       .def_property_readonly(
-          "granularity", [](const laplace_py& w) { return w.m.granularity(); },
+          "granularity",
+          [](const laplace_py& w) {
+            return std::visit([](const auto& x) { return x.granularity(); }, w.m);
+          },
           "The output grid g (a power of two).")
       .def_property_readonly(
-          "dimension", [](const laplace_py& w) { return w.m.dimension(); },
+          "dimension",
+          [](const laplace_py& w) {
+            return std::visit([](const auto& x) { return x.dimension(); }, w.m);
+          },
           "The number of coordinates each release noises.")
       .def_property_readonly(
-          "variance", [](const laplace_py& w) { return w.m.variance(); },
-          "Each coordinate's noise variance, 2 scale^2.")
+          "variance",
+          [](const laplace_py& w) {
+            return std::visit([](const auto& x) { return x.variance(); }, w.m);
+          },
+          "Each coordinate's noise variance, 2 scale^2 (the exact law's).")
       .def_property_readonly(
           "l1_sensitivity", [](const laplace_py& w) { return w.l1_sensitivity; },
           "The L1 sensitivity guarantee() reports for.")
+      .def_property_readonly(
+          "noise", [](const laplace_py& w) { return noise_name(w.m); },
+          "\"constant_time\" or \"secure\": the samplers the noise comes from.")
+      .def_property_readonly(
+          "sampler_total_variation",
+          [](const laplace_py& w) {
+            return std::visit([](const auto& x) { return x.sampler_total_variation(); }, w.m);
+          },
+          "The total variation between one release's law and the exact mechanism's: dimension\n"
+          "times the constant-time sampler's bound (rounded up), 0 with noise=\"secure\".")
       .def(
           "guarantee",
           [](const laplace_py& w, std::optional<double> l1_sensitivity) {
-            return w.m.guarantee(sensitivity_or(l1_sensitivity, w.l1_sensitivity));
+            const double d = sensitivity_or(l1_sensitivity, w.l1_sensitivity);
+            return std::visit([&](const auto& x) { return py::cast(x.guarantee(d)); }, w.m);
           },
           py::arg("l1_sensitivity") = py::none(),
-          "The PureDp guarantee for inputs at L1 distance l1_sensitivity (default: the\n"
-          "mechanism's), from privet's privacy map (the grid's rounding included, rounded up).")
+          "The guarantee for inputs at L1 distance l1_sensitivity (default: the mechanism's), "
+          "from\n"
+          "privet's privacy map (the grid's rounding included, rounded up): PureDpWithinTv with\n"
+          "constant-time noise, PureDp with noise=\"secure\".")
       .def("__repr__", [](const laplace_py& w) {
-        return "Laplace.from_scale(" + repr_double(w.m.scale()) +
-               ", l1_sensitivity=" + repr_double(w.l1_sensitivity) +
-               ", dimension=" + std::to_string(w.m.dimension()) + ")";
+        return std::visit(
+            [&](const auto& x) {
+              return "Laplace.from_scale(" + repr_double(x.scale()) +
+                     ", l1_sensitivity=" + repr_double(w.l1_sensitivity) +
+                     ", dimension=" + std::to_string(x.dimension()) + noise_repr(w.m) + ")";
+            },
+            w.m);
       });
   bind_release(c);
 }
@@ -515,88 +710,146 @@ void bind_laplace(py::module_& m) {
 void bind_gaussian(py::module_& m) {
   py::class_<gaussian_py> c(
       m, "Gaussian",
-      "The Gaussian mechanism (privet::gaussian_mechanism<double> with secure_noise): N(0, "
-      "sigma^2)\n"
-      "noise on each of `dimension` coordinates of a query whose L2 sensitivity is "
-      "l2_sensitivity,\n"
-      "(l2^2 / (2 sigma^2))-zCDP (Bun & Steinke 2016). The noise is an exact discrete Gaussian\n"
-      "sample (Canonne, Kamath & Steinke 2020) on a power-of-two grid of about sigma / 2^30, the\n"
-      "input rounded to it first; the guarantee accounts for the rounding. NaN inputs are read as\n"
-      "0 and +-inf as the largest finite doubles; outputs beyond the double range saturate.");
-  c.def(
-       py::init([](double l2_sensitivity, std::optional<double> rho, std::optional<double> epsilon,
-                   std::optional<double> delta, std::int64_t dimension) {
-         const bool by_rho = rho && !epsilon && !delta;
-         const bool by_approx = !rho && epsilon && delta;
-         if (!by_rho && !by_approx) {
-           throw py::type_error(
-               "privet: Gaussian takes either rho= (zCDP) or both epsilon= and delta= "
-               "(approximate DP)");
-         }
-         if (by_rho) {
-           const zcdp target(*rho);
-           const std::size_t d = checked_dimension(dimension);
-           return gaussian_py{gaussian_t::from_guarantee(target, l2_sensitivity, d),
-                              l2_sensitivity};
-         }
-         const approx_dp target(*epsilon, *delta);
-         const std::size_t d = checked_dimension(dimension);
-         return gaussian_py{gaussian_t::from_guarantee(target, l2_sensitivity, d), l2_sensitivity};
-       }),
-       py::kw_only(), py::arg("l2_sensitivity"), py::arg("rho") = py::none(),
-       py::arg("epsilon") = py::none(), py::arg("delta") = py::none(), py::arg("dimension") = 1,
-       "The least noise meeting a target for inputs l2_sensitivity apart\n"
-       "(gaussian_mechanism::from_guarantee): rho= for rho-zCDP, or epsilon= and delta= for\n"
-       "(epsilon, delta)-DP (the discrete counterpart of the analytic Gaussian mechanism of\n"
-       "Balle & Wang 2018 in one dimension, the zCDP conversion of Canonne, Kamath & Steinke 2020\n"
-       "in more).")
+      class_doc(
+          "The Gaussian mechanism (privet::gaussian_mechanism<double>): N(0, sigma^2) noise on "
+          "each\n"
+          "of `dimension` coordinates of a query whose L2 sensitivity is l2_sensitivity,\n"
+          "(l2^2 / (2 sigma^2))-zCDP (Bun & Steinke 2016). The noise is a discrete Gaussian "
+          "sample\n"
+          "(Canonne, Kamath & Steinke 2020) on a power-of-two grid of about sigma / 2^30, the "
+          "input\n"
+          "rounded to it first; the guarantee accounts for the rounding. NaN inputs are read as 0\n"
+          "and +-inf as the largest finite doubles; outputs beyond the double range "
+          "saturate.\n")
+          .c_str());
+  c.def(py::init([](double l2_sensitivity, std::optional<double> rho, std::optional<double> epsilon,
+                    std::optional<double> delta, std::int64_t dimension, const py::object& noise) {
+          const bool by_rho = rho && !epsilon && !delta;
+          const bool by_approx = !rho && epsilon && delta;
+          if (!by_rho && !by_approx) {
+            throw py::type_error(
+                "privet: Gaussian takes either rho= (zCDP) or both epsilon= and delta= "
+                "(approximate DP)");
+          }
+          if (by_rho) {
+            const zcdp target(*rho);
+            const std::size_t d = checked_dimension(dimension);
+            return gaussian_py{make_mechanism<gaussian_var>(parse_noise(noise),
+                                                            [&](auto t) {
+                                                              using M = typename decltype(t)::type;
+                                                              return M::from_guarantee(
+                                                                  target, l2_sensitivity, d);
+                                                            }),
+                               l2_sensitivity};
+          }
+          const approx_dp target(*epsilon, *delta);
+          const std::size_t d = checked_dimension(dimension);
+          return gaussian_py{make_mechanism<gaussian_var>(parse_noise(noise),
+                                                          [&](auto t) {
+                                                            using M = typename decltype(t)::type;
+                                                            return M::from_guarantee(
+                                                                target, l2_sensitivity, d);
+                                                          }),
+                             l2_sensitivity};
+        }),
+        py::kw_only(), py::arg("l2_sensitivity"), py::arg("rho") = py::none(),
+        py::arg("epsilon") = py::none(), py::arg("delta") = py::none(), py::arg("dimension") = 1,
+        py::arg("noise") = "constant_time",
+        with_noise_doc(
+            "The least noise meeting a target for inputs l2_sensitivity apart "
+            "(gaussian_mechanism::from_guarantee): rho= for a base of rho-zCDP, or epsilon= and "
+            "delta= for (epsilon, delta)-DP by approx_guarantee (the discrete counterpart of the "
+            "analytic Gaussian mechanism of Balle & Wang 2018 in one dimension, the zCDP "
+            "conversion of Canonne, Kamath & Steinke 2020 in more; with constant-time noise the "
+            "sampler's share of delta is set aside).")
+            .c_str())
       .def_static(
           "from_sigma",
-          [](double sigma, double l2_sensitivity, std::int64_t dimension) {
+          [](double sigma, double l2_sensitivity, std::int64_t dimension, const py::object& noise) {
             const std::size_t d = checked_dimension(dimension);
-            gaussian_py w{gaussian_t::from_scale(sigma, d), l2_sensitivity};
-            (void)w.m.guarantee(l2_sensitivity);  // validates the sensitivity
+            gaussian_py w{make_mechanism<gaussian_var>(parse_noise(noise),
+                                                       [&](auto t) {
+                                                         using M = typename decltype(t)::type;
+                                                         return M::from_scale(sigma, d);
+                                                       }),
+                          l2_sensitivity};
+            // Validates the sensitivity.
+            std::visit([&](const auto& x) { (void)x.guarantee(l2_sensitivity); }, w.m);
             return w;
           },
           py::arg("sigma"), py::kw_only(), py::arg("l2_sensitivity"), py::arg("dimension") = 1,
-          "N(0, sigma^2) noise (gaussian_mechanism::from_scale; sigma is rounded up to whole grid\n"
-          "steps, by less than 2^-30 relative); sigma finite and > 0.")
+          py::arg("noise") = "constant_time",
+          with_noise_doc(
+              "N(0, sigma^2) noise (gaussian_mechanism::from_scale; sigma is rounded up to whole "
+              "grid steps, by less than 2^-30 relative); sigma finite and > 0.")
+              .c_str())
       .def_property_readonly(
-          "sigma", [](const gaussian_py& w) { return w.m.sigma(); },
+          "sigma",
+          [](const gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.sigma(); }, w.m);
+          },
           "The noise standard deviation, a whole number of grid steps.")
       .def_property_readonly(
-          "granularity", [](const gaussian_py& w) { return w.m.granularity(); },
+          "granularity",
+          [](const gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.granularity(); }, w.m);
+          },
           "The output grid g (a power of two).")
       .def_property_readonly(
-          "dimension", [](const gaussian_py& w) { return w.m.dimension(); },
+          "dimension",
+          [](const gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.dimension(); }, w.m);
+          },
           "The number of coordinates each release noises.")
       .def_property_readonly(
-          "variance", [](const gaussian_py& w) { return w.m.variance(); },
+          "variance",
+          [](const gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.variance(); }, w.m);
+          },
           "sigma^2 (the discrete noise's variance is slightly below).")
       .def_property_readonly(
           "l2_sensitivity", [](const gaussian_py& w) { return w.l2_sensitivity; },
           "The L2 sensitivity guarantee() reports for.")
+      .def_property_readonly(
+          "noise", [](const gaussian_py& w) { return noise_name(w.m); },
+          "\"constant_time\" or \"secure\": the samplers the noise comes from.")
+      .def_property_readonly(
+          "sampler_total_variation",
+          [](const gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.sampler_total_variation(); }, w.m);
+          },
+          "The total variation between one release's law and the exact mechanism's: dimension\n"
+          "times the constant-time sampler's bound (rounded up), 0 with noise=\"secure\".")
       .def(
           "guarantee",
           [](const gaussian_py& w, std::optional<double> l2_sensitivity) {
-            return w.m.guarantee(sensitivity_or(l2_sensitivity, w.l2_sensitivity));
+            const double d = sensitivity_or(l2_sensitivity, w.l2_sensitivity);
+            return std::visit([&](const auto& x) { return py::cast(x.guarantee(d)); }, w.m);
           },
           py::arg("l2_sensitivity") = py::none(),
-          "The Zcdp guarantee for inputs at L2 distance l2_sensitivity (default: the "
-          "mechanism's),\n"
-          "from privet's privacy map (the grid's rounding included, rounded up).")
+          "The guarantee for inputs at L2 distance l2_sensitivity (default: the mechanism's), "
+          "from\n"
+          "privet's privacy map (the grid's rounding included, rounded up): ZcdpWithinTv with\n"
+          "constant-time noise, Zcdp with noise=\"secure\".")
       .def(
           "approx_guarantee",
           [](const gaussian_py& w, double delta, std::optional<double> l2_sensitivity) {
-            return w.m.approx_guarantee(sensitivity_or(l2_sensitivity, w.l2_sensitivity), delta);
+            const double d = sensitivity_or(l2_sensitivity, w.l2_sensitivity);
+            return std::visit([&](const auto& x) { return x.approx_guarantee(d, delta); }, w.m);
           },
           py::arg("delta"), py::arg("l2_sensitivity") = py::none(),
           "The smallest sound ApproxDp at delta in (0, 1) (gaussian_mechanism::approx_guarantee:\n"
-          "the discrete Gaussian's exact bound in one dimension, the zCDP conversion in more).")
+          "the discrete Gaussian's exact bound in one dimension, the zCDP conversion in more; "
+          "with\n"
+          "constant-time noise, epsilon at delta minus the sampler's share (1 + e^eps) tau).")
       .def("__repr__", [](const gaussian_py& w) {
-        return "Gaussian.from_sigma(" + repr_double(w.m.sigma()) +
-               ", l2_sensitivity=" + repr_double(w.l2_sensitivity) +
-               ", dimension=" + std::to_string(w.m.dimension()) + ")";
+        return std::visit(
+            [&](const auto& x) {
+              return "Gaussian.from_sigma(" + repr_double(x.sigma()) +
+                     ", l2_sensitivity=" + repr_double(w.l2_sensitivity) +
+                     ", dimension=" + std::to_string(x.dimension()) + noise_repr(w.m) + ")";
+            },
+            w.m);
       });
   bind_release(c);
 }
@@ -604,54 +857,103 @@ void bind_gaussian(py::module_& m) {
 void bind_discrete_laplace(py::module_& m) {
   py::class_<discrete_laplace_py> c(
       m, "DiscreteLaplace",
-      "Discrete Laplace noise on integers (privet::discrete_laplace_mechanism<int64_t>; the\n"
-      "two-sided geometric of Ghosh, Roughgarden & Sundararajan 2009, sampled exactly as in\n"
-      "Canonne, Kamath & Steinke 2020): P[k] proportional to exp(-|k| / scale), (L1 / scale)-DP "
-      "for\n"
-      "a query of L1 sensitivity l1_sensitivity. Each integer of an array gets its own sample;\n"
-      "value + noise saturates at the int64 range (ints beyond it are read at its limits).");
-  c.def(py::init([](double epsilon, double l1_sensitivity) {
+      class_doc(
+          "Discrete Laplace noise on integers (privet::discrete_laplace_mechanism<int64_t>; the\n"
+          "two-sided geometric of Ghosh, Roughgarden & Sundararajan 2009): P[k] proportional to\n"
+          "exp(-|k| / scale), (L1 / scale)-DP for a query of L1 sensitivity l1_sensitivity. Each\n"
+          "integer of an array gets its own sample; value + noise saturates at the int64 range "
+          "(ints\n"
+          "beyond it are read at its limits). The exact sampler is Canonne, Kamath & Steinke's\n"
+          "(2020); the constant-time one takes scales up to about 2^63 / 89 "
+          "(1.0e17).\n")
+          .c_str());
+  c.def(py::init([](double epsilon, double l1_sensitivity, const py::object& noise) {
           const pure_dp target(epsilon);
-          return discrete_laplace_py{discrete_laplace_t::from_guarantee(target, l1_sensitivity),
+          return discrete_laplace_py{make_mechanism<discrete_laplace_var>(
+                                         parse_noise(noise),
+                                         [&](auto t) {
+                                           using M = typename decltype(t)::type;
+                                           return M::from_guarantee(target, l1_sensitivity);
+                                         }),
                                      l1_sensitivity};
         }),
         py::arg("epsilon"), py::kw_only(), py::arg("l1_sensitivity"),
-        "The least scale (to one ulp) with l1_sensitivity / scale <= epsilon\n"
-        "(discrete_laplace_mechanism::from_guarantee).")
+        py::arg("noise") = "constant_time",
+        with_noise_doc("The least scale (to one ulp) with l1_sensitivity / scale <= epsilon "
+                       "(discrete_laplace_mechanism::from_guarantee).")
+            .c_str())
       .def_static(
           "from_scale",
-          [](double scale, double l1_sensitivity) {
-            discrete_laplace_py w{discrete_laplace_t::from_scale(scale), l1_sensitivity};
-            (void)w.m.guarantee(l1_sensitivity);  // validates the sensitivity
+          [](double scale, double l1_sensitivity, const py::object& noise) {
+            discrete_laplace_py w{
+                make_mechanism<discrete_laplace_var>(parse_noise(noise),
+                                                     [&](auto t) {
+                                                       using M = typename decltype(t)::type;
+                                                       return M::from_scale(scale);
+                                                     }),
+                l1_sensitivity};
+            // Validates the sensitivity.
+            std::visit([&](const auto& x) { (void)x.guarantee(l1_sensitivity); }, w.m);
             return w;
           },
           py::arg("scale"), py::kw_only(), py::arg("l1_sensitivity"),
-          "Scale t as a double, taken at its exact binary value (every double in [2^-11, 2^64)).")
+          py::arg("noise") = "constant_time",
+          with_noise_doc("Scale t as a double, taken at its exact binary value (every double in "
+                         "[2^-11, 2^64); up to about 2^63 / 89 with constant-time noise).")
+              .c_str())
       .def_property_readonly(
-          "scale", [](const discrete_laplace_py& w) { return w.m.distribution().scale(); },
+          "scale",
+          [](const discrete_laplace_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().scale(); }, w.m);
+          },
           "The scale t, rounded to the nearest double.")
       .def_property_readonly(
-          "scale_num", [](const discrete_laplace_py& w) { return w.m.distribution().scale_num(); },
+          "scale_num",
+          [](const discrete_laplace_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().scale_num(); }, w.m);
+          },
           "The numerator of t = scale_num / scale_den exactly, in lowest terms.")
       .def_property_readonly(
-          "scale_den", [](const discrete_laplace_py& w) { return w.m.distribution().scale_den(); },
+          "scale_den",
+          [](const discrete_laplace_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().scale_den(); }, w.m);
+          },
           "The denominator of t.")
       .def_property_readonly(
-          "variance", [](const discrete_laplace_py& w) { return w.m.distribution().variance(); },
-          "The noise variance, 1 / (2 sinh^2(1 / (2 t))).")
+          "variance",
+          [](const discrete_laplace_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().variance(); }, w.m);
+          },
+          "The noise variance, 1 / (2 sinh^2(1 / (2 t))) (the exact law's).")
       .def_property_readonly(
           "l1_sensitivity", [](const discrete_laplace_py& w) { return w.l1_sensitivity; },
           "The L1 sensitivity guarantee() reports for.")
+      .def_property_readonly(
+          "noise", [](const discrete_laplace_py& w) { return noise_name(w.m); },
+          "\"constant_time\" or \"secure\": the samplers the noise comes from.")
+      .def_property_readonly(
+          "sampler_total_variation",
+          [](const discrete_laplace_py& w) {
+            return std::visit([](const auto& x) { return x.sampler_total_variation(); }, w.m);
+          },
+          "The total variation between one sample's law and the exact discrete Laplace: the\n"
+          "constant-time sampler's bound 2 (B + 1) 2^-128, 0 with noise=\"secure\".")
       .def(
           "guarantee",
           [](const discrete_laplace_py& w, std::optional<double> l1_sensitivity) {
-            return w.m.guarantee(sensitivity_or(l1_sensitivity, w.l1_sensitivity));
+            const double d = sensitivity_or(l1_sensitivity, w.l1_sensitivity);
+            return std::visit([&](const auto& x) { return py::cast(x.guarantee(d)); }, w.m);
           },
           py::arg("l1_sensitivity") = py::none(),
-          "The PureDp guarantee eps = l1_sensitivity * scale_den / scale_num, rounded up.")
+          "eps = l1_sensitivity * scale_den / scale_num, rounded up: PureDpWithinTv with\n"
+          "constant-time noise, PureDp with noise=\"secure\".")
       .def("__repr__", [](const discrete_laplace_py& w) {
-        return "DiscreteLaplace.from_scale(" + repr_double(w.m.distribution().scale()) +
-               ", l1_sensitivity=" + repr_double(w.l1_sensitivity) + ")";
+        return std::visit(
+            [&](const auto& x) {
+              return "DiscreteLaplace.from_scale(" + repr_double(x.distribution().scale()) +
+                     ", l1_sensitivity=" + repr_double(w.l1_sensitivity) + noise_repr(w.m) + ")";
+            },
+            w.m);
       });
   bind_release(c);
 }
@@ -659,81 +961,145 @@ void bind_discrete_laplace(py::module_& m) {
 void bind_discrete_gaussian(py::module_& m) {
   py::class_<discrete_gaussian_py> c(
       m, "DiscreteGaussian",
-      "Discrete Gaussian noise on integers (privet::discrete_gaussian_mechanism<int64_t>; "
-      "Canonne,\n"
-      "Kamath & Steinke 2020, sampled exactly): P[k] proportional to exp(-k^2 / (2 sigma^2)),\n"
-      "(l2^2 / (2 sigma^2))-zCDP for a query of L2 sensitivity l2_sensitivity (their Theorem 14).\n"
-      "Each integer of an array gets its own sample; value + noise saturates at the int64 range\n"
-      "(ints beyond it are read at its limits).");
-  c.def(py::init([](double rho, double l2_sensitivity) {
+      class_doc(
+          "Discrete Gaussian noise on integers (privet::discrete_gaussian_mechanism<int64_t>;\n"
+          "Canonne, Kamath & Steinke 2020): P[k] proportional to exp(-k^2 / (2 sigma^2)),\n"
+          "(l2^2 / (2 sigma^2))-zCDP for a query of L2 sensitivity l2_sensitivity (their Theorem "
+          "14).\n"
+          "Each integer of an array gets its own sample; value + noise saturates at the int64 "
+          "range\n"
+          "(ints beyond it are read at its limits).\n")
+          .c_str());
+  c.def(py::init([](double rho, double l2_sensitivity, const py::object& noise) {
           const zcdp target(rho);
-          return discrete_gaussian_py{discrete_gaussian_t::from_guarantee(target, l2_sensitivity),
+          return discrete_gaussian_py{make_mechanism<discrete_gaussian_var>(
+                                          parse_noise(noise),
+                                          [&](auto t) {
+                                            using M = typename decltype(t)::type;
+                                            return M::from_guarantee(target, l2_sensitivity);
+                                          }),
                                       l2_sensitivity};
         }),
         py::arg("rho"), py::kw_only(), py::arg("l2_sensitivity"),
-        "The least noise (to about 2^-50 relative) whose guarantee is rho-zCDP: sigma^2 = l2^2 /\n"
-        "(2 rho), rounded up (discrete_gaussian_mechanism::from_guarantee).")
+        py::arg("noise") = "constant_time",
+        with_noise_doc("The least noise (to about 2^-50 relative) whose base guarantee is "
+                       "rho-zCDP: sigma^2 = l2^2 / (2 rho), rounded up "
+                       "(discrete_gaussian_mechanism::from_guarantee).")
+            .c_str())
       .def_static(
           "from_sigma",
-          [](double sigma, double l2_sensitivity) {
-            discrete_gaussian_py w{discrete_gaussian_t::from_scale(sigma), l2_sensitivity};
-            (void)w.m.guarantee(l2_sensitivity);  // validates the sensitivity
+          [](double sigma, double l2_sensitivity, const py::object& noise) {
+            discrete_gaussian_py w{
+                make_mechanism<discrete_gaussian_var>(parse_noise(noise),
+                                                      [&](auto t) {
+                                                        using M = typename decltype(t)::type;
+                                                        return M::from_scale(sigma);
+                                                      }),
+                l2_sensitivity};
+            // Validates the sensitivity.
+            std::visit([&](const auto& x) { (void)x.guarantee(l2_sensitivity); }, w.m);
             return w;
           },
           py::arg("sigma"), py::kw_only(), py::arg("l2_sensitivity"),
-          "sigma as a double (sigma^2 exact when it fits, else rounded up); sigma finite, > 0 and\n"
-          "up to about 3.6e9.")
+          py::arg("noise") = "constant_time",
+          with_noise_doc("sigma as a double (sigma^2 exact when it fits, else rounded up); sigma "
+                         "finite, > 0 and up to about 3.6e9.")
+              .c_str())
       .def_static(
           "from_sigma2",
-          [](const py::int_& num, const py::int_& den, double l2_sensitivity) {
-            discrete_gaussian_py w{discrete_gaussian_t::from_sigma2(checked_u64(num, "sigma2_num"),
-                                                                    checked_u64(den, "sigma2_den")),
-                                   l2_sensitivity};
-            (void)w.m.guarantee(l2_sensitivity);  // validates the sensitivity
+          [](const py::int_& num, const py::int_& den, double l2_sensitivity,
+             const py::object& noise) {
+            const std::uint64_t a = checked_u64(num, "sigma2_num");
+            const std::uint64_t b = checked_u64(den, "sigma2_den");
+            discrete_gaussian_py w{
+                make_mechanism<discrete_gaussian_var>(parse_noise(noise),
+                                                      [&](auto t) {
+                                                        using M = typename decltype(t)::type;
+                                                        return M::from_sigma2(a, b);
+                                                      }),
+                l2_sensitivity};
+            // Validates the sensitivity.
+            std::visit([&](const auto& x) { (void)x.guarantee(l2_sensitivity); }, w.m);
             return w;
           },
           py::arg("sigma2_num"), py::arg("sigma2_den"), py::kw_only(), py::arg("l2_sensitivity"),
-          "sigma^2 = sigma2_num / sigma2_den exactly (discrete_gaussian_mechanism::from_sigma2).")
+          py::arg("noise") = "constant_time",
+          with_noise_doc("sigma^2 = sigma2_num / sigma2_den exactly "
+                         "(discrete_gaussian_mechanism::from_sigma2).")
+              .c_str())
       .def_property_readonly(
-          "sigma", [](const discrete_gaussian_py& w) { return w.m.distribution().sigma(); },
+          "sigma",
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().sigma(); }, w.m);
+          },
           "sqrt(sigma2), rounded.")
       .def_property_readonly(
-          "sigma2", [](const discrete_gaussian_py& w) { return w.m.distribution().sigma2(); },
+          "sigma2",
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().sigma2(); }, w.m);
+          },
           "sigma^2, rounded to the nearest double.")
       .def_property_readonly(
           "sigma2_num",
-          [](const discrete_gaussian_py& w) { return w.m.distribution().sigma2_num(); },
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().sigma2_num(); }, w.m);
+          },
           "The numerator of sigma^2 = sigma2_num / sigma2_den exactly, in lowest terms.")
       .def_property_readonly(
           "sigma2_den",
-          [](const discrete_gaussian_py& w) { return w.m.distribution().sigma2_den(); },
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().sigma2_den(); }, w.m);
+          },
           "The denominator of sigma^2.")
       .def_property_readonly(
-          "variance", [](const discrete_gaussian_py& w) { return w.m.distribution().variance(); },
+          "variance",
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.distribution().variance(); }, w.m);
+          },
           "E[k^2], slightly below sigma^2 (Canonne, Kamath & Steinke 2020, Proposition 19).")
       .def_property_readonly(
           "l2_sensitivity", [](const discrete_gaussian_py& w) { return w.l2_sensitivity; },
           "The L2 sensitivity guarantee() reports for.")
+      .def_property_readonly(
+          "noise", [](const discrete_gaussian_py& w) { return noise_name(w.m); },
+          "\"constant_time\" or \"secure\": the samplers the noise comes from.")
+      .def_property_readonly(
+          "sampler_total_variation",
+          [](const discrete_gaussian_py& w) {
+            return std::visit([](const auto& x) { return x.sampler_total_variation(); }, w.m);
+          },
+          "The total variation between one sample's law and the exact discrete Gaussian: the\n"
+          "constant-time sampler's bound (for a table, sigma up to about 307, (M + 1) 2^-128\n"
+          "with M = ceil(sqrt(178) sigma)), 0 with noise=\"secure\".")
       .def(
           "guarantee",
           [](const discrete_gaussian_py& w, std::optional<double> l2_sensitivity) {
-            return w.m.guarantee(sensitivity_or(l2_sensitivity, w.l2_sensitivity));
+            const double d = sensitivity_or(l2_sensitivity, w.l2_sensitivity);
+            return std::visit([&](const auto& x) { return py::cast(x.guarantee(d)); }, w.m);
           },
           py::arg("l2_sensitivity") = py::none(),
-          "The Zcdp guarantee rho = l2^2 sigma2_den / (2 sigma2_num), rounded up.")
+          "rho = l2^2 sigma2_den / (2 sigma2_num), rounded up: ZcdpWithinTv with constant-time\n"
+          "noise, Zcdp with noise=\"secure\".")
       .def(
           "approx_guarantee",
           [](const discrete_gaussian_py& w, double delta, std::optional<double> l2_sensitivity) {
-            return privet::to_approx_dp(
-                w.m.guarantee(sensitivity_or(l2_sensitivity, w.l2_sensitivity)), delta);
+            const double d = sensitivity_or(l2_sensitivity, w.l2_sensitivity);
+            return std::visit(
+                [&](const auto& x) { return privet::to_approx_dp(x.guarantee(d), delta); }, w.m);
           },
           py::arg("delta"), py::arg("l2_sensitivity") = py::none(),
           "guarantee() converted to ApproxDp at delta in (0, 1) by Canonne, Kamath & Steinke\n"
-          "(2020, Corollary 13), privet's accounting layer.")
+          "(2020, Corollary 13), privet's accounting layer (with constant-time noise, at delta\n"
+          "minus the sampler's share, as ZcdpWithinTv.to_approx_dp).")
       .def("__repr__", [](const discrete_gaussian_py& w) {
-        return "DiscreteGaussian.from_sigma2(" + std::to_string(w.m.distribution().sigma2_num()) +
-               ", " + std::to_string(w.m.distribution().sigma2_den()) +
-               ", l2_sensitivity=" + repr_double(w.l2_sensitivity) + ")";
+        return std::visit(
+            [&](const auto& x) {
+              return "DiscreteGaussian.from_sigma2(" +
+                     std::to_string(x.distribution().sigma2_num()) + ", " +
+                     std::to_string(x.distribution().sigma2_den()) +
+                     ", l2_sensitivity=" + repr_double(w.l2_sensitivity) + noise_repr(w.m) + ")";
+            },
+            w.m);
       });
   bind_release(c);
 }

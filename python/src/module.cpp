@@ -15,7 +15,10 @@ PYBIND11_MODULE(_privet, m) {
   // privet::pure_dp, approx_dp and zcdp as its event classes without checking
   // whether they are bound already; bind_mechanisms checks and reuses them.
   auto mechanisms = m.def_submodule(
-      "mechanisms", "Secure Laplace, Gaussian, discrete Laplace and discrete Gaussian noise");
+      "mechanisms",
+      "Laplace, Gaussian, discrete Laplace and discrete Gaussian noise from the OS CSPRNG, "
+      "constant-time by default (guarantees within a total variation), exact with "
+      "noise=\"secure\"");
   privet::python::bind_mechanisms(mechanisms);
   auto testing = m.def_submodule(
       "testing", "The mechanisms driven by a seeded generator: for tests, never for releases");

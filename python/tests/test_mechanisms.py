@@ -4,6 +4,10 @@ Known answers cite the C++ test they mirror (tests/mechanisms/*.cpp).
 Statistical checks draw from privet.testing with fixed seeds; each states
 its false-alarm rate (under the normal approximation of the mean of n
 independent draws, which at these n is far better than the band's slack).
+The privacy maps are checked with the default (constant-time) noise, whose
+guarantee is the exact one within a total variation (test_noise.py covers
+that qualification); the laws are checked for both samplers, the exact
+ones named by noise="secure".
 """
 
 import math
@@ -156,8 +160,10 @@ def test_laplace_guarantee_matches_the_cpp_tests():
     assert m.granularity == 2.0**-39
     eps = m.guarantee().epsilon
     assert 0.5 <= eps <= 0.5 + m.granularity
-    assert m.guarantee(0.0) == M.PureDp(0.0)
-    assert isinstance(m.guarantee(), M.PureDp)
+    assert m.guarantee(0.0).base == M.PureDp(0.0)
+    assert isinstance(m.guarantee(), M.PureDpWithinTv)
+    exact = M.Laplace.from_scale(2.0, l1_sensitivity=1.0, noise="secure")
+    assert isinstance(exact.guarantee(), M.PureDp) and exact.guarantee() == m.guarantee().base
     # "calibrated to a target never exceeds it".
     for target in (0.01, 0.1, 1.0, 3.7, 10.0):
         for sens in (1.0, 0.3, 60.0, 1e6):
@@ -210,17 +216,18 @@ def test_gaussian_approx_guarantee_against_the_continuous_formula():
 def test_integer_guarantees_match_the_cpp_tests():
     # integer_noise_test.cpp, "discrete Laplace mechanism: exact pure-DP map".
     m = M.DiscreteLaplace(1.0, l1_sensitivity=10.0)
-    assert m.guarantee() == M.PureDp(1.0)
+    assert m.guarantee().base == M.PureDp(1.0)
     assert m.scale_num == 10 and m.scale_den == 1 and m.scale == 10.0
-    assert str(m.guarantee()) == "epsilon = 1 (pure DP)"
-    assert "1" in repr(m.guarantee())  # PureDp(epsilon=1.0), or privet.accounting's form
+    assert str(m.guarantee().base) == "epsilon = 1 (pure DP)"
+    assert "1" in repr(m.guarantee().base)  # PureDp(epsilon=1.0), or privet.accounting's form
+    assert M.DiscreteLaplace(1.0, l1_sensitivity=10.0, noise="secure").guarantee() == M.PureDp(1.0)
     f = M.DiscreteLaplace(0.3, l1_sensitivity=1.0)
     assert 0.3 * (1 - 1e-15) <= f.guarantee().epsilon <= 0.3
     # "discrete Gaussian mechanism: exact zCDP map": sigma^2 = 1000/3 on L2
     # sensitivity sqrt(10) is 0.015-zCDP.
     g = M.DiscreteGaussian.from_sigma2(1000, 3, l2_sensitivity=math.sqrt(10.0))
     assert g.guarantee().rho == pytest.approx(0.015, rel=1e-15)
-    assert g.guarantee(0.0) == M.Zcdp(0.0)
+    assert g.guarantee(0.0).base == M.Zcdp(0.0)
     for rho in (0.015, 0.5, 2.0):
         for d in (1.0, math.sqrt(10.0), 7.0):
             c = M.DiscreteGaussian(rho, l2_sensitivity=d)
@@ -341,10 +348,17 @@ def test_integers_saturate_at_the_int64_range():
 # ---- statistics, through privet.testing ---------------------------------------
 
 
-def test_laplace_grid_and_spread():
+# Each law is checked for both samplers (the constant-time one is within
+# total variation 2^-100 of the exact law, far below what n draws resolve);
+# the stated false-alarm rates are per sampler.
+NOISES = ["secure", "constant_time"]
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_laplace_grid_and_spread(noise):
     # laplace_test.cpp, "secure outputs lie on the grid whatever the input".
     n = 200_000
-    m = M.Laplace.from_scale(3.0, l1_sensitivity=1.0, dimension=n)
+    m = M.Laplace.from_scale(3.0, l1_sensitivity=1.0, dimension=n, noise=noise)
     y = T.release(m, np.zeros(n), T.SeededReleaseGenerator(11))
     steps = y / m.granularity
     assert np.array_equal(steps, np.rint(steps))
@@ -355,9 +369,10 @@ def test_laplace_grid_and_spread():
     assert abs(np.mean(y)) < 6 * math.sqrt(2 * b2 / n)
 
 
-def test_gaussian_spread():
+@pytest.mark.parametrize("noise", NOISES)
+def test_gaussian_spread(noise):
     n = 200_000
-    m = M.Gaussian.from_sigma(2.5, l2_sensitivity=1.0, dimension=n)
+    m = M.Gaussian.from_sigma(2.5, l2_sensitivity=1.0, dimension=n, noise=noise)
     y = T.release(m, np.full(n, 10.0), T.SeededReleaseGenerator(12)) - 10.0
     s2 = m.sigma**2
     # E x^4 = 3 sigma^4: the mean of x^2 has sd sqrt(2 / n) sigma^2. 6 sd: about 2e-9.
@@ -372,9 +387,10 @@ def _discrete_gaussian_moments(sigma2):
     return w[2000] / w.sum(), float((xs * xs * w).sum() / w.sum())
 
 
-def test_discrete_gaussian_law():
+@pytest.mark.parametrize("noise", NOISES)
+def test_discrete_gaussian_law(noise):
     n = 200_000
-    m = M.DiscreteGaussian.from_sigma(3.0, l2_sensitivity=1.0)
+    m = M.DiscreteGaussian.from_sigma(3.0, l2_sensitivity=1.0, noise=noise)
     p0, var = _discrete_gaussian_moments(m.sigma2)
     assert m.variance == pytest.approx(var, rel=1e-12)
     y = T.release(m, np.zeros(n, dtype=np.int64), T.SeededReleaseGenerator(13))
@@ -386,9 +402,10 @@ def test_discrete_gaussian_law():
     assert abs(np.mean(y.astype(np.float64) ** 2) - var) < 6 * math.sqrt(3 * var * var / n)
 
 
-def test_discrete_laplace_law():
+@pytest.mark.parametrize("noise", NOISES)
+def test_discrete_laplace_law(noise):
     n = 200_000
-    m = M.DiscreteLaplace.from_scale(2.0, l1_sensitivity=1.0)
+    m = M.DiscreteLaplace.from_scale(2.0, l1_sensitivity=1.0, noise=noise)
     t = m.scale
     p0 = math.tanh(1 / (2 * t))  # P[0] (discrete_laplace.hpp's pmf)
     var = 1 / (2 * math.sinh(1 / (2 * t)) ** 2)
