@@ -114,6 +114,46 @@ class score_selector {
   bool monotonic_;
 };
 
+/// The state and guarantees both selectors share for a noise policy: the
+/// constant-time selector's grid and coins (constant_time_noise only).
+template <grid_noise Noise>
+class policy_selector : public score_selector {
+ public:
+  /// pure_dp with secure_noise, within_tv<pure_dp> with constant_time_noise.
+  using guarantee_type =
+      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
+
+  policy_selector(double epsilon, double sensitivity, bool monotonic)
+      : score_selector(epsilon, sensitivity, monotonic) {
+    if constexpr (std::same_as<Noise, constant_time_noise>)
+      ct_ = ct_selector(this->epsilon(), this->sensitivity(), monotonic);
+  }
+
+  /// The constant-time selector's grid and coins (constant_time_noise), for
+  /// tests and reports.
+  [[nodiscard]] const ct_selector& constant_time_selector()
+      const noexcept requires std::same_as<Noise, constant_time_noise> {
+    return ct_;
+  }
+
+ protected:
+  // eps, with the distance total_variation(ct_, candidates) under
+  // constant_time_noise (at most 2^32 candidates).
+  template <class Distance>
+  guarantee_type guarantee_for(std::size_t candidates, Distance total_variation) const {
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      if (candidates > ct_max_candidates) throw_invalid("candidates", candidates, "at most 2^32");
+      return within_tv<pure_dp>(pure_dp(epsilon()), total_variation(ct_, candidates));
+    } else {
+      return pure_dp(epsilon());
+    }
+  }
+
+  [[no_unique_address]] std::conditional_t<std::same_as<Noise, constant_time_noise>, ct_selector,
+                                           empty_selector>
+      ct_;
+};
+
 }  // namespace detail
 
 /// The exponential mechanism: index r with probability proportional to
@@ -124,33 +164,22 @@ class score_selector {
 /// within_tv<pure_dp>; secure_noise samples the exact law with coins that
 /// stop at the selected candidate (variable time).
 template <grid_noise Noise = constant_time_noise>
-class exponential_mechanism : public detail::score_selector {
+class exponential_mechanism : public detail::policy_selector<Noise> {
  public:
-  /// pure_dp with secure_noise, within_tv<pure_dp> with constant_time_noise.
-  using guarantee_type =
-      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
-
   /// Throws invalid_parameter naming epsilon or sensitivity unless each is
   /// finite and > 0.
   exponential_mechanism(double epsilon, double sensitivity, bool monotonic = false)
-      : detail::score_selector(epsilon, sensitivity, monotonic) {
-    if constexpr (std::same_as<Noise, constant_time_noise>)
-      ct_ = detail::ct_selector(this->epsilon(), this->sensitivity(), monotonic);
-  }
+      : detail::policy_selector<Noise>(epsilon, sensitivity, monotonic) {}
 
   /// The guarantee of one release among `candidates` candidates (the
   /// total variation grows with their number); eps-DP for any number.
-  [[nodiscard]] guarantee_type guarantee(std::size_t candidates) const {
-    if constexpr (std::same_as<Noise, constant_time_noise>) {
-      if (candidates > detail::ct_max_candidates)
-        throw_invalid("candidates", candidates, "at most 2^32");
-      return within_tv<pure_dp>(pure_dp(epsilon()), ct_.exponential_total_variation(candidates));
-    } else {
-      return pure_dp(epsilon());
-    }
+  [[nodiscard]] auto guarantee(std::size_t candidates) const {
+    return this->guarantee_for(candidates, [](const detail::ct_selector& s, std::size_t n) {
+      return s.exponential_total_variation(n);
+    });
   }
   /// The guarantee of one release among at most 2^32 candidates.
-  [[nodiscard]] guarantee_type guarantee() const { return guarantee(detail::ct_max_candidates); }
+  [[nodiscard]] auto guarantee() const { return guarantee(detail::ct_max_candidates); }
 
   /// The index of the selected candidate among `scores` (any doubles; see
   /// the file comment). Throws invalid_parameter naming `scores` if there
@@ -161,27 +190,15 @@ class exponential_mechanism : public detail::score_selector {
   double > std::size_t operator()(const R& scores, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
     if constexpr (std::same_as<Noise, constant_time_noise>) {
-      return ct_.exponential(scores, gen);
+      return this->ct_.exponential(scores, gen);
     } else {
-      const auto x = exponents(scores);
+      const auto x = this->exponents(scores);
       for (;;) {
         const std::size_t r = uniform_below(gen, static_cast<std::uint64_t>(x.size()));
-        if (coin(gen, x[r])) return r;
+        if (this->coin(gen, x[r])) return r;
       }
     }
   }
-
-  /// The constant-time selector's grid and coins (constant_time_noise), for
-  /// tests and reports.
-  [[nodiscard]] const detail::ct_selector& constant_time_selector()
-      const noexcept requires std::same_as<Noise, constant_time_noise> {
-    return ct_;
-  }
-
- private:
-  [[no_unique_address]] std::conditional_t<std::same_as<Noise, constant_time_noise>,
-                                           detail::ct_selector, detail::empty_selector>
-      ct_;
 };
 
 /// Permute-and-flip: candidates in random order, each kept with probability
@@ -191,33 +208,21 @@ class exponential_mechanism : public detail::score_selector {
 /// (detail/ct_select.hpp), and the guarantee is within_tv<pure_dp>;
 /// secure_noise stops at the first success (variable time, exact law).
 template <grid_noise Noise = constant_time_noise>
-class permute_and_flip : public detail::score_selector {
+class permute_and_flip : public detail::policy_selector<Noise> {
  public:
-  /// pure_dp with secure_noise, within_tv<pure_dp> with constant_time_noise.
-  using guarantee_type =
-      std::conditional_t<std::same_as<Noise, constant_time_noise>, within_tv<pure_dp>, pure_dp>;
-
   /// Throws invalid_parameter naming epsilon or sensitivity unless each is
   /// finite and > 0.
   permute_and_flip(double epsilon, double sensitivity, bool monotonic = false)
-      : detail::score_selector(epsilon, sensitivity, monotonic) {
-    if constexpr (std::same_as<Noise, constant_time_noise>)
-      ct_ = detail::ct_selector(this->epsilon(), this->sensitivity(), monotonic);
-  }
+      : detail::policy_selector<Noise>(epsilon, sensitivity, monotonic) {}
 
   /// The guarantee of one release among `candidates` candidates.
-  [[nodiscard]] guarantee_type guarantee(std::size_t candidates) const {
-    if constexpr (std::same_as<Noise, constant_time_noise>) {
-      if (candidates > detail::ct_max_candidates)
-        throw_invalid("candidates", candidates, "at most 2^32");
-      return within_tv<pure_dp>(pure_dp(epsilon()),
-                                ct_.permute_and_flip_total_variation(candidates));
-    } else {
-      return pure_dp(epsilon());
-    }
+  [[nodiscard]] auto guarantee(std::size_t candidates) const {
+    return this->guarantee_for(candidates, [](const detail::ct_selector& s, std::size_t n) {
+      return s.permute_and_flip_total_variation(n);
+    });
   }
   /// The guarantee of one release among at most 2^32 candidates.
-  [[nodiscard]] guarantee_type guarantee() const { return guarantee(detail::ct_max_candidates); }
+  [[nodiscard]] auto guarantee() const { return guarantee(detail::ct_max_candidates); }
 
   /// The index of the selected candidate among `scores`, as for
   /// exponential_mechanism: throws invalid_parameter naming `scores` if
@@ -227,31 +232,20 @@ class permute_and_flip : public detail::score_selector {
   double > std::size_t operator()(const R& scores, G& gen) const {
     PRIVET_REQUIRE_SECURE_GENERATOR(G);
     if constexpr (std::same_as<Noise, constant_time_noise>) {
-      return ct_.permute_and_flip(scores, gen);
+      return this->ct_.permute_and_flip(scores, gen);
     } else {
-      const auto x = exponents(scores);
+      const auto x = this->exponents(scores);
       std::vector<std::size_t> order(x.size());
       std::iota(order.begin(), order.end(), std::size_t{0});
       // Lazy Fisher-Yates: draw the next candidate only when needed.
       for (std::size_t i = 0; i < order.size(); ++i) {
         const std::size_t j = i + uniform_below(gen, static_cast<std::uint64_t>(order.size() - i));
         std::swap(order[i], order[j]);
-        if (coin(gen, x[order[i]])) return order[i];
+        if (this->coin(gen, x[order[i]])) return order[i];
       }
       return order.back();  // unreachable: the best candidate's coin is certain
     }
   }
-
-  /// The constant-time selector's grid and coins (constant_time_noise).
-  [[nodiscard]] const detail::ct_selector& constant_time_selector()
-      const noexcept requires std::same_as<Noise, constant_time_noise> {
-    return ct_;
-  }
-
- private:
-  [[no_unique_address]] std::conditional_t<std::same_as<Noise, constant_time_noise>,
-                                           detail::ct_selector, detail::empty_selector>
-      ct_;
 };
 
 /// Noise distributions of report-noisy-max, for report_noisy_max below.
