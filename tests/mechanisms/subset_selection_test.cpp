@@ -339,3 +339,39 @@ TEST_CASE("the branch-free sort sorts every input") {
     }
   }
 }
+
+TEST_CASE("the constant-time uniform subset takes every b-subset equally often") {
+  // Every combination of the b draws (bounds n - b + 1, ..., n: one word,
+  // the draws its mixed-radix digits, lemire_word) through Floyd's
+  // algorithm and the sort: each b-subset of [0, n) must come out exactly
+  // (n! / (n - b)!) / C(n, b) = b! times, increasing.
+  for (const auto& nb : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {5, 2}, {6, 3}, {7, 7}, {8, 1}, {9, 4}}) {
+    const std::uint64_t n = nb.first, b = nb.second;
+    const privet::detail::ct_uniform_subset draw(n, b);
+    std::uint64_t product = 1;
+    for (std::uint64_t i = 0; i < b; ++i) product *= n - b + i + 1;
+    std::map<std::vector<std::uint64_t>, std::uint64_t> seen;
+    for (std::uint64_t k = 0; k < product; ++k) {
+      privet::test::scripted_generator gen({privet::test::lemire_word(k, product)});
+      std::vector<std::uint64_t> out(b);
+      draw(gen, out.data());
+      REQUIRE(std::is_sorted(out.begin(), out.end()));
+      REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());
+      REQUIRE(out.back() < n);
+      ++seen[out];
+    }
+    std::uint64_t subsets = 1, factorial = 1;
+    for (std::uint64_t i = 0; i < b; ++i) {
+      subsets = subsets * (n - i) / (i + 1);
+      factorial *= i + 1;
+    }
+    CAPTURE(n);
+    CAPTURE(b);
+    CHECK(seen.size() == subsets);
+    for (const auto& [subset, count] : seen) CHECK(count == factorial);
+  }
+  CHECK_THROWS_WITH_AS(privet::detail::ct_uniform_subset(5, 6),
+                       "privet: b = 6 is invalid; allowed: [1, n] with n = 5",
+                       privet::invalid_parameter);
+}

@@ -131,15 +131,9 @@ class subset_selection {
     // mixture of the in-domain reports, so still eps-LDP.
     const std::uint64_t z = detail::ct_select(detail::ct_mask(detail::ct_lt(item, s_)), item, v[d]);
     const std::uint64_t r = v[d + 1];
-    // Floyd on [0, s - 1): slot i takes t_i, or j = s - 1 - d + i if t_i is
-    // already held (j cannot be), every earlier slot compared.
-    std::uint64_t j = s_ - 1 - d_;
-    for (std::size_t i = 0; i < d; ++i, ++j) {
-      const std::uint64_t t = v[i];
-      std::uint64_t held = 0;
-      for (std::size_t q = 0; q < i; ++q) held |= detail::ct_is_zero(v[q] ^ t);
-      v[i] = detail::ct_select(detail::ct_mask(held), j, t);
-    }
+    // Floyd on [0, s - 1): slot i takes t_i, or s - 1 - d + i if t_i is
+    // already held, every earlier slot compared.
+    detail::ct_floyd(v, d, s_ - 1);
     // Past z, then z into slot r when kept.
     for (std::size_t i = 0; i < d; ++i) {
       const std::uint64_t shifted = v[i] + (detail::ct_lt(v[i], z) ^ 1);

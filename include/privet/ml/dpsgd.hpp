@@ -78,11 +78,15 @@
 // batch. P[coin] = T / 2^128 is within 2^-128 below q, so the batch is
 // within total variation N 2^-128 of the exact Poisson batch (couple each
 // coin with its exact twin), which each step records with the noise's
-// (step_total_variation()). Not covered (docs/security_model.md): the
-// gradient pass, whose time follows the batch's size and the sampled
-// records' contents (a sparse model reads each record's features), and the
-// memory addresses of the members' rows; fixed-size batches and user-level
-// units still use the exact, variable-time draws.
+// (step_total_variation()). Fixed-size batches are drawn by
+// detail::ct_uniform_subset: b exact uniform draws, Floyd's algorithm with
+// every membership test scanning all earlier slots by masks, and Batcher's
+// sorting network; exactly uniform, O(b^2) comparisons a step whatever the
+// batch (about 4 ms at b = 4096). Both apply to user-level units as to
+// examples. Not covered (docs/security_model.md): the gradient pass, whose
+// time follows the batch's size and the sampled records' contents (a
+// sparse model reads each record's features, a user-level unit each of its
+// examples), and the memory addresses of the members' rows.
 //
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
@@ -146,6 +150,7 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/ct_local.hpp>
 #include <privet/mechanisms/gaussian.hpp>
 #include <privet/mechanisms/noise.hpp>
 #include <privet/ml/clipping.hpp>
@@ -599,6 +604,9 @@ class dpsgd {
         rate_(sampling_rate_of(options_, dataset_size)),
         expected_batch_(dpsgd_expected_batch_size(options_, dataset_size)),
         poisson_threshold_(privet::detail::ct_threshold_below(rate_ < 1 ? rate_ : 0.0)),
+        fixed_subset_(constant_time_sampling && options_.sampling == batch_sampling::fixed_size
+                          ? privet::detail::ct_uniform_subset(population_, options_.batch_size)
+                          : privet::detail::ct_uniform_subset()),
         odometer_(std::move(accounting)) {}
 
   static const dpsgd_options& checked(const dpsgd_options& o, std::size_t n) {
@@ -797,6 +805,12 @@ class dpsgd {
       for (std::size_t i = 0; i < population_; ++i) {
         if (detail::bernoulli_exact(gen, rate_)) out.push_back(i);
       }
+    } else if (constant_time_sampling) {
+      // Floyd's draws checked by masks and Batcher's sort: exactly uniform,
+      // O(b^2) comparisons whatever the batch.
+      std::vector<std::uint64_t> members(options_.batch_size);
+      fixed_subset_(gen, members.data());
+      out.assign(members.begin(), members.end());
     } else {
       const auto chosen = uniform_subset(gen, population_, options_.batch_size);
       out.assign(chosen.begin(), chosen.end());
@@ -813,6 +827,8 @@ class dpsgd {
   double expected_batch_;
   // floor(q 2^128): the constant-time Poisson coin (constant_time_noise).
   privet::detail::ct_threshold poisson_threshold_;
+  // The constant-time fixed-size draw (constant_time_noise, fixed_size).
+  privet::detail::ct_uniform_subset fixed_subset_;
   std::optional<mechanism_type> mechanism_;
   double event_multiplier_ = 0;
   privacy_odometer odometer_;

@@ -66,6 +66,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -175,6 +176,23 @@ class ct_draws {
   std::vector<group> groups_;
 };
 
+/// Floyd's algorithm (Bentley & Floyd 1987) on d draws v[i] uniform in
+/// [0, n - d + i], in place: slot i keeps its draw unless an earlier slot
+/// holds it, and then takes n - d + i (which no earlier slot can hold). The
+/// d slots are then a uniform d-subset of [0, n). Each draw is compared
+/// with every earlier slot by masks (no hash set, no early exit), so the
+/// time and the memory accessed depend on d alone: d (d - 1) / 2
+/// comparisons.
+inline void ct_floyd(std::uint64_t* v, std::size_t d, std::uint64_t n) noexcept {
+  std::uint64_t j = n - d;
+  for (std::size_t i = 0; i < d; ++i, ++j) {
+    const std::uint64_t t = v[i];
+    std::uint64_t held = 0;
+    for (std::size_t q = 0; q < i; ++q) held |= ct_is_zero(v[q] ^ t);
+    v[i] = ct_select(ct_mask(held), j, t);
+  }
+}
+
 /// Sorts v[0, n) increasingly by Batcher's merge exchange (Batcher 1968;
 /// Knuth, TAOCP vol. 3, 5.2.2, Algorithm M): a sorting network for any n,
 /// about n (log2 n)^2 / 4 compare-exchanges by masks, whose pairs depend on
@@ -203,5 +221,40 @@ inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
     }
   }
 }
+
+/// A uniform b-subset of [0, n) in increasing order, drawn in constant
+/// time: b uniform draws with their rejection thresholds precomputed
+/// (ct_draws), Floyd's algorithm by masks (ct_floyd) and Batcher's sort
+/// (ct_sort). The law is exactly uniform (the draws are exact); the cost
+/// is O(b^2) comparisons whatever the subset.
+class ct_uniform_subset {
+ public:
+  ct_uniform_subset() = default;
+
+  /// 1 <= b <= n; throws invalid_parameter naming `b` otherwise.
+  ct_uniform_subset(std::uint64_t n, std::uint64_t b) : n_(n), b_(b) {
+    if (b < 1 || b > n) throw_invalid("b", b, "[1, n] with n = " + format_value(n));
+    std::vector<std::uint64_t> bounds;
+    bounds.reserve(static_cast<std::size_t>(b));
+    for (std::uint64_t i = 0; i < b; ++i) bounds.push_back(n - b + i + 1);
+    draws_ = ct_draws(std::move(bounds));
+  }
+
+  /// Writes the b members, increasing, to out[0, b).
+  template <random_bit_source G>
+  void operator()(G& gen, std::uint64_t* out) const {
+    draws_.draw(gen, out);
+    ct_floyd(out, static_cast<std::size_t>(b_), n_);
+    ct_sort(out, static_cast<std::size_t>(b_));
+  }
+
+  /// b.
+  [[nodiscard]] std::uint64_t size() const noexcept { return b_; }
+
+ private:
+  std::uint64_t n_ = 1;
+  std::uint64_t b_ = 1;
+  ct_draws draws_;
+};
 
 }  // namespace privet::detail
