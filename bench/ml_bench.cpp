@@ -148,16 +148,21 @@ void dpsgd_step(benchmark::State& state, Model model, const Batch& data) {
 }
 
 // The batch draw: a DP-SGD step without noise on a logistic regression of
-// one feature, whose gradients for the ~256 sampled rows cost a few
-// microseconds, so the step is mostly the 8192 Poisson coins (exact, or
+// one feature, whose gradients for the sampled rows cost a few
+// microseconds, so the step is mostly the batch draw over 8192 units:
+// Poisson coins or a fixed-size subset of state.range(0) units (exact, or
 // constant time with constant_time_noise).
-template <class Noise>
+template <class Noise, privet::ml::batch_sampling Sampling>
 void dpsgd_batch(benchmark::State& state) {
   using tiny = privet::ml::logistic_regression<double, dense_batch<double>>;
   static const auto data = dense_data(dataset_size, 1, 2, 9);
   tiny model(1);
   auto opt = privet::ml::dpsgd<tiny, Noise>::non_private(
-      1, dataset_size, {.learning_rate = 0.1, .clip_norm = 1, .batch_size = batch_size});
+      1, dataset_size,
+      {.learning_rate = 0.1,
+       .clip_norm = 1,
+       .batch_size = static_cast<std::size_t>(state.range(0)),
+       .sampling = Sampling});
   privet::testing::seeded_release_generator gen(10);
   for (auto _ : state) benchmark::DoNotOptimize(opt.step(model, data, gen).batch.data());
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(dataset_size));
@@ -208,8 +213,20 @@ BENCHMARK(mlp_per_example)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(mlp_mean_gradient)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(dpsgd_batch<privet::secure_noise>)->Name("dpsgd_batch/secure");
-BENCHMARK(dpsgd_batch<privet::constant_time_noise>)->Name("dpsgd_batch/constant_time");
+BENCHMARK(dpsgd_batch<privet::secure_noise, privet::ml::batch_sampling::poisson>)
+    ->Name("dpsgd_batch/poisson/secure")
+    ->Arg(batch_size);
+BENCHMARK(dpsgd_batch<privet::constant_time_noise, privet::ml::batch_sampling::poisson>)
+    ->Name("dpsgd_batch/poisson/constant_time")
+    ->Arg(batch_size);
+BENCHMARK(dpsgd_batch<privet::secure_noise, privet::ml::batch_sampling::fixed_size>)
+    ->Name("dpsgd_batch/fixed_size/secure")
+    ->Arg(256)
+    ->Arg(4096);
+BENCHMARK(dpsgd_batch<privet::constant_time_noise, privet::ml::batch_sampling::fixed_size>)
+    ->Name("dpsgd_batch/fixed_size/constant_time")
+    ->Arg(256)
+    ->Arg(4096);
 BENCHMARK(sgd_step_lr)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_lr_simulation)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(dpsgd_step_lr_secure)->Unit(benchmark::kMillisecond)->UseRealTime();
