@@ -82,7 +82,7 @@
 // detail::ct_uniform_subset: b exact uniform draws, Floyd's algorithm with
 // every membership test scanning all earlier slots by masks, and Batcher's
 // sorting network; exactly uniform, O(b^2) comparisons a step whatever the
-// batch (about 4 ms at b = 4096). Both apply to user-level units as to
+// batch (3.3 ms at b = 4096 in bench/README.md). Both apply to user-level units as to
 // examples. Not covered (docs/security_model.md): the gradient pass, whose
 // time follows the batch's size and the sampled records' contents (a
 // sparse model reads each record's features, a user-level unit each of its
