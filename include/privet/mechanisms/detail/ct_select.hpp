@@ -20,6 +20,9 @@
 //    lowers the coefficient: the selector is the exact one for the grid
 //    scores at eps' = c (D + g) / (d g) <= eps, so it is eps-DP, and eps'
 //    is within a factor 1 - 2^-30 of eps (utility, not privacy, moves).
+//    Only at extreme ratios is eps' further below eps (never above): c D /
+//    eps below about 2^-1043, where g stops at the least double, and above
+//    about 2^1151, where d is capped.
 // 3. Permute-and-flip: a constant-time Bernoulli(exp(-k_r / d)) coin per
 //    candidate (ct_exp_coin: the same number of coins for every k) and a
 //    uniform 192-bit priority per candidate; the output is the candidate
