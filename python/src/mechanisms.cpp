@@ -439,6 +439,35 @@ py::handle guarantee_class(py::module_& m, const char* name, Define&& define) {
   return c;
 }
 
+// within_tv<Base> as `name`: its base (a `base_name`), its distance, the
+// base's parameter `param` (read by param_of) beside them, hash and repr.
+template <class Base, class Param>
+py::handle within_tv_class(py::module_& m, const char* name, const char* base_name,
+                           const char* param, Param param_of, const char* doc) {
+  using G = within_tv<Base>;
+  const std::string type(name), base_type(base_name), param_name(param);
+  return guarantee_class<G>(m, name, [&](py::class_<G>& c) {
+    c.doc() = doc;
+    c.def(py::init<Base, double>(), py::arg("base"), py::arg("total_variation"),
+          "Raises InvalidParameter unless total_variation is in [0, 1].")
+        .def_property_readonly(
+            "base", [](const G& g) { return g.base(); },
+            ("The " + base_type + " guarantee of the exact mechanism this one approximates.")
+                .c_str())
+        .def_property_readonly("total_variation", &G::total_variation,
+                               "The distance tau to that mechanism's output law, for every input.")
+        .def_property_readonly(param, param_of, ("base." + param_name + ".").c_str())
+        .def("__hash__",
+             [type, param_of](const G& g) {
+               return py::hash(py::make_tuple(type, param_of(g), g.total_variation()));
+             })
+        .def("__repr__", [type, base_type, param_name, param_of](const G& g) {
+          return type + "(" + base_type + "(" + param_name + "=" + repr_double(param_of(g)) +
+                 "), total_variation=" + repr_double(g.total_variation()) + ")";
+        });
+  });
+}
+
 void bind_guarantees(py::module_& m) {
   const py::handle pure = guarantee_class<pure_dp>(m, "PureDp", [](py::class_<pure_dp>& c) {
     c.doc() =
@@ -482,59 +511,21 @@ void bind_guarantees(py::module_& m) {
         .def("__repr__", [](const zcdp& g) { return "Zcdp(rho=" + repr_double(g.rho()) + ")"; });
   });
 
-  const py::handle pure_tv = guarantee_class<within_tv<pure_dp>>(
-      m, "PureDpWithinTv", [](py::class_<within_tv<pure_dp>>& c) {
-        c.doc() =
-            "Pure DP up to a sampler's total variation (privet::within_tv<pure_dp>): for every\n"
-            "input the output law is within total variation `total_variation` of that of a\n"
-            "mechanism satisfying `base`. What a mechanism with constant-time noise reports.\n"
-            "Compose with privet.accounting.compose_basic (epsilons add, distances add) or an\n"
-            "accountant; to_approx_dp() gives (eps, (1 + e^eps) total_variation).";
-        c.def(py::init<pure_dp, double>(), py::arg("base"), py::arg("total_variation"),
-              "Raises InvalidParameter unless total_variation is in [0, 1].")
-            .def_property_readonly(
-                "base", [](const within_tv<pure_dp>& g) { return g.base(); },
-                "The PureDp guarantee of the exact mechanism this one approximates.")
-            .def_property_readonly(
-                "total_variation", &within_tv<pure_dp>::total_variation,
-                "The distance tau to that mechanism's output law, for every input.")
-            .def_property_readonly("epsilon", &within_tv<pure_dp>::epsilon, "base.epsilon.")
-            .def("__hash__",
-                 [](const within_tv<pure_dp>& g) {
-                   return py::hash(
-                       py::make_tuple("PureDpWithinTv", g.epsilon(), g.total_variation()));
-                 })
-            .def("__repr__", [](const within_tv<pure_dp>& g) {
-              return "PureDpWithinTv(PureDp(epsilon=" + repr_double(g.epsilon()) +
-                     "), total_variation=" + repr_double(g.total_variation()) + ")";
-            });
-      });
-  const py::handle z_tv =
-      guarantee_class<within_tv<zcdp>>(m, "ZcdpWithinTv", [](py::class_<within_tv<zcdp>>& c) {
-        c.doc() =
-            "zCDP up to a sampler's total variation (privet::within_tv<zcdp>): for every input\n"
-            "the output law is within total variation `total_variation` of that of a mechanism\n"
-            "satisfying `base`. What a mechanism with constant-time noise reports. Compose with\n"
-            "privet.accounting.compose_zcdp (rhos add, distances add) or an accountant;\n"
-            "to_approx_dp(delta) sets (1 + e^eps) total_variation aside within delta.";
-        c.def(py::init<zcdp, double>(), py::arg("base"), py::arg("total_variation"),
-              "Raises InvalidParameter unless total_variation is in [0, 1].")
-            .def_property_readonly(
-                "base", [](const within_tv<zcdp>& g) { return g.base(); },
-                "The Zcdp guarantee of the exact mechanism this one approximates.")
-            .def_property_readonly(
-                "total_variation", &within_tv<zcdp>::total_variation,
-                "The distance tau to that mechanism's output law, for every input.")
-            .def_property_readonly("rho", &within_tv<zcdp>::rho, "base.rho.")
-            .def("__hash__",
-                 [](const within_tv<zcdp>& g) {
-                   return py::hash(py::make_tuple("ZcdpWithinTv", g.rho(), g.total_variation()));
-                 })
-            .def("__repr__", [](const within_tv<zcdp>& g) {
-              return "ZcdpWithinTv(Zcdp(rho=" + repr_double(g.rho()) +
-                     "), total_variation=" + repr_double(g.total_variation()) + ")";
-            });
-      });
+  const py::handle pure_tv = within_tv_class<pure_dp>(
+      m, "PureDpWithinTv", "PureDp", "epsilon",
+      [](const within_tv<pure_dp>& g) { return g.epsilon(); },
+      "Pure DP up to a sampler's total variation (privet::within_tv<pure_dp>): for every\n"
+      "input the output law is within total variation `total_variation` of that of a\n"
+      "mechanism satisfying `base`. What a mechanism with constant-time noise reports.\n"
+      "Compose with privet.accounting.compose_basic (epsilons add, distances add) or an\n"
+      "accountant; to_approx_dp() gives (eps, (1 + e^eps) total_variation).");
+  const py::handle z_tv = within_tv_class<zcdp>(
+      m, "ZcdpWithinTv", "Zcdp", "rho", [](const within_tv<zcdp>& g) { return g.rho(); },
+      "zCDP up to a sampler's total variation (privet::within_tv<zcdp>): for every input\n"
+      "the output law is within total variation `total_variation` of that of a mechanism\n"
+      "satisfying `base`. What a mechanism with constant-time noise reports. Compose with\n"
+      "privet.accounting.compose_zcdp (rhos add, distances add) or an accountant;\n"
+      "to_approx_dp(delta) sets (1 + e^eps) total_variation aside within delta.");
 
   const char* str_doc = "privet::to_string: the parameters and the guarantee's name.";
   add_method(
