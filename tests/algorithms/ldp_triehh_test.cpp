@@ -1120,6 +1120,26 @@ TEST_CASE("the typical threshold uses q, so anonymity is not vacuous when d is s
   MESSAGE("paper scale: typical threshold " << t << ", alpha = 0.95: k = " << *k);
 }
 
+TEST_CASE("the typical threshold is found by bisection, at any number of reports") {
+  // N B = 2^60 reports: the threshold sits millions of standard steps above
+  // the mean, which the old step-by-step search walked one at a time.
+  // Checked against boost directly, as above.
+  th::parameters big;
+  big.users_per_layer = std::uint64_t{1} << 40;
+  big.contributions = std::uint64_t{1} << 20;
+  const std::uint64_t s = big.max_prefixes * 27 + 1;
+  const privet::subset_selection ss(big.epsilon, s);
+  const std::uint64_t tau = th::typical_threshold(big, 27);
+  const boost::math::binomial_distribution<double> noise(0x1p60, ss.p_other());
+  auto expected = [&](std::uint64_t t) {
+    return static_cast<double>(s - 1) *
+           boost::math::cdf(boost::math::complement(noise, static_cast<double>(t - 1)));
+  };
+  CHECK(static_cast<double>(tau) > 0x1p60 * ss.p_other());
+  CHECK(expected(tau) >= static_cast<double>(big.max_prefixes));
+  CHECK(expected(tau + 1) < static_cast<double>(big.max_prefixes));
+}
+
 TEST_CASE("the distribution path names its parameters when it refuses them") {
   th::parameters p;
   p.epsilon = 2;
