@@ -25,7 +25,9 @@
 //    report holds the true value) against not kept;
 //  - the selectors (exponential_mechanism, permute_and_flip) over 10
 //    candidates: scores ascending against descending and shifted by 10^6,
-//    and the selected candidate's gap to the best (quartiles; best or not).
+//    and the selected candidate's gap to the best (quartiles; best or not);
+//  - DP-SGD's batch draws over 1024 units: the batch size (Poisson) or its
+//    least member (fixed size) by quartile.
 // The exact samplers (discrete_laplace_distribution,
 // discrete_gaussian_distribution, and the mechanisms with secure_noise) are
 // the control: they are known to leak, so the harness must flag them. For
@@ -54,6 +56,7 @@
 #include <privet/mechanisms/randomized_response.hpp>
 #include <privet/mechanisms/sparse_vector.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
+#include <privet/ml/dpsgd.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -417,6 +420,54 @@ void selector(const std::string& name, const S& sel, std::size_t n) {
       {}, "best vs not best", true, "scores up vs down + 10^6");
 }
 
+// DP-SGD's batch draws over 1024 units (the draw alone, not the step):
+// Poisson at q = 1/32 and fixed size b = 32. The output split is the batch
+// (its size for Poisson, its least member for fixed size) by quartile.
+// The controls are DP-SGD's exact draws under
+// secure_noise: ml::detail::bernoulli_exact per unit with a push_back, and
+// privet::uniform_subset (Floyd over a hash set).
+constexpr std::size_t batch_units = 1024;
+
+void poisson_batch(const std::string& name, std::size_t n, bool exact) {
+  const double q = 1.0 / 32;
+  const privet::detail::ct_threshold t = privet::detail::ct_threshold_below(q);
+  std::vector<std::size_t> out(batch_units + 1);
+  std::size_t size = 0;
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        if (exact) {
+          out.clear();
+          for (std::size_t i = 0; i < batch_units; ++i)
+            if (privet::ml::detail::bernoulli_exact(gen, q)) out.push_back(i);
+          size = out.size();
+        } else {
+          size = privet::detail::ct_poisson_subset(gen, t, batch_units, out.data());
+        }
+        return static_cast<double>(size);
+      },
+      [&](counted_csprng&) { out.assign(batch_units + 1, 0); }, "", true);
+}
+
+void fixed_batch(const std::string& name, std::size_t n, bool exact) {
+  const std::uint64_t b = 32;
+  const privet::detail::ct_uniform_subset draw(batch_units, b);
+  std::vector<std::uint64_t> out(b);
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        if (exact) {
+          const auto chosen = privet::uniform_subset(gen, batch_units, b);
+          std::uint64_t least = batch_units;
+          for (const auto c : chosen) least = std::min<std::uint64_t>(least, c);
+          return static_cast<double>(least);
+        }
+        draw(gen, out.data());
+        return static_cast<double>(out[0]);
+      },
+      {}, "", true);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -525,5 +576,9 @@ int main(int argc, char** argv) {
   selector("control: permute_and_flip<secure_noise> (10)",
            privet::permute_and_flip<privet::secure_noise>(1.0, 1.0), n);
   selector("permute_and_flip<constant_time_noise> (10)", privet::permute_and_flip<>(1.0, 1.0), n);
+  poisson_batch("control: DP-SGD Poisson batch, exact coins (1024, q 1/32)", n, true);
+  poisson_batch("DP-SGD Poisson batch, ct_poisson_subset (1024, q 1/32)", n, false);
+  fixed_batch("control: DP-SGD fixed batch, uniform_subset (1024, b 32)", n, true);
+  fixed_batch("DP-SGD fixed batch, ct_uniform_subset (1024, b 32)", n, false);
   return 0;
 }

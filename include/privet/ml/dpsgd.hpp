@@ -784,23 +784,15 @@ class dpsgd {
   std::vector<std::size_t> sample(G& gen) const {
     std::vector<std::size_t> out;
     if (options_.sampling == batch_sampling::poisson && constant_time_sampling) {
-      // Two words per unit against floor(q 2^128), the unit's index written
-      // at the running count whatever its coin (the slot after the last
-      // member is overwritten by the next one): no branch on a coin. The
-      // buffer is written in full first, so no page is first touched at a
-      // count-dependent moment.
+      // Two words per unit against floor(q 2^128), no branch on a coin.
       if (rate_ >= 1) {
         out.resize(population_);
         for (std::size_t i = 0; i < population_; ++i) out[i] = i;
         return out;
       }
       out.assign(population_ + 1, 0);
-      std::size_t count = 0;
-      for (std::size_t i = 0; i < population_; ++i) {
-        out[count] = i;
-        count += static_cast<std::size_t>(privet::detail::ct_coin(gen, poisson_threshold_));
-      }
-      out.resize(count);
+      out.resize(
+          privet::detail::ct_poisson_subset(gen, poisson_threshold_, population_, out.data()));
     } else if (options_.sampling == batch_sampling::poisson) {
       for (std::size_t i = 0; i < population_; ++i) {
         if (detail::bernoulli_exact(gen, rate_)) out.push_back(i);

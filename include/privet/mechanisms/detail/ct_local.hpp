@@ -222,6 +222,23 @@ inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
   }
 }
 
+/// Poisson sampling of [0, n) in constant time: each i is a member with
+/// probability T / 2^128 (a ct_coin of two words), written to out[count]
+/// whatever its coin while count advances by the coin, so no branch depends
+/// on a coin. out must hold n + 1 slots, written in full beforehand (so
+/// that no page is first touched at a count-dependent moment); the members,
+/// increasing, are out[0, returned count). The write addresses follow the
+/// running count: a cache channel, outside the timing model.
+template <random_bit_source G>
+std::size_t ct_poisson_subset(G& gen, const ct_threshold& t, std::size_t n, std::size_t* out) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[count] = i;
+    count += static_cast<std::size_t>(ct_coin(gen, t));
+  }
+  return count;
+}
+
 /// A uniform b-subset of [0, n) in increasing order, drawn in constant
 /// time: b uniform draws with their rejection thresholds precomputed
 /// (ct_draws), Floyd's algorithm by masks (ct_floyd) and Batcher's sort
