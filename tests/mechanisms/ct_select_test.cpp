@@ -319,3 +319,31 @@ TEST_CASE("the guarantees: eps with a total variation, or exact with secure_nois
   static_assert(std::is_same_v<decltype(exact.guarantee()), privet::pure_dp>);
   CHECK(exact.guarantee() == privet::pure_dp(1.0));
 }
+
+TEST_CASE("the stated bound n 2^-120 holds at every ratio, the coins capped at 118") {
+  // The docs state both distances below n 2^-120: the gaps have 118 bits,
+  // so at most 118 coins a candidate, a weight within (2 * 118 + 2.5)
+  // 2^-128 < 2^-120 and a coin within 119.5 2^-128. Checked where d is
+  // largest (capped at 2^128 - 1: c D / eps beyond 2^1151), where it is
+  // smallest (a grid at the least double) and at ordinary ratios.
+  for (const auto& params : std::vector<std::pair<double, double>>{
+           {1e-300, 1e300}, {1e300, 1e-300}, {1.0, 1.0}, {0.01, 3.0}, {50.0, 1e-9}}) {
+    const double eps = params.first, sens = params.second;
+    CAPTURE(eps);
+    CAPTURE(sens);
+    const privet::exponential_mechanism em(eps, sens);
+    const privet::permute_and_flip pf(eps, sens);
+    CHECK(em.constant_time_selector().coin().coins() <= 118);
+    CHECK(em.constant_time_selector().coin().weight_error() < std::ldexp(1.0, -120));
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{1000}, privet::detail::ct_max_candidates}) {
+      const double bound = static_cast<double>(n) * std::ldexp(1.0, -120);
+      CHECK(em.guarantee(n).total_variation() < bound);
+      CHECK(pf.guarantee(n).total_variation() < bound);
+    }
+  }
+  // The extreme ratio: d capped, every one of the 118 bits a coin.
+  const ct_selector wide(1e-300, 1e300, false);
+  CHECK(wide.denominator() == ~uint128{0});
+  CHECK(wide.coin().coins() == 118);
+}
