@@ -26,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -458,4 +459,43 @@ TEST_CASE("the branch-free grid release equals release_on_grid bit for bit") {
   }
   CHECK(total > 400'000);
   CHECK(differ == 0);
+}
+
+TEST_CASE("tables built with the same parameters are shared, and equal a fresh computation") {
+  // The cache (cached_ct_table) must hand out the table its key names: the
+  // same copy for the same parameters, from any thread, a different one for
+  // different parameters, and entry for entry what the builder computes.
+  using privet::detail::ct_gaussian_table;
+  using privet::detail::ct_geometric;
+  const ct_geometric a(3, 1000, 63);
+  const ct_geometric b(3, 1000, 63);
+  const ct_geometric c(3, 1001, 63);
+  CHECK(a.thresholds().data() == b.thresholds().data());
+  CHECK(a.thresholds().data() != c.thresholds().data());
+  REQUIRE(a.thresholds().size() == static_cast<std::size_t>(a.digits()));
+  for (int i = 0; i < a.digits(); ++i) {
+    const ct_threshold want = privet::detail::logistic_threshold(big_uint(3) << i, big_uint(1000));
+    const ct_threshold& got = a.thresholds()[static_cast<std::size_t>(i)];
+    CHECK(got.hi == want.hi);
+    CHECK(got.lo == want.lo);
+  }
+  std::vector<const ct_threshold*> seen(4, nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    threads.emplace_back([&seen, i] {
+      const ct_gaussian_table table(7919, 13, 4096);  // a key no other test uses
+      seen[i] = table.thresholds().data();
+    });
+  }
+  for (auto& t : threads) t.join();
+  const ct_gaussian_table again(7919, 13, 4096);
+  for (const ct_threshold* p : seen) CHECK(p == again.thresholds().data());
+  // The same sigma^2 as a different fraction builds its own, equal, table.
+  const ct_gaussian_table scaled(2 * 7919, 26, 4096);
+  CHECK(scaled.thresholds().data() != again.thresholds().data());
+  REQUIRE(scaled.entries() == again.entries());
+  for (std::size_t k = 0; k < scaled.entries(); ++k) {
+    CHECK(scaled.thresholds()[k].hi == again.thresholds()[k].hi);
+    CHECK(scaled.thresholds()[k].lo == again.thresholds()[k].lo);
+  }
 }

@@ -60,7 +60,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 namespace privet::detail {
@@ -222,6 +226,60 @@ inline ct_threshold logistic_threshold(const big_uint& num, const big_uint& den)
   return nearest_threshold(logistic_bounds(exp_neg_ratio_bounds(num, den, ct_bound_bits)));
 }
 
+/// A table of thresholds, shared: tables are built from public parameters
+/// only and never change, so every object built with the same parameters
+/// reads one copy (see cached_ct_table).
+class ct_table {
+ public:
+  ct_table() = default;
+  explicit ct_table(std::shared_ptr<const std::vector<ct_threshold>> t) : table_(std::move(t)) {}
+
+  [[nodiscard]] const std::vector<ct_threshold>& vector() const noexcept {
+    static const std::vector<ct_threshold> none;
+    return table_ ? *table_ : none;
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return vector().size(); }
+  [[nodiscard]] const ct_threshold& operator[](std::size_t i) const noexcept {
+    return (*table_)[i];
+  }
+  [[nodiscard]] auto begin() const noexcept { return vector().begin(); }
+  [[nodiscard]] auto end() const noexcept { return vector().end(); }
+
+ private:
+  std::shared_ptr<const std::vector<ct_threshold>> table_;
+};
+
+/// The table `build()` returns for the public parameters `key`, built once
+/// per process: a table costs 1-2 ms of certified big-integer arithmetic
+/// (about 2 ms for a constant-time AboveThreshold, whose statistical test
+/// builds 20,000 of them), while a mechanism is often rebuilt with the same
+/// parameters (per query, per call from Python). Thread-safe; the cache is
+/// emptied, never evicted piecemeal, once it holds 2^20 thresholds (16 MiB),
+/// and tables already handed out live on in their holders. A hit or a miss
+/// depends on the parameters alone, which are public.
+template <class Build>
+ct_table cached_ct_table(const std::array<std::uint64_t, 4>& key, Build&& build) {
+  static std::mutex lock;
+  static std::map<std::array<std::uint64_t, 4>, std::shared_ptr<const std::vector<ct_threshold>>>
+      tables;
+  static std::size_t held = 0;
+  {
+    const std::scoped_lock guard(lock);
+    if (const auto it = tables.find(key); it != tables.end()) return ct_table(it->second);
+  }
+  // Built outside the lock: two threads may build the same table, and both
+  // results are identical.
+  auto table = std::make_shared<const std::vector<ct_threshold>>(build());
+  const std::scoped_lock guard(lock);
+  if (held + table->size() > (std::size_t{1} << 20)) {
+    tables.clear();
+    held = 0;
+  }
+  const auto [it, added] = tables.emplace(key, table);
+  if (added) held += table->size();
+  return ct_table(it->second);
+}
+
 /// The error of one coin against its exact probability: below 2^-128.
 inline constexpr double ct_coin_error = 0x1p-128;
 
@@ -270,9 +328,16 @@ class ct_exp_coin {
       }
       high_mask_[static_cast<std::size_t>(w)] = m;
     }
-    thresholds_.reserve(static_cast<std::size_t>(top_ - low_));
-    for (int j = low_; j < top_; ++j)
-      thresholds_.push_back(exp_neg_threshold(big_uint(1) << j, den));
+    thresholds_ =
+        cached_ct_table({1, static_cast<std::uint64_t>(d >> 64), static_cast<std::uint64_t>(d),
+                         static_cast<std::uint64_t>(n_bits)},
+                        [&] {
+                          std::vector<ct_threshold> t;
+                          t.reserve(static_cast<std::size_t>(top_ - low_));
+                          for (int j = low_; j < top_; ++j)
+                            t.push_back(exp_neg_threshold(big_uint(1) << j, den));
+                          return t;
+                        });
   }
 
   /// 1 with probability exp(-n / d) up to total_variation(), else 0; draws
@@ -343,7 +408,7 @@ class ct_exp_coin {
   bool cut_high_ = false;
   bool cut_low_ = false;
   std::array<std::uint64_t, 4> high_mask_{};
-  std::vector<ct_threshold> thresholds_;  // exp(-2^j / d) for j in [low_, top_)
+  ct_table thresholds_;  // exp(-2^j / d) for j in [low_, top_)
 };
 
 /// A geometric variable G with P[G = g] proportional to q^g, q = exp(-s / t),
@@ -371,8 +436,12 @@ class ct_geometric {
                         " / 89 (the constant-time geometric's " + detail::format_value(max_digits) +
                         " binary digits must hold all but 2^-128 of its mass)");
     }
-    thresholds_.reserve(static_cast<std::size_t>(b));
-    for (int i = 0; i < b; ++i) thresholds_.push_back(logistic_threshold(big_uint(s) << i, t));
+    thresholds_ = cached_ct_table({2, s, t, static_cast<std::uint64_t>(b)}, [&] {
+      std::vector<ct_threshold> table;
+      table.reserve(static_cast<std::size_t>(b));
+      for (int i = 0; i < b; ++i) table.push_back(logistic_threshold(big_uint(s) << i, t));
+      return table;
+    });
   }
 
   /// One draw, 2 digits() words, in [0, 2^digits()).
@@ -389,7 +458,9 @@ class ct_geometric {
   /// The number of 64-bit words drawn per call.
   [[nodiscard]] int words() const noexcept { return 2 * digits(); }
   /// The digits' coins, for tests.
-  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept { return thresholds_; }
+  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept {
+    return thresholds_.vector();
+  }
   /// An upper bound on the total variation between a draw and the
   /// untruncated geometric: the cut (below 2^-128) and one coin error per
   /// digit.
@@ -398,7 +469,7 @@ class ct_geometric {
   }
 
  private:
-  std::vector<ct_threshold> thresholds_;  // digit i: q^(2^i) / (1 + q^(2^i))
+  ct_table thresholds_;  // digit i: q^(2^i) / (1 + q^(2^i))
 };
 
 /// A cumulative distribution table of |X| for the discrete Gaussian X with
@@ -434,6 +505,31 @@ class ct_gaussian_table {
     }
     while (m > 1 && static_cast<uint128>(m - 1) * (m - 1) * b >= target) --m;
     if (m > max_entries) return;
+    thresholds_ = cached_ct_table({3, a, b, m}, [&] { return build(a, b, m); });
+  }
+
+  /// |X| for one uniform 128-bit U = u_hi 2^64 + u_lo: a full scan.
+  [[nodiscard]] std::uint64_t magnitude(std::uint64_t u_hi, std::uint64_t u_lo) const noexcept {
+    std::uint64_t count = 0;
+    for (const ct_threshold& t : thresholds_) count += ct_lt_128(u_hi, u_lo, t.hi, t.lo) ^ 1;
+    return count;
+  }
+
+  /// M, the number of thresholds (0 when the table was not built).
+  [[nodiscard]] std::uint64_t entries() const noexcept { return thresholds_.size(); }
+  /// The thresholds, for tests.
+  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept {
+    return thresholds_.vector();
+  }
+  /// An upper bound on the total variation between |X|'s table law and the
+  /// exact one: 2^-128 for the cut and one rounding error per threshold.
+  [[nodiscard]] double total_variation() const noexcept {
+    return std::ldexp(static_cast<double>(entries()) + 1.0, -128);
+  }
+
+ private:
+  // The thresholds for M = m, as the class comment describes.
+  static std::vector<ct_threshold> build(std::uint64_t a, std::uint64_t b, std::uint64_t m) {
     constexpr int w = 320;
     const fixed_interval r = exp_neg_ratio_bounds(big_uint(b), big_uint(2) * big_uint(a), w);
     const fixed_interval r2 = exp_neg_ratio_bounds(big_uint(b), big_uint(a), w);
@@ -456,35 +552,19 @@ class ct_gaussian_table {
       s_lo.push_back(sum_lo);
       s_hi.push_back(sum_hi);
     }
-    thresholds_.reserve(m);
+    std::vector<ct_threshold> table;
+    table.reserve(m);
     for (std::uint64_t k = 0; k < m; ++k) {
       fixed_interval c;
       c.bits = ct_bound_bits;
       c.lo = div_floor(s_lo[k] << ct_bound_bits, s_hi[m]);
       c.hi = div_ceil(s_hi[k] << ct_bound_bits, s_lo[m]);
-      thresholds_.push_back(nearest_threshold(c));
+      table.push_back(nearest_threshold(c));
     }
+    return table;
   }
 
-  /// |X| for one uniform 128-bit U = u_hi 2^64 + u_lo: a full scan.
-  [[nodiscard]] std::uint64_t magnitude(std::uint64_t u_hi, std::uint64_t u_lo) const noexcept {
-    std::uint64_t count = 0;
-    for (const ct_threshold& t : thresholds_) count += ct_lt_128(u_hi, u_lo, t.hi, t.lo) ^ 1;
-    return count;
-  }
-
-  /// M, the number of thresholds (0 when the table was not built).
-  [[nodiscard]] std::uint64_t entries() const noexcept { return thresholds_.size(); }
-  /// The thresholds, for tests.
-  [[nodiscard]] const std::vector<ct_threshold>& thresholds() const noexcept { return thresholds_; }
-  /// An upper bound on the total variation between |X|'s table law and the
-  /// exact one: 2^-128 for the cut and one rounding error per threshold.
-  [[nodiscard]] double total_variation() const noexcept {
-    return std::ldexp(static_cast<double>(entries()) + 1.0, -128);
-  }
-
- private:
-  std::vector<ct_threshold> thresholds_;  // P[|X| <= k | |X| <= M] for k < M
+  ct_table thresholds_;  // P[|X| <= k | |X| <= M] for k < M
 };
 
 /// One signed sample of the discrete Gaussian whose |X| `table` holds: 3
