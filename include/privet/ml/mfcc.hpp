@@ -74,6 +74,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -266,10 +267,11 @@ std::vector<Real> dct_ii_matrix(std::size_t rows, std::size_t size) {
 /// one extractor may serve several threads. A signal of n samples costs
 /// O(n / shift (N log N + bins + M K)) for frames of N-point DFTs.
 ///
-/// @warning With an explicit fft_size whose half has a prime factor above
-///   5 (e.g. 14 or 22), KISS FFT's generic butterfly writes a scratch buffer
-///   inside the shared FFT plan, so concurrent calls on one extractor race;
-///   the default power-of-two size does not use it.
+/// With an explicit fft_size whose half has a prime factor above 5 (e.g.
+/// 14 or 22), KISS FFT's generic butterfly writes a scratch buffer inside
+/// the plan, so each call then works on its own copy of the plan (O(N)
+/// more per call, nothing per frame); the default power-of-two size shares
+/// one plan.
 ///
 /// @tparam Real the sample and coefficient type.
 template <real_number Real = float>
@@ -383,6 +385,11 @@ class mfcc {
     y[0] = samples[0];
     for (std::size_t i = 1; i < used; ++i) y[i] = samples[i] - a * samples[i - 1];
 
+    // A plan with a generic butterfly keeps scratch inside it: this call's
+    // own copy, so that concurrent calls do not share it.
+    std::optional<kissfft<Real>> own;
+    if (generic_butterfly_) own.emplace(fft_);
+    const kissfft<Real>& plan = own ? *own : fft_;
     std::vector<Real> buf(fft_size_, Real(0));
     std::vector<std::complex<Real>> spec(fft_size_ / 2);
     std::vector<Real> power(bank_.bins()), logs(m_count);
@@ -393,7 +400,7 @@ class mfcc {
       for (std::size_t i = 0; i < length_; ++i) buf[i] = x[i] * window_[i];
       // KISS FFT's transform_real: an N-point real DFT through an N/2-point
       // complex one; spec[0] packs X[0] (real part) and X[N/2] (imaginary).
-      fft_.transform_real(buf.data(), spec.data());
+      plan.transform_real(buf.data(), spec.data());
       power[0] = spec[0].real() * spec[0].real();
       power[half] = spec[0].imag() * spec[0].imag();
       for (std::size_t k = 1; k < half; ++k) power[k] = std::norm(spec[k]);
@@ -419,6 +426,15 @@ class mfcc {
       }
     }
     return out;
+  }
+
+  // KISS FFT factors its size into 4, 2, 3 and 5 and runs any other prime
+  // factor through its generic butterfly.
+  static bool has_factor_above_5(std::size_t n) {
+    for (const std::size_t f : {2u, 3u, 5u}) {
+      while (n % f == 0) n /= f;
+    }
+    return n > 1;
   }
 
   static std::size_t next_power_of_two(std::size_t n) {
@@ -472,6 +488,7 @@ class mfcc {
   std::vector<Real> dct_;
   std::vector<Real> window_;
   kissfft<Real> fft_;
+  bool generic_butterfly_ = has_factor_above_5(fft_size_ / 2);
 };
 
 }  // namespace privet::ml
