@@ -19,6 +19,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -927,4 +928,24 @@ TEST_CASE("bad parameters throw invalid_parameter naming the parameter") {
                        privet::invalid_parameter);
   CHECK(c.next() == stage::masked_input_collection);  // still usable
   CHECK(sim.round3(sim.round2(inboxes)) == sim.expected_except({}));
+}
+
+TEST_CASE("a server moves but never copies the shares revealed to it") {
+  // A copy would put the round-3 shares in a second place, and the default
+  // assignments freed the target's shares unwiped: copying is refused at
+  // compile time, and a server moved away and back mid-run still outputs
+  // the exact sum.
+  static_assert(!std::is_copy_constructible_v<secagg::server>);
+  static_assert(!std::is_copy_assignable_v<secagg::server>);
+  static_assert(std::is_nothrow_move_constructible_v<secagg::server>);
+  static_assert(std::is_nothrow_move_assignable_v<secagg::server>);
+  simulation sim(small(), 71);
+  const auto roster = sim.round0();
+  const auto inboxes = sim.round1(roster);
+  const auto survivors = sim.round2(inboxes);
+  secagg::server elsewhere(sim.params);
+  elsewhere = std::move(sim.server);
+  CHECK(elsewhere.next() == secagg::stage::unmasking);
+  sim.server = std::move(elsewhere);
+  CHECK(sim.round3(survivors) == sim.expected_except({}));
 }

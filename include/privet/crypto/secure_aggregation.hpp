@@ -462,6 +462,17 @@ inline bool agree(secagg_key& out, std::string_view label, std::uint64_t session
 inline void wipe(void* p, std::size_t n) noexcept {
   sodium_memzero(p, n);
 }
+
+/// A key wiped when it leaves scope, whichever way: a refusal thrown
+/// between rebuilding a secret and using it must not leave it behind.
+struct wiped_key {
+  secagg_key key{};
+  wiped_key() = default;
+  explicit wiped_key(const secagg_key& k) noexcept : key(k) {}
+  wiped_key(const wiped_key&) = delete;
+  wiped_key& operator=(const wiped_key&) = delete;
+  ~wiped_key() { sodium_memzero(key.data(), key.size()); }
+};
 template <class T>
 void wipe(std::vector<T>& v) noexcept {
   if (!v.empty()) sodium_memzero(v.data(), v.size() * sizeof(T));
@@ -946,21 +957,32 @@ class server {
     privet::detail::ensure_sodium();
     slots_.resize(static_cast<std::size_t>(params.clients) + 1);
   }
-  /// Copyable and movable (a copy holds the revealed shares too, and wipes
-  /// them in its turn).
+  /// Movable, not copyable: the shares the clients revealed in round 3 stay
+  /// in one place, and a server assigned over wipes the ones it held (a
+  /// copy, or an assignment that freed them as they were, would leave
+  /// copies of secret shares in freed memory).
   ///@{
-  server(const server&) = default;
-  server& operator=(const server&) = default;
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
   server(server&&) noexcept = default;
-  server& operator=(server&&) noexcept = default;
+  server& operator=(server&& other) noexcept {
+    if (this != &other) {
+      wipe_responses();
+      params_ = std::move(other.params_);
+      next_ = other.next_;
+      slots_ = std::move(other.slots_);
+      keys_ = std::move(other.keys_);
+      u1_ = std::move(other.u1_);
+      u2_ = std::move(other.u2_);
+      u3_ = std::move(other.u3_);
+      dropped_ = std::move(other.dropped_);
+      sum_ = std::move(other.sum_);
+    }
+    return *this;
+  }
   ///@}
   /// Wipes the shares the clients revealed in round 3.
-  ~server() {
-    for (auto& s : slots_) {
-      detail::wipe(s.response.seed_shares);
-      detail::wipe(s.response.key_shares);
-    }
-  }
+  ~server() { wipe_responses(); }
 
   /// The round whose messages it takes next.
   [[nodiscard]] stage next() const noexcept { return next_; }
@@ -1136,7 +1158,7 @@ class server {
     try {
       const std::vector<std::uint64_t> points(u5.begin(), u5.end());
       const shamir::reconstructor<shamir::gf61> rec(points, params_.threshold);
-      auto rebuild = [&](std::size_t index, bool seed_share) {
+      auto rebuild = [&](std::size_t index, bool seed_share, detail::secagg_key& k) {
         std::vector<shamir::gf61> elems(share_elements), ys(u5.size());
         for (std::size_t e = 0; e < share_elements; ++e) {
           for (std::size_t i = 0; i < u5.size(); ++i) {
@@ -1146,45 +1168,44 @@ class server {
           elems[e] = rec.secret(ys);
         }
         auto bytes = shamir::unpack_bytes<shamir::gf61>(elems, 32);
-        detail::secagg_key k{};
         std::copy(bytes.begin(), bytes.end(), k.begin());
         // The rebuilt secret and the shares it came from, in every form.
         detail::wipe(bytes);
         detail::wipe(elems);
         detail::wipe(ys);
-        return k;
       };
       const auto& ring = params_.modulus.raw();
+      // Every rebuilt seed, mask key and pairwise key is a wiped_key, wiped
+      // on the refusals below as well as after use.
       for (std::size_t j = 0; j < u3_.size(); ++j) {
-        auto seed = rebuild(j, true);
-        if (privet::detail::secagg_commit(params_.session, u3_[j], seed) !=
+        detail::wiped_key seed;
+        rebuild(j, true, seed.key);
+        if (privet::detail::secagg_commit(params_.session, u3_[j], seed.key) !=
             slots_[u3_[j]].commitment) {
           fail("the seed rebuilt for client " + std::to_string(u3_[j]) +
                " does not match its commitment: some shares are wrong");
         }
-        privet::detail::secagg_add_mask(sum_, seed, privet::detail::secagg_self_nonce, true, ring);
-        detail::wipe(seed.data(), seed.size());
+        privet::detail::secagg_add_mask(sum_, seed.key, privet::detail::secagg_self_nonce, true,
+                                        ring);
       }
       for (std::size_t j = 0; j < dropped_.size(); ++j) {
         const std::uint32_t v = dropped_[j];
-        auto secret = rebuild(j, false);
-        if (privet::detail::secagg_public_of(secret) != slots_[v].mask_key) {
-          detail::wipe(secret.data(), secret.size());
+        detail::wiped_key secret;
+        rebuild(j, false, secret.key);
+        if (privet::detail::secagg_public_of(secret.key) != slots_[v].mask_key) {
           fail("the mask key rebuilt for client " + std::to_string(v) +
                " does not match its public key: some shares are wrong");
         }
-        detail::secagg_key pair{};
+        detail::wiped_key pair;
         for (auto u : u3_) {
-          if (!detail::agree(pair, detail::mask_label, params_.session, secret, u,
+          if (!detail::agree(pair.key, detail::mask_label, params_.session, secret.key, u,
                              slots_[u].mask_key, v, slots_[v].mask_key, slots_[u].mask_key)) {
             fail("client " + std::to_string(u) + "'s mask key is a low-order point");
           }
           // y_u holds +PRG(s_uv) when u > v: take it out.
-          privet::detail::secagg_add_mask(sum_, pair, privet::detail::secagg_pair_nonce, u > v,
+          privet::detail::secagg_add_mask(sum_, pair.key, privet::detail::secagg_pair_nonce, u > v,
                                           ring);
         }
-        detail::wipe(pair.data(), pair.size());
-        detail::wipe(secret.data(), secret.size());
       }
     } catch (const protocol_error&) {
       next_ = stage::aborted;
@@ -1204,6 +1225,12 @@ class server {
   };
 
   [[noreturn]] static void fail(const std::string& why) { detail::fail("server", why); }
+  void wipe_responses() noexcept {
+    for (auto& s : slots_) {
+      detail::wipe(s.response.seed_shares);
+      detail::wipe(s.response.key_shares);
+    }
+  }
   void require(stage expected, message_type t) const {
     if (next_ != expected) {
       fail("received " + detail::with_article(t) + " (round " + detail::name_of(expected) +
