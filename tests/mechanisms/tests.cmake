@@ -19,6 +19,7 @@ privet_add_layer_tests(
   mechanisms/exponential_test.cpp
   mechanisms/exponential_statistical_test.cpp
   mechanisms/ct_select_test.cpp
+  mechanisms/ct_local_test.cpp
   mechanisms/sparse_vector_test.cpp
   mechanisms/sparse_vector_statistical_test.cpp
   mechanisms/subset_selection_test.cpp

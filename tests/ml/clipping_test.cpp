@@ -440,3 +440,87 @@ TEST_CASE("clipped_gradient_sum_sensitivity: C plus a margin that grows with P a
   CHECK(privet::ml::clip_and_sum_rows(large, 1e300).sum[0] ==
         doctest::Approx(2e300).epsilon(1e-14));
 }
+
+namespace {
+// A model seen only through per_example_gradients: the generic masked path.
+template <class Inner>
+struct rows_of {
+  using real_type = double;
+  using batch_type = typename Inner::batch_type;
+  Inner inner;
+  std::size_t parameter_count() const { return inner.parameter_count(); }
+  std::span<const double> parameters() const { return inner.parameters(); }
+  std::span<double> parameters() { return inner.parameters(); }
+  xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
+    return inner.per_example_gradients(b);
+  }
+  xt::xtensor<double, 1> losses(const batch_type& b) const { return inner.losses(b); }
+};
+
+// The masked sum over a batch equals the plain sum over its counted rows,
+// bit for bit (both are exact sums rounded once), with the same `clipped`.
+template <class Model, class Batch>
+void check_masked(const Model& m, const Batch& b, double c, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::vector<std::uint8_t> counted(b.size());
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    counted[i] = static_cast<std::uint8_t>(gen() % 3 != 0 ? 1 : 0);  // 0 or 1 by chance
+    if (counted[i] != 0) kept.push_back(i);
+  }
+  counted[0] = 7;  // any non-zero entry counts
+  if (kept.empty() || kept.front() != 0) kept.insert(kept.begin(), 0);
+  const auto masked = privet::ml::sum_of_clipped_gradients(m, b, c, counted);
+  const auto plain = privet::ml::sum_of_clipped_gradients(m, b.select(kept), c);
+  CAPTURE(c);
+  CHECK(masked.clipped == plain.clipped);
+  CHECK(masked.sum == plain.sum);
+  // Nothing counted: the zero sum, still one row's work each.
+  std::fill(counted.begin(), counted.end(), std::uint8_t{0});
+  const auto none = privet::ml::sum_of_clipped_gradients(m, b, c, counted);
+  CHECK(none.clipped == 0);
+  for (const double v : none.sum) CHECK(v == 0.0);
+}
+}  // namespace
+
+TEST_CASE("a padded batch's masked sum is the sum over its counted rows, on every path") {
+  static_assert(privet::ml::masked_clipped_sum_model<privet::ml::mlp<double>, dense_batch<double>>);
+  static_assert(!privet::ml::masked_clipped_sum_model<
+                rows_of<privet::ml::logistic_regression<double, dense_batch<double>>>,
+                dense_batch<double>>);
+  std::mt19937 gen(8);
+  std::normal_distribution<double> nd;
+  sparse_binary_batch s;
+  s.dimension = 30;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<std::uint32_t> row;
+    for (std::uint32_t j = 0; j < 30; ++j)
+      if (gen() % (1 + i % 5) == 0) row.push_back(j);
+    s.features.push_back(row);
+    s.y.push_back(i % 7 == 3 ? 5 : i % 2);  // label 5: an unusable example
+  }
+  privet::ml::logistic_regression<double> ms(30, true);
+  for (auto& w : ms.parameters()) w = 0.3 * nd(gen);
+  privet::ml::logistic_regression<double, dense_batch<double>> md(7);
+  for (auto& w : md.parameters()) w = nd(gen);
+  const auto d = gaussian_rows(25, 7, 2, 5);
+  privet::testing::seeded_release_generator init(9);
+  const privet::ml::mlp<double> mm({{7, 9, 3}, privet::ml::activation::tanh}, init);
+  const auto d3 = gaussian_rows(33, 7, 3, 6);
+  const rows_of<privet::ml::logistic_regression<double, dense_batch<double>>> generic{md};
+  std::uint64_t seed = 1;
+  for (double c : {0.05, 0.5, 2.0, std::numeric_limits<double>::infinity()}) {
+    check_masked(ms, s, c, ++seed);
+    check_masked(md, d, c, ++seed);
+    check_masked(mm, d3, c, ++seed);
+    check_masked(generic, d, c, ++seed);
+  }
+  // A mask of the wrong length is a parameter error, named.
+  const std::vector<std::uint8_t> short_mask(3, 1);
+  CHECK_THROWS_WITH_AS(privet::ml::sum_of_clipped_gradients(md, d, 1.0, short_mask),
+                       "privet: counted.size() = 3 is invalid; allowed: 0 (every row counts) or "
+                       "the batch's rows = 25",
+                       privet::invalid_parameter);
+  CHECK_THROWS_AS(md.clipped_gradient_sum(d, 1.0, short_mask), privet::invalid_parameter);
+  CHECK_THROWS_AS(mm.clipped_gradient_sum(d3, 1.0, short_mask), privet::invalid_parameter);
+}

@@ -1042,13 +1042,15 @@ TEST_CASE("constant-time noise: the exact steps' epsilon at delta less the sampl
   // the batch's, N coins within 2^-128 of q each.
   const auto mech = privet::gaussian_mechanism<double, privet::constant_time_noise>::from_scale(
       timed.noise_stddev(), 10);
-  CHECK(timed.sampling_total_variation() == privet::detail::mul_up(200, 0x1p-128));
+  // (plus 2^-100 for a batch beyond the padded steps' capacity)
+  CHECK(timed.sampling_total_variation() ==
+        privet::detail::add_up(privet::detail::mul_up(200, 0x1p-128), 0x1p-100));
   CHECK(exact.sampling_total_variation() == 0);
   const double per_step =
       privet::detail::add_up(mech.sampler_total_variation(), timed.sampling_total_variation());
   CHECK(timed.step_total_variation() == per_step);
   CHECK(per_step > 0);
-  CHECK(per_step <= 10 * 0x1p-100 + 200 * 0x1p-127);
+  CHECK(per_step <= 11 * 0x1p-100 + 200 * 0x1p-127);
   const double tv = timed.odometer().total_variation();
   CHECK(exact.odometer().total_variation() == 0);
   CHECK(tv >= k * per_step);
@@ -1076,7 +1078,7 @@ TEST_CASE("constant-time noise: the exact steps' epsilon at delta less the sampl
 
 TEST_CASE("constant-time Poisson batches: two words a unit, whatever the coins") {
   // A counting generator: a non-private optimiser (no noise) draws exactly
-  // 2 N words a step whatever the batch, and its batches are increasing
+  // 2 N words a step (plus one per padded row) whatever the batch, and its batches are increasing
   // and within the population; at q = 1 every unit, no word drawn.
   const auto data = separable(50, 4, 3);
   auto opt =
@@ -1089,7 +1091,7 @@ TEST_CASE("constant-time Poisson batches: two words a unit, whatever the coins")
   for (int s = 0; s < 200; ++s) {
     const std::uint64_t before = gen.calls();
     const auto r = opt.step(model, data, gen);
-    CHECK(gen.calls() - before == 100);
+    CHECK(gen.calls() - before == 100 + opt.batch_capacity());  // coins, then the fillers
     for (std::size_t i = 1; i < r.batch.size(); ++i) REQUIRE(r.batch[i - 1] < r.batch[i]);
     if (!r.batch.empty()) CHECK(r.batch.back() < 50);
     sizes.insert(r.batch.size());
@@ -1180,4 +1182,70 @@ TEST_CASE("constant-time noise: an MLP trains as under exact noise") {
   CHECK(accuracy[1] > 0.95);
   CHECK(eps[1] <= 3);
   CHECK(eps[1] == doctest::Approx(eps[0]).epsilon(1e-6));
+}
+
+namespace {
+// dense_lr through the per-example interface, recording the rows of every
+// batch it is given.
+struct recording_lr {
+  using real_type = double;
+  using batch_type = dense_batch<double>;
+  dense_lr inner;
+  std::vector<std::size_t>* sizes = nullptr;
+  std::size_t parameter_count() const { return inner.parameter_count(); }
+  std::span<const double> parameters() const { return inner.parameters(); }
+  std::span<double> parameters() { return inner.parameters(); }
+  xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
+    sizes->push_back(b.size());
+    return inner.per_example_gradients(b);
+  }
+  xt::xtensor<double, 1> losses(const batch_type& b) const { return inner.losses(b); }
+};
+}  // namespace
+
+TEST_CASE("constant-time Poisson steps run the gradient pass on the same rows whatever the batch") {
+  // N = 400, b = 8: the capacity is the Chernoff bound's (well below N), and
+  // the model sees exactly that many rows every step while the batches'
+  // sizes vary; the gradient is the members' alone (fillers add zero), equal
+  // bit for bit to the clipped sum over the reported batch.
+  const auto data = gaussian_rows(400, 5, 2.0, 31);
+  const dpsgd_options o{.learning_rate = 0.2, .clip_norm = 0.5, .batch_size = 8};
+  auto opt = dpsgd<recording_lr>::non_private(6, 400, o);
+  const std::size_t cap = opt.batch_capacity();
+  CHECK(cap == privet::detail::ct_poisson_capacity(400, 8.0 / 400).rows);
+  CHECK(cap > 8);
+  CHECK(cap < 400);
+  CHECK(opt.sampling_total_variation() ==
+        privet::detail::add_up(privet::detail::mul_up(400.0, 0x1p-128), 0x1p-100));
+  std::vector<std::size_t> sizes;
+  recording_lr model{dense_lr(5, true), &sizes};
+  seeded_release_generator gen(32);
+  std::set<std::size_t> batch_sizes;
+  for (int s = 0; s < 60; ++s) {
+    const auto p = opt.privatize(model, data, gen);
+    batch_sizes.insert(p.report.batch.size());
+    std::vector<std::size_t> scratch;
+    const recording_lr probe{model.inner, &scratch};
+    const auto direct =
+        privet::ml::sum_of_clipped_gradients(probe, data.select(p.report.batch), 0.5);
+    REQUIRE(p.gradient.size() == 6);
+    for (std::size_t j = 0; j < 6; ++j) CHECK(p.gradient[j] == direct.sum[j] / 8.0);
+    opt.apply_update(model, p.gradient);
+  }
+  CHECK(batch_sizes.size() > 5);  // Binomial(400, 0.02): the sizes vary
+  REQUIRE(sizes.size() == 60);
+  for (const std::size_t rows : sizes) CHECK(rows == cap);
+  // Not padded: exact noise, fixed-size batches, user-level units, q = 1.
+  CHECK(dpsgd<dense_lr, privet::secure_noise>::non_private(6, 400, o).batch_capacity() == 0);
+  dpsgd_options fixed = o;
+  fixed.sampling = batch_sampling::fixed_size;
+  CHECK(dpsgd<dense_lr>::non_private(6, 400, fixed).batch_capacity() == 0);
+  dpsgd_options users = o;
+  std::vector<std::size_t> unit_of(400);
+  for (std::size_t i = 0; i < 400; ++i) unit_of[i] = i / 4;
+  users.units = privet::ml::privacy_units(unit_of);
+  CHECK(dpsgd<dense_lr>::non_private(6, 400, users).batch_capacity() == 0);
+  dpsgd_options all = o;
+  all.batch_size = 400;
+  CHECK(dpsgd<dense_lr>::non_private(6, 400, all).batch_capacity() == 0);
 }

@@ -141,6 +141,37 @@ bool products_are_safe(double clip_norm, std::size_t p) noexcept {
 
 }  // namespace detail
 
+namespace detail {
+
+// Clips one row of p entries to L2 norm clip_norm in place (clip_each_row's
+// rules); true when it was scaled down or zeroed.
+template <real_number Real>
+bool clip_row(Real* row, std::size_t p, double clip_norm, bool fast) {
+  double norm = std::sqrt(sum_of_squares(row, p));
+  if (!std::isfinite(norm)) norm = scaled_norm(row, p);  // overflow in the squares
+  const double scale = clip_factor(norm, clip_norm, p);
+  if (scale == 1.0) return false;
+  if (scale == 0.0) {
+    std::fill(row, row + p, Real(0));
+    return true;
+  }
+  if (fast) {
+    const Real s = shrunk_factor<Real>(scale);
+    for (std::size_t j = 0; j < p; ++j) row[j] *= s;
+  } else {
+    for (std::size_t j = 0; j < p; ++j) {
+      // Rounded toward zero when stored in Real, so the row never grows.
+      const double v = scale * static_cast<double>(row[j]);
+      auto r = static_cast<Real>(v);
+      if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
+      row[j] = r;
+    }
+  }
+  return true;
+}
+
+}  // namespace detail
+
 /// Scales every row of g (one example's gradient) whose L2 norm exceeds
 /// clip_norm down to norm clip_norm, in place, and returns how many rows it
 /// scaled; +inf clips nothing. A row whose computed norm is not finite is set
@@ -158,30 +189,8 @@ std::size_t clip_each_row(xt::xtensor<Real, 2>& g, double clip_norm) {
   const std::size_t rows = g.shape(0), p = g.shape(1);
   const bool fast = detail::products_are_safe<Real>(clip_norm, p);
   std::size_t clipped = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    Real* row = g.data() + i * p;
-    double norm = std::sqrt(detail::sum_of_squares(row, p));
-    if (!std::isfinite(norm)) norm = detail::scaled_norm(row, p);  // overflow in the squares
-    const double scale = clip_factor(norm, clip_norm, p);
-    if (scale == 1.0) continue;
-    ++clipped;
-    if (scale == 0.0) {
-      std::fill(row, row + p, Real(0));
-      continue;
-    }
-    if (fast) {
-      const Real s = detail::shrunk_factor<Real>(scale);
-      for (std::size_t j = 0; j < p; ++j) row[j] *= s;
-    } else {
-      for (std::size_t j = 0; j < p; ++j) {
-        // Rounded toward zero when stored in Real, so the row never grows.
-        const double v = scale * static_cast<double>(row[j]);
-        auto r = static_cast<Real>(v);
-        if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
-        row[j] = r;
-      }
-    }
-  }
+  for (std::size_t i = 0; i < rows; ++i)
+    clipped += detail::clip_row(g.data() + i * p, p, clip_norm, fast);
   return clipped;
 }
 
@@ -407,12 +416,63 @@ clipped_sum clip_and_sum_rows(xt::xtensor<Real, 2>& g, double clip_norm) {
   return out;
 }
 
+namespace detail {
+
+// Throws invalid_parameter unless `counted` is empty or has one entry per row.
+inline void check_counted(std::span<const std::uint8_t> counted, std::size_t rows) {
+  if (!counted.empty() && counted.size() != rows) {
+    throw_invalid(
+        "counted.size()", counted.size(),
+        "0 (every row counts) or the batch's rows = " + privet::detail::format_value(rows));
+  }
+}
+
+}  // namespace detail
+
+/// clip_and_sum_rows over the rows i with counted[i] != 0 only, doing the
+/// same work for every row: each row is clipped as it would be, then
+/// multiplied by 1 or 0 and summed, and `clipped` counts the counted rows
+/// only. A padded batch (dpsgd's constant-time Poisson steps) thus takes
+/// the same time whichever of its rows are padding. Empty `counted`: every
+/// row counts. Throws invalid_parameter naming counted.size() otherwise
+/// unless it equals g's rows.
+template <real_number Real>
+clipped_sum clip_and_sum_rows(xt::xtensor<Real, 2>& g, double clip_norm,
+                              std::span<const std::uint8_t> counted) {
+  if (counted.empty()) return clip_and_sum_rows(g, clip_norm);
+  if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
+  const std::size_t rows = g.shape(0), p = g.shape(1);
+  detail::check_counted(counted, rows);
+  const bool fast = detail::products_are_safe<Real>(clip_norm, p);
+  clipped_sum out{{}, 0};
+  detail::exact_gradient_sum acc(p, clip_norm);
+  for (std::size_t i = 0; i < rows; ++i) {
+    Real* row = g.data() + i * p;
+    const std::size_t c = counted[i] != 0;
+    out.clipped += c & static_cast<std::size_t>(detail::clip_row(row, p, clip_norm, fast));
+    const auto m = static_cast<Real>(c);
+    for (std::size_t j = 0; j < p; ++j) row[j] *= m;
+    acc.add_row(row);
+  }
+  out.sum = acc.result();
+  return out;
+}
+
 /// A model that computes sum_i clip(g_i, C) directly, equal (up to rounding)
 /// to clipping the rows of per_example_gradients and summing them.
 template <class M, class Batch>
 concept clipped_sum_model = differentiable_model_for<M, Batch> &&
     requires(const M& cm, const Batch& b, double clip_norm) {
   { cm.clipped_gradient_sum(b, clip_norm) } -> std::same_as<clipped_sum>;
+};
+
+/// A clipped_sum_model that also sums over the counted rows of a padded
+/// batch with the same work for every row (the models' clipped_gradient_sum
+/// with a `counted` mask).
+template <class M, class Batch>
+concept masked_clipped_sum_model = clipped_sum_model<M, Batch> &&
+    requires(const M& cm, const Batch& b, double clip_norm, std::span<const std::uint8_t> counted) {
+  { cm.clipped_gradient_sum(b, clip_norm, counted) } -> std::same_as<clipped_sum>;
 };
 
 /// sum_i clip(g_i, C) for any model: the model's own clipped_gradient_sum
@@ -439,6 +499,36 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
                     "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
     }
     return clip_and_sum_rows(g, clip_norm);
+  }
+}
+
+/// sum_{i : counted[i] != 0} clip(g_i, C) over a padded batch, with the same
+/// work for every row whichever rows count: the model's masked
+/// clipped_gradient_sum when it has one, else its per-example gradients of
+/// every row, clipped and masked by clip_and_sum_rows. Empty `counted`: the
+/// three-argument form. Throws invalid_parameter as that does, and naming
+/// counted.size() unless it is 0 or the batch size.
+template <class M, class Batch>
+requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients(
+    const M& model, const Batch& batch, double clip_norm, std::span<const std::uint8_t> counted) {
+  if (counted.empty()) return sum_of_clipped_gradients(model, batch, clip_norm);
+  if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
+  detail::check_counted(counted, batch.size());
+  if constexpr (masked_clipped_sum_model<M, Batch>) {
+    return model.clipped_gradient_sum(batch, clip_norm, counted);
+  } else {
+    const std::size_t p = model.parameter_count();
+    auto g = model.per_example_gradients(batch);
+    if (g.shape(0) != batch.size()) {
+      throw_invalid(
+          "per-example gradients' rows", g.shape(0),
+          "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
+    }
+    if (g.shape(1) != p) {
+      throw_invalid("per-example gradients' columns", g.shape(1),
+                    "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
+    }
+    return clip_and_sum_rows(g, clip_norm, counted);
   }
 }
 

@@ -83,10 +83,28 @@
 // every membership test scanning all earlier slots by masks, and Batcher's
 // sorting network; exactly uniform, O(b^2) comparisons a step whatever the
 // batch (3.3 ms at b = 4096 in bench/README.md). Both apply to user-level units as to
-// examples. Not covered (docs/security_model.md): the gradient pass, whose
-// time follows the batch's size and the sampled records' contents (a
-// sparse model reads each record's features, a user-level unit each of its
-// examples), and the memory addresses of the members' rows.
+// examples.
+//
+// Padded Poisson steps (constant_time_noise, example-level units, q < 1).
+// A Poisson batch's size is part of the secret sampling, and a gradient
+// pass over the members alone takes time in proportion to it. So every
+// step runs the pass on batch_capacity() rows, the least number the
+// Chernoff bound certifies a batch exceeds with probability at most 2^-100
+// (detail::ct_poisson_capacity; about q N + sqrt(140 q N)): the members
+// first, then uniformly random rows of the data as fillers
+// (detail::ct_pad_batch), each counted 1 or 0 in a mask that the models'
+// masked clipped_gradient_sum (or the per-example path's
+// clip_and_sum_rows) applies by multiplication, so a filler does a
+// member's work and adds exactly zero. A batch beyond the capacity keeps
+// its first batch_capacity() members; that event's 2^-100 joins the step's
+// total variation (sampling_total_variation()). The price is the padding:
+// about 1 + sqrt(140 / (q N)) times the expected pass (463 rows, 1.8x, at
+// q N = 256 of N = 8192; 17 rows at q N = 0.1).
+// Not covered (docs/security_model.md): the records' own contents (a
+// sparse model reads each record's features, so the pass's time follows
+// which records were drawn, members or fillers alike), user-level units
+// (each unit's examples are read in full), the floating-point operations'
+// operand-dependent latencies, and the memory addresses of the rows.
 //
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
@@ -464,9 +482,29 @@ class dpsgd {
           std::to_string(steps_ + 1) + " would exceed it");
     }
     privatized_gradient out;
-    out.report.batch = sample(gen);
     std::vector<double> sum(parameter_count_, 0.0);
-    if (!out.report.batch.empty()) {
+    if (padded()) {
+      // Constant-time Poisson steps: capacity_ rows whatever the batch's
+      // size, the members counted and the fillers times 0 (file comment).
+      std::vector<std::size_t> members(population_ + 1, 0), rows(capacity_.rows);
+      std::vector<std::uint8_t> counted(capacity_.rows);
+      const std::size_t count =
+          privet::detail::ct_poisson_subset(gen, poisson_threshold_, population_, members.data());
+      const std::size_t kept = privet::detail::ct_pad_batch(
+          gen, members.data(), count, capacity_.rows, population_, rows.data(), counted.data());
+      // The same copy whatever the count; shrinking a vector of integers
+      // frees nothing and touches nothing.
+      out.report.batch = rows;
+      out.report.batch.resize(kept);
+      auto clipped = sum_of_clipped_gradients(model, data.select(rows), options_.clip_norm,
+                                              std::span<const std::uint8_t>(counted));
+      if (clipped.sum.size() != parameter_count_) {
+        throw_invalid("clipped gradient sum size", clipped.sum.size(),
+                      "the parameter count " + privet::detail::format_value(parameter_count_));
+      }
+      sum = std::move(clipped.sum);
+      out.report.clipped = clipped.clipped;
+    } else if (out.report.batch = sample(gen); !out.report.batch.empty()) {
       auto clipped =
           options_.units.example_level()
               ? sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm)
@@ -561,12 +599,22 @@ class dpsgd {
   [[nodiscard]] double sampling_rate() const noexcept { return rate_; }
   /// The total variation between one step's batch and the exact Poisson
   /// batch: N 2^-128 with constant_time_noise below q = 1 (each coin's
-  /// probability T / 2^128 is within 2^-128 below q), rounded up; 0
+  /// probability T / 2^128 is within 2^-128 below q), plus 2^-100 when the
+  /// steps are padded to fewer than N rows (the chance of a batch beyond
+  /// batch_capacity(), whose excess members are left out), rounded up; 0
   /// otherwise (exact coins, q = 1 or fixed-size batches).
   [[nodiscard]] double sampling_total_variation() const noexcept {
     if (!constant_time_sampling || options_.sampling != batch_sampling::poisson || rate_ >= 1)
       return 0;
-    return privet::detail::mul_up(static_cast<double>(population_), 0x1p-128);
+    return privet::detail::add_up(
+        privet::detail::mul_up(static_cast<double>(population_), 0x1p-128), capacity_.tail);
+  }
+  /// The rows every constant-time Poisson step runs the gradient pass on
+  /// (example-level units, q < 1; see the file comment), or 0 when steps
+  /// are not padded (another policy, fixed-size batches, user-level units,
+  /// q = 1).
+  [[nodiscard]] std::size_t batch_capacity() const noexcept {
+    return padded() ? capacity_.rows : 0;
   }
   /// What each noisy step records with the odometer: the noise sampler's
   /// total variation plus the batch's (each rounded up, then their sum).
@@ -607,6 +655,10 @@ class dpsgd {
         fixed_subset_(constant_time_sampling && options_.sampling == batch_sampling::fixed_size
                           ? privet::detail::ct_uniform_subset(population_, options_.batch_size)
                           : privet::detail::ct_uniform_subset()),
+        capacity_(constant_time_sampling && options_.sampling == batch_sampling::poisson &&
+                          options_.units.example_level() && rate_ < 1
+                      ? privet::detail::ct_poisson_capacity(population_, rate_)
+                      : privet::detail::poisson_capacity{}),
         odometer_(std::move(accounting)) {}
 
   static const dpsgd_options& checked(const dpsgd_options& o, std::size_t n) {
@@ -780,6 +832,9 @@ class dpsgd {
     return clip_and_sum_rows(rows, options_.clip_norm);
   }
 
+  // Whether each step runs the gradient pass on capacity_.rows rows.
+  [[nodiscard]] bool padded() const noexcept { return capacity_.rows > 0; }
+
   template <class G>
   std::vector<std::size_t> sample(G& gen) const {
     std::vector<std::size_t> out;
@@ -821,6 +876,8 @@ class dpsgd {
   privet::detail::ct_threshold poisson_threshold_;
   // The constant-time fixed-size draw (constant_time_noise, fixed_size).
   privet::detail::ct_uniform_subset fixed_subset_;
+  // The padded steps' rows and tail (constant_time_noise, Poisson, examples).
+  privet::detail::poisson_capacity capacity_;
   std::optional<mechanism_type> mechanism_;
   double event_multiplier_ = 0;
   privacy_odometer odometer_;

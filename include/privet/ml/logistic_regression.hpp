@@ -219,10 +219,19 @@ class logistic_regression {
   /// count in `clipped`. Throws invalid_parameter for clip_norm <= 0 or NaN,
   /// or a batch whose shape does not fit the model (dimension, one label per
   /// example).
+  ///
+  /// With a non-empty `counted` (one entry per example), only the examples
+  /// with counted[i] != 0 enter the sum and `clipped`, and every example
+  /// does the same work whether it counts or not: its gradient is formed
+  /// and added times 0 or 1 (a padded batch, ml/clipping.hpp). Throws
+  /// invalid_parameter naming counted.size() unless it is 0 or the batch
+  /// size.
   template <logistic_input<Real> B>
-  [[nodiscard]] clipped_sum clipped_gradient_sum(const B& batch, double clip_norm) const {
+  [[nodiscard]] clipped_sum clipped_gradient_sum(const B& batch, double clip_norm,
+                                                 std::span<const std::uint8_t> counted = {}) const {
     if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
     check_shape(batch);
+    privet::ml::detail::check_counted(counted, batch.size());
     const std::size_t n = batch.size(), p = params_.size();
     clipped_sum out{{}, 0};
     privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
@@ -253,9 +262,12 @@ class logistic_regression {
         }
       }
       const double scale = usable ? clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p) : 0.0;
-      if (scale != 1.0) ++out.clipped;
-      if (scale == 0.0) continue;   // the zero gradient (a finite norm implies finite entries)
-      const double w = -c * scale;  // the loss gradient is -c (x_i, 1)
+      // 1 unless the row is padding; no branch on it.
+      const std::size_t counts = counted.empty() || counted[i] != 0;
+      out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
+      if (scale == 0.0) continue;  // the zero gradient (a finite norm implies finite entries)
+      // The loss gradient is -c (x_i, 1); padding adds it times 0.
+      const double w = -c * scale * static_cast<double>(counts);
       if constexpr (std::same_as<B, sparse_binary_batch>) {
         acc.add_to_each(std::span<const std::uint32_t>(batch.features[i]), w);
       } else {

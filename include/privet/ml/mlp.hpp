@@ -216,9 +216,18 @@ class mlp {
   /// sum's sensitivity stays clipped_gradient_sum_sensitivity. Zeroed
   /// examples count in `clipped`. Throws invalid_parameter for clip_norm <= 0
   /// or NaN, or a batch whose shape does not fit the network.
-  [[nodiscard]] clipped_sum clipped_gradient_sum(const batch_type& batch, double clip_norm) const {
+  ///
+  /// With a non-empty `counted` (one entry per example), only the examples
+  /// with counted[i] != 0 enter the sum and `clipped`, and every example
+  /// does the same work whether it counts or not: its scaled deltas are
+  /// formed and added times 0 or 1 (a padded batch, ml/clipping.hpp).
+  /// Throws invalid_parameter naming counted.size() unless it is 0 or the
+  /// batch size.
+  [[nodiscard]] clipped_sum clipped_gradient_sum(const batch_type& batch, double clip_norm,
+                                                 std::span<const std::uint8_t> counted = {}) const {
     if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
     check_inputs(batch);
+    privet::ml::detail::check_counted(counted, batch.size());
     const std::size_t n = batch.size(), p = params_.size();
     clipped_sum out{std::vector<double>(p, 0.0), 0};
     if (n == 0) return out;
@@ -264,10 +273,12 @@ class mlp {
       // A finite norm implies finite deltas and activations, so every
       // product the sum forms is finite.
       const double scale = zeroed[i] != 0 ? 0.0 : clip_factor(std::sqrt(sq[i]), clip_norm, p);
-      if (scale != 1.0) ++out.clipped;
+      // 1 unless the row is padding; no branch on it.
+      const std::size_t counts = counted.empty() || counted[i] != 0;
+      out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
       if (scale == 0.0) continue;
       kept.push_back(i);
-      scales.push_back(scale);
+      scales.push_back(scale * static_cast<double>(counts));  // padding adds its deltas times 0
     }
     privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
     std::vector<double> u;

@@ -56,6 +56,7 @@
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/detail/int128.hpp>
+#include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
@@ -237,6 +238,76 @@ std::size_t ct_poisson_subset(G& gen, const ct_threshold& t, std::size_t n, std:
     count += static_cast<std::size_t>(ct_coin(gen, t));
   }
   return count;
+}
+
+/// The work budget of a padded Poisson batch: `rows` rows a step whatever
+/// the batch's size, and `tail`, an upper bound on P[Bin(n, q) > rows], the
+/// chance that the batch has more members than rows (0 when rows = n).
+struct poisson_capacity {
+  std::size_t rows = 0;  ///< rows processed every step
+  double tail = 0;       ///< P[more members than rows] <= tail
+};
+
+/// The least capacity the Chernoff bound certifies at P[Bin(n, q) > rows]
+/// <= 2^-100 (the scale of the noise samplers' own distances), or n when
+/// that is no smaller. For X ~ Bin(n, q) and any
+/// integer a above mu = n q, P[X >= a] <= exp(-n D(a / n || q)) with D the
+/// relative entropy of two Bernoulli laws (Hoeffding 1963, "Probability
+/// inequalities for sums of bounded random variables", JASA, Theorem 1):
+/// n D = a ln(a / mu) + (n - a) ln((n - a) / (n - mu)). rows is the least
+/// integer a above mu whose exponent reaches L = 70 > 100 ln 2 + 0.6 (the
+/// exponent increases with a, so by bisection), and P[X > rows] <=
+/// P[X >= rows] <= e^-70 < 2^-100 e^-0.6. mu is rounded up (at a fixed a
+/// above mu the exponent falls as q grows), both logarithms go through
+/// log1p, and the 0.6 of slack covers their rounding. Checked against
+/// exact binomial tails in tests/mechanisms/ct_local_test.cpp. About mu +
+/// sqrt(140 mu (1 - q)) rows: 463 for q N = 256 at N = 8192, 17 for q N =
+/// 0.1. q in [0, 1].
+inline poisson_capacity ct_poisson_capacity(std::size_t n, double q) noexcept {
+  if (!(q < 1) || n == 0) return {n, 0.0};
+  if (!(q > 0)) return {0, 0.0};
+  constexpr double l = 70;
+  const double mu = privet::detail::mul_up(static_cast<double>(n), q);
+  const double rest = static_cast<double>(n) - mu;  // n - mu > 0 below
+  const auto exponent = [mu, rest, n](std::size_t a) {
+    const double over = static_cast<double>(a) - mu;  // > 0
+    const double head = static_cast<double>(a) * std::log1p(over / mu);
+    // (n - a) ln((n - a) / (n - mu)), 0 at a = n
+    return a == n ? head : head + static_cast<double>(n - a) * std::log1p(-over / rest);
+  };
+  if (!(mu < static_cast<double>(n)) || exponent(n) < l) return {n, 0.0};
+  // The least a in [lo, n] with exponent(a) >= l, lo the least integer above mu.
+  std::size_t lo = static_cast<std::size_t>(std::floor(mu)) + 1, hi = n;
+  if (exponent(lo) >= l) return {lo, 0x1p-100};
+  while (hi - lo > 1) {  // exponent(lo) < l <= exponent(hi)
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (exponent(mid) >= l ? hi : lo) = mid;
+  }
+  if (hi >= n) return {n, 0.0};
+  return {hi, 0x1p-100};
+}
+
+/// Pads a Poisson batch (ct_poisson_subset's `members`, `count` of them, in
+/// a buffer of at least `capacity` slots) to exactly `capacity` rows with
+/// the same work for every count: row r is members[r] when r < count, else
+/// a uniform random row of [0, n) (one word, by multiply-shift: a filler
+/// enters the sum times 0, so its law matters to the time only, and a
+/// random filler is distributed as a member is); counted[r] = 1 exactly
+/// for the members. A batch of more than `capacity` members keeps its
+/// first `capacity` (ct_poisson_capacity bounds the chance). Returns
+/// min(count, capacity), without a branch on count.
+template <random_bit_source G>
+std::size_t ct_pad_batch(G& gen, const std::size_t* members, std::size_t count,
+                         std::size_t capacity, std::size_t n, std::size_t* rows,
+                         std::uint8_t* counted) {
+  for (std::size_t r = 0; r < capacity; ++r) {
+    const std::uint64_t u = random_u64(gen);
+    const auto filler = static_cast<std::uint64_t>((static_cast<uint128>(u) * n) >> 64);
+    const std::uint64_t member = ct_lt(r, count);
+    rows[r] = static_cast<std::size_t>(ct_select(ct_mask(member), members[r], filler));
+    counted[r] = static_cast<std::uint8_t>(member);
+  }
+  return static_cast<std::size_t>(ct_select(ct_mask(ct_lt(count, capacity)), count, capacity));
 }
 
 /// A uniform b-subset of [0, n) in increasing order, drawn in constant
