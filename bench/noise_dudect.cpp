@@ -43,6 +43,7 @@
 //   max_table = 0), which takes 50-150 us a draw; only, when given, runs
 //   the rows whose name contains it.
 #include <privet/core/csprng.hpp>
+#include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
@@ -57,6 +58,7 @@
 #include <privet/mechanisms/sparse_vector.hpp>
 #include <privet/mechanisms/subset_selection.hpp>
 #include <privet/ml/dpsgd.hpp>
+#include <privet/ml/logistic_regression.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -468,6 +470,49 @@ void fixed_batch(const std::string& name, std::size_t n, bool exact) {
       {}, "", true);
 }
 
+// Where the steps' results go, so that they are computed.
+volatile double benchmark_sink = 0;
+
+// A whole noiseless DP-SGD step on a dense logistic regression (4
+// features and an intercept, 1024 examples, q = 1/32), split by the batch's
+// size. The control draws the batch in constant time but runs the gradient
+// pass on the members alone (what steps did before batch_capacity()); the
+// padded step is dpsgd<..., constant_time_noise>::privatize, whose pass
+// always runs on batch_capacity() rows.
+void dpsgd_step(const std::string& name, std::size_t n, bool unpadded) {
+  using lr = privet::ml::logistic_regression<double, privet::ml::dense_batch<double>>;
+  static const auto data = [] {
+    privet::ml::dense_batch<double> b;
+    b.x = xt::xtensor<double, 2>::from_shape({batch_units, std::size_t{4}});
+    privet::testing::seeded_release_generator g(3);
+    for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 4 - 2;
+    for (std::size_t i = 0; i < batch_units; ++i) b.y.push_back(static_cast<int>(g() & 1));
+    return b;
+  }();
+  const lr model(4, true);
+  auto opt = privet::ml::dpsgd<lr>::non_private(
+      5, batch_units, {.learning_rate = 0.1, .clip_norm = 1, .batch_size = batch_units / 32});
+  const privet::detail::ct_threshold t = privet::detail::ct_threshold_below(1.0 / 32);
+  std::vector<std::size_t> out(batch_units + 1);
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        if (unpadded) {
+          const std::size_t size =
+              privet::detail::ct_poisson_subset(gen, t, batch_units, out.data());
+          const std::vector<std::size_t> members(out.begin(),
+                                                 out.begin() + static_cast<std::ptrdiff_t>(size));
+          const auto sum = privet::ml::sum_of_clipped_gradients(model, data.select(members), 1.0);
+          benchmark_sink = sum.sum[0];
+          return static_cast<double>(size);
+        }
+        const auto step = opt.privatize(model, data, gen);
+        benchmark_sink = step.gradient[0];
+        return static_cast<double>(step.report.batch.size());
+      },
+      [&](counted_csprng&) { out.assign(batch_units + 1, 0); }, "", true);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -580,5 +625,7 @@ int main(int argc, char** argv) {
   poisson_batch("DP-SGD Poisson batch, ct_poisson_subset (1024, q 1/32)", n, false);
   fixed_batch("control: DP-SGD fixed batch, uniform_subset (1024, b 32)", n, true);
   fixed_batch("DP-SGD fixed batch, ct_uniform_subset (1024, b 32)", n, false);
+  dpsgd_step("control: DP-SGD step, pass over the members only (1024, q 1/32)", n, true);
+  dpsgd_step("DP-SGD step, padded to batch_capacity() rows (1024, q 1/32)", n, false);
   return 0;
 }
