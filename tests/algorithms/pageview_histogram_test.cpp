@@ -447,6 +447,14 @@ TEST_CASE("the parameter grid equals the releases it stands for") {
   CHECK(grid.smallest_tau(4) == std::nullopt);  // not in the grid
   // Views kept grow with k.
   CHECK(grid.bounded_views[0] < grid.bounded_views[2]);
+  // Each index is checked on its own axis: (0, 3) is flat index 3, the
+  // point (1, 0), and must not be answered as it.
+  CHECK_THROWS_WITH_AS((void)grid.at(0, 3),
+                       "privet: tau_index = 3 is invalid; allowed: [0, 3) (taus.size())",
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS((void)grid.at(3, 0),
+                       "privet: k_index = 3 is invalid; allowed: [0, 3) (ks.size())",
+                       privet::invalid_parameter);
 }
 
 TEST_CASE("the parameter grid refuses empty or invalid grids, naming them") {

@@ -348,9 +348,14 @@ TEST_CASE("logistic regression messages name the argument, its value and the all
   const char* diverged =
       "privet: learning_rate = 1e+300 is invalid; allowed: a step small enough that training "
       "does not diverge (the weights became non-finite)";
+  REQUIRE(md.parameters().size() == 1);
+  md.parameters()[0] = 0.25;
   CHECK_THROWS_WITH_AS((void)md.fit_batch(big, {.learning_rate = 1e300}), diverged,
                        invalid_parameter);
+  // A refused fit leaves the model as it was, not with non-finite weights.
+  CHECK(md.parameters()[0] == 0.25);
   logistic_regression<double, dense_batch<double>> mo(1);
   CHECK_THROWS_WITH_AS(mo.fit_online(big, {.learning_rate = 1e300, .block_size = 2}), diverged,
                        invalid_parameter);
+  for (const double w : mo.parameters()) CHECK(w == 0.0);
 }

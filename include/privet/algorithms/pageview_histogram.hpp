@@ -576,9 +576,18 @@ struct parameter_grid {
   std::vector<grid_point> points;     ///< row-major: ks.size() x taus.size()
   std::size_t candidate_cells = 0;    ///< candidate pages x countries
 
-  /// The point of ks[k_index] and taus[tau_index] (row-major). Only the
-  /// flat index is checked: std::out_of_range past the end of points.
+  /// The point of ks[k_index] and taus[tau_index] (row-major). Throws
+  /// invalid_parameter naming k_index or tau_index past its axis (a flat
+  /// index alone would let tau_index run into the next row), and
+  /// std::out_of_range if points is shorter than the axes say.
   [[nodiscard]] const grid_point& at(std::size_t k_index, std::size_t tau_index) const {
+    if (k_index >= ks.size()) {
+      throw_invalid("k_index", k_index, "[0, " + std::to_string(ks.size()) + ") (ks.size())");
+    }
+    if (tau_index >= taus.size()) {
+      throw_invalid("tau_index", tau_index,
+                    "[0, " + std::to_string(taus.size()) + ") (taus.size())");
+    }
     return points.at(k_index * taus.size() + tau_index);
   }
   /// The smallest tau of the grid that meets the requirements at cap k, if any.

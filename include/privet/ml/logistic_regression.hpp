@@ -300,6 +300,9 @@ class logistic_regression {
     validate_at_least<std::size_t>(o.max_iterations, 1, "max_iterations");
     check(batch);
     if (batch.size() == 0) throw_empty("batch");
+    // Restored if a step diverges, so that a refused fit leaves the model
+    // as it was (one copy per call, not per step).
+    const std::vector<Real> before = params_;
     batch_fit_report r{0, false, 0};
     while (r.iterations < o.max_iterations && !r.converged) {
       const Real moved = step_range(batch, 0, batch.size(), static_cast<Real>(o.learning_rate),
@@ -309,6 +312,7 @@ class logistic_regression {
       for (Real v : params_) largest = std::max(largest, std::abs(v));
       r.converged = moved <= static_cast<Real>(o.tolerance) * largest;
       if (!std::isfinite(static_cast<double>(moved))) {
+        params_ = before;
         throw_invalid("learning_rate", o.learning_rate,
                       "a step small enough that training does not diverge (the weights became "
                       "non-finite)");
@@ -327,12 +331,14 @@ class logistic_regression {
     validate_at_least<std::size_t>(o.epochs, 1, "epochs");
     check(batch);
     if (batch.size() == 0) throw_empty("batch");
+    const std::vector<Real> before = params_;  // restored if a block diverges
     for (std::size_t e = 0; e < o.epochs; ++e) {
       for (std::size_t begin = 0; begin < batch.size(); begin += o.block_size) {
         const std::size_t end = std::min(batch.size(), begin + o.block_size);
         const Real moved = step_range(batch, begin, end, static_cast<Real>(o.learning_rate),
                                       static_cast<Real>(o.l2));
         if (!std::isfinite(static_cast<double>(moved))) {
+          params_ = before;
           throw_invalid("learning_rate", o.learning_rate,
                         "a step small enough that training does not diverge (the weights "
                         "became non-finite)");
