@@ -285,7 +285,8 @@ TEST_CASE("bad pageview parameters throw, naming them") {
   using privet::invalid_parameter;
   pv::parameters<> p;
   p.k = 0;
-  CHECK_THROWS_WITH_AS(pv::histogram<>(p, 10), "privet: max_keys = 0 is invalid; allowed: >= 1",
+  // The parameter is p.k, whichever bounding policy it is handed to.
+  CHECK_THROWS_WITH_AS(pv::histogram<>(p, 10), "privet: k = 0 is invalid; allowed: >= 1",
                        invalid_parameter);
   CHECK_THROWS_WITH_AS(pv::histogram<pv::client_bounded>(p, 10),
                        "privet: k = 0 is invalid; allowed: >= 1", invalid_parameter);

@@ -107,10 +107,19 @@ TEST_CASE("bad n-gram inputs throw, naming the parameter") {
   CHECK_THROWS_WITH_AS(t.for_each_ngram(tokens, 0, [](id, std::size_t, std::size_t) {}),
                        "privet: max_length = 0 is invalid; allowed: >= 1",
                        privet::invalid_parameter);
+  // The caller's own argument is named, and f sees nothing of a refused call.
   const std::vector<id> bad{a, ab};
-  CHECK_THROWS_WITH_AS(t.for_each_ngram(bad, 2, [](id, std::size_t, std::size_t) {}),
-                       "privet: w = 2 is invalid; allowed: the id of a word (a 1-gram)",
-                       privet::invalid_parameter);
+  int calls = 0;
+  CHECK_THROWS_WITH_AS(
+      t.for_each_ngram(bad, 2, [&calls](id, std::size_t, std::size_t) { ++calls; }),
+      "privet: tokens[1] = 2 is invalid; allowed: the id of a word (a 1-gram) of this table",
+      privet::invalid_parameter);
+  const std::vector<id> beyond{a, b, 7};
+  CHECK_THROWS_WITH_AS(
+      t.for_each_ngram(beyond, 2, [&calls](id, std::size_t, std::size_t) { ++calls; }),
+      "privet: tokens[2] = 7 is invalid; allowed: the id of a word (a 1-gram) of this table",
+      privet::invalid_parameter);
+  CHECK(calls == 0);
 }
 
 TEST_CASE("a copied ngram_table spells its grams after the original is gone") {

@@ -76,10 +76,10 @@ TEST_CASE("bad trie inputs throw, naming the parameter; a refused extension chan
                        privet::invalid_parameter);
   auto t = abc();
   CHECK_THROWS_WITH_AS(t.extend(std::vector<std::uint64_t>{3, 12}),
-                       "privet: kept[i] = 12 is invalid; allowed: [0, candidate_count()) = [0, 12)",
+                       "privet: kept[1] = 12 is invalid; allowed: [0, candidate_count()) = [0, 12)",
                        privet::invalid_parameter);
-  CHECK_THROWS_WITH_AS(t.extend(std::vector<std::uint64_t>{3, 3}),
-                       "privet: kept[i] = 3 is invalid; allowed: no repeats",
+  CHECK_THROWS_WITH_AS(t.extend(std::vector<std::uint64_t>{5, 3, 1, 3}),
+                       "privet: kept[3] = 3 is invalid; allowed: no repeats (kept[1] holds it too)",
                        privet::invalid_parameter);
   CHECK(t.depth() == 1);
   CHECK_THROWS_WITH_AS((void)t.candidate(12),

@@ -346,7 +346,7 @@ class histogram {
   /// for `countries` countries (indices 0 .. countries - 1). Throws
   /// invalid_parameter for k = 0 or a country count outside [1, 65536].
   histogram(const parameters<budget_type>& p, std::uint32_t countries)
-      : histogram(p, Bounding(p.k), countries) {}
+      : histogram(p, Bounding(checked_k(p.k)), countries) {}
 
   /// The same with a bounding policy built by the caller: the mechanism is
   /// calibrated to `bounding`'s own stability, so its cap (not p.k, which
@@ -361,6 +361,14 @@ class histogram {
     if (countries == 0 || countries > 65536) throw_invalid("countries", countries, "[1, 65536]");
   }
 
+ private:
+  // p.k, refused by its own name before a bounding policy is built from it
+  // (the policy would name its own parameter, max_keys).
+  static std::uint64_t checked_k(std::uint64_t k) {
+    return validate_at_least<std::uint64_t>(k, 1, "k");
+  }
+
+ public:
   /// Step 1: the bounded, deduplicated counts (the ground truth of the
   /// utility report). Deterministic for a seeded generator.
   template <std::ranges::input_range R, random_bit_source G>

@@ -193,14 +193,20 @@ class ngram_table {
   /// Interns every n-gram of `tokens` (word ids) of length 1..max_length and
   /// calls f(gram_id, length, start) for each occurrence, shortest first at
   /// each start position: O(N max_length) lookups for N tokens. Throws
-  /// invalid_parameter for max_length = 0, and invalid_parameter naming `w`
-  /// for a token that is not a word id of this table (after f has seen the
-  /// grams of the earlier start positions).
+  /// invalid_parameter for max_length = 0, and invalid_parameter naming
+  /// `tokens[i]` for the first token that is not a word id of this table,
+  /// before f sees anything.
   template <class F>
   void for_each_ngram(std::span<const id> tokens, std::size_t max_length, F&& f) {
     validate_at_least<std::size_t>(max_length, 1, "max_length");
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const id w = tokens[i];
+      if (w >= nodes_.size() || nodes_[w].length != 1) {
+        throw_invalid("tokens[" + std::to_string(i) + "]", w,
+                      "the id of a word (a 1-gram) of this table");
+      }
+    }
     for (std::size_t start = 0; start < tokens.size(); ++start) {
-      check_word(tokens[start]);
       id g = tokens[start];
       f(g, std::size_t{1}, start);
       for (std::size_t k = 2; k <= max_length && start + k <= tokens.size(); ++k) {

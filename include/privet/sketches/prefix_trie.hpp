@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace privet {
@@ -138,16 +139,28 @@ class prefix_trie {
   /// which no candidate remains). Throws invalid_parameter on an index out
   /// of range or repeated, leaving the trie unchanged.
   void extend(std::span<const std::uint64_t> kept) {
-    std::vector<std::uint64_t> sorted(kept.begin(), kept.end());
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-      if (sorted[i] >= candidate_count()) {
+    // The refusals name the caller's own position: kept[j] in its order.
+    for (std::size_t j = 0; j < kept.size(); ++j) {
+      if (kept[j] >= candidate_count()) {
         throw_invalid(
-            "kept[i]", sorted[i],
+            "kept[" + std::to_string(j) + "]", kept[j],
             "[0, candidate_count()) = [0, " + detail::format_value(candidate_count()) + ")");
       }
-      if (i > 0 && sorted[i] == sorted[i - 1]) throw_invalid("kept[i]", sorted[i], "no repeats");
     }
+    std::vector<std::pair<std::uint64_t, std::size_t>> order;
+    order.reserve(kept.size());
+    for (std::size_t j = 0; j < kept.size(); ++j) order.emplace_back(kept[j], j);
+    std::sort(order.begin(), order.end());
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (order[i].first == order[i - 1].first) {
+        throw_invalid(
+            "kept[" + std::to_string(order[i].second) + "]", order[i].first,
+            "no repeats (kept[" + std::to_string(order[i - 1].second) + "] holds it too)");
+      }
+    }
+    std::vector<std::uint64_t> sorted;
+    sorted.reserve(order.size());
+    for (const auto& o : order) sorted.push_back(o.first);
     std::vector<node_id> next;
     const std::vector<node_id>& last = layers_.back();
     for (std::uint64_t c : sorted) {
