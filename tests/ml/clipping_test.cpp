@@ -9,6 +9,7 @@
 #include <privet/ml/mlp.hpp>
 
 #include <support/errors.hpp>
+#include <support/per_example_model.hpp>
 
 #include <doctest/doctest.h>
 #include <xtensor/xmanipulation.hpp>
@@ -51,6 +52,22 @@ void check_same_clipped_sum(const Model& m, const Batch& b, double c) {
     CAPTURE(j);
     CHECK(std::abs(fast.sum[j] - ref.sum[j]) <= 1e-11 * (std::abs(ref.sum[j]) + 1e-12) + grid);
   }
+}
+
+// 40 sparse rows over 30 features, every fifth row densest, with the
+// labels label(i).
+template <class Label>
+sparse_binary_batch sparse_rows(std::mt19937& gen, Label label) {
+  sparse_binary_batch s;
+  s.dimension = 30;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<std::uint32_t> row;
+    for (std::uint32_t j = 0; j < 30; ++j)
+      if (gen() % (1 + i % 5) == 0) row.push_back(j);
+    s.features.push_back(row);
+    s.y.push_back(label(i));
+  }
+  return s;
 }
 
 dense_batch<double> gaussian_rows(std::size_t n, std::size_t f, int classes, unsigned seed) {
@@ -169,15 +186,7 @@ TEST_CASE("clip_each_row never lengthens a row through rounding, on float and do
 TEST_CASE("logistic regression's clipped sum equals clipping its per-example rows") {
   std::mt19937 gen(4);
   std::normal_distribution<double> nd;
-  sparse_binary_batch s;
-  s.dimension = 30;
-  for (int i = 0; i < 40; ++i) {
-    std::vector<std::uint32_t> row;
-    for (std::uint32_t j = 0; j < 30; ++j)
-      if (gen() % (1 + i % 5) == 0) row.push_back(j);
-    s.features.push_back(row);
-    s.y.push_back(i % 2 == 0 ? 1 : 0);
-  }
+  const auto s = sparse_rows(gen, [](int i) { return i % 2 == 0 ? 1 : 0; });
   privet::ml::logistic_regression<double> ms(30, true);
   for (auto& w : ms.parameters()) w = 0.3 * nd(gen);
   privet::ml::logistic_regression<double, dense_batch<double>> md(7);
@@ -444,18 +453,7 @@ TEST_CASE("clipped_gradient_sum_sensitivity: C plus a margin that grows with P a
 namespace {
 // A model seen only through per_example_gradients: the generic masked path.
 template <class Inner>
-struct rows_of {
-  using real_type = double;
-  using batch_type = typename Inner::batch_type;
-  Inner inner;
-  std::size_t parameter_count() const { return inner.parameter_count(); }
-  std::span<const double> parameters() const { return inner.parameters(); }
-  std::span<double> parameters() { return inner.parameters(); }
-  xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
-    return inner.per_example_gradients(b);
-  }
-  xt::xtensor<double, 1> losses(const batch_type& b) const { return inner.losses(b); }
-};
+using rows_of = privet::test::per_example_only<Inner>;
 
 // The masked sum over a batch equals the plain sum over its counted rows,
 // bit for bit (both are exact sums rounded once), with the same `clipped`.
@@ -490,15 +488,8 @@ TEST_CASE("a padded batch's masked sum is the sum over its counted rows, on ever
                 dense_batch<double>>);
   std::mt19937 gen(8);
   std::normal_distribution<double> nd;
-  sparse_binary_batch s;
-  s.dimension = 30;
-  for (int i = 0; i < 40; ++i) {
-    std::vector<std::uint32_t> row;
-    for (std::uint32_t j = 0; j < 30; ++j)
-      if (gen() % (1 + i % 5) == 0) row.push_back(j);
-    s.features.push_back(row);
-    s.y.push_back(i % 7 == 3 ? 5 : i % 2);  // label 5: an unusable example
-  }
+  // Label 5: an unusable example.
+  const auto s = sparse_rows(gen, [](int i) { return i % 7 == 3 ? 5 : i % 2; });
   privet::ml::logistic_regression<double> ms(30, true);
   for (auto& w : ms.parameters()) w = 0.3 * nd(gen);
   privet::ml::logistic_regression<double, dense_batch<double>> md(7);

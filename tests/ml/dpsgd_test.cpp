@@ -14,6 +14,7 @@
 
 #include <support/counting_generator.hpp>
 #include <support/errors.hpp>
+#include <support/per_example_model.hpp>
 
 #include <doctest/doctest.h>
 
@@ -140,18 +141,7 @@ TEST_CASE("DP-SGD's update is the clipped sum plus noise over b") {
 namespace {
 // The same model seen only through the differentiable_model interface, so
 // DP-SGD takes its generic path (per-example rows, clip_each_row, sum).
-struct rows_only {
-  using real_type = double;
-  using batch_type = dense_batch<double>;
-  dense_lr inner;
-  std::size_t parameter_count() const { return inner.parameter_count(); }
-  std::span<const double> parameters() const { return inner.parameters(); }
-  std::span<double> parameters() { return inner.parameters(); }
-  xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
-    return inner.per_example_gradients(b);
-  }
-  xt::xtensor<double, 1> losses(const batch_type& b) const { return inner.losses(b); }
-};
+using rows_only = privet::test::per_example_only<dense_lr>;
 }  // namespace
 
 TEST_CASE("the generic per-example path and a model's clipped sum take the same steps") {

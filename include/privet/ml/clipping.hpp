@@ -475,6 +475,29 @@ concept masked_clipped_sum_model = clipped_sum_model<M, Batch> &&
   { cm.clipped_gradient_sum(b, clip_norm, counted) } -> std::same_as<clipped_sum>;
 };
 
+namespace detail {
+
+// The model's per-example gradients, refused by name unless they have one
+// row per example and one column per parameter (a model breaking its own
+// contract, not data).
+template <class M, class Batch>
+auto checked_per_example_gradients(const M& model, const Batch& batch) {
+  const std::size_t p = model.parameter_count();
+  auto g = model.per_example_gradients(batch);
+  if (g.shape(0) != batch.size()) {
+    throw_invalid(
+        "per-example gradients' rows", g.shape(0),
+        "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
+  }
+  if (g.shape(1) != p) {
+    throw_invalid("per-example gradients' columns", g.shape(1),
+                  "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
+  }
+  return g;
+}
+
+}  // namespace detail
+
 /// sum_i clip(g_i, C) for any model: the model's own clipped_gradient_sum
 /// when it has one, else its per-example gradients clipped row by row.
 template <class M, class Batch>
@@ -485,19 +508,8 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
   if constexpr (clipped_sum_model<M, Batch>) {
     return model.clipped_gradient_sum(batch, clip_norm);
   } else {
-    const std::size_t p = model.parameter_count();
-    clipped_sum out{std::vector<double>(p, 0.0), 0};
-    if (batch.size() == 0) return out;
-    auto g = model.per_example_gradients(batch);
-    if (g.shape(0) != batch.size()) {
-      throw_invalid(
-          "per-example gradients' rows", g.shape(0),
-          "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
-    }
-    if (g.shape(1) != p) {
-      throw_invalid("per-example gradients' columns", g.shape(1),
-                    "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
-    }
+    if (batch.size() == 0) return clipped_sum{std::vector<double>(model.parameter_count(), 0.0), 0};
+    auto g = detail::checked_per_example_gradients(model, batch);
     return clip_and_sum_rows(g, clip_norm);
   }
 }
@@ -517,17 +529,7 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
   if constexpr (masked_clipped_sum_model<M, Batch>) {
     return model.clipped_gradient_sum(batch, clip_norm, counted);
   } else {
-    const std::size_t p = model.parameter_count();
-    auto g = model.per_example_gradients(batch);
-    if (g.shape(0) != batch.size()) {
-      throw_invalid(
-          "per-example gradients' rows", g.shape(0),
-          "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
-    }
-    if (g.shape(1) != p) {
-      throw_invalid("per-example gradients' columns", g.shape(1),
-                    "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
-    }
+    auto g = detail::checked_per_example_gradients(model, batch);
     return clip_and_sum_rows(g, clip_norm, counted);
   }
 }
