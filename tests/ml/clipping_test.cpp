@@ -512,6 +512,6 @@ TEST_CASE("a padded batch's masked sum is the sum over its counted rows, on ever
                        "privet: counted.size() = 3 is invalid; allowed: 0 (every row counts) or "
                        "the batch's rows = 25",
                        privet::invalid_parameter);
-  CHECK_THROWS_AS(md.clipped_gradient_sum(d, 1.0, short_mask), privet::invalid_parameter);
-  CHECK_THROWS_AS(mm.clipped_gradient_sum(d3, 1.0, short_mask), privet::invalid_parameter);
+  CHECK_THROWS_AS((void)md.clipped_gradient_sum(d, 1.0, short_mask), privet::invalid_parameter);
+  CHECK_THROWS_AS((void)mm.clipped_gradient_sum(d3, 1.0, short_mask), privet::invalid_parameter);
 }
