@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <numbers>
 #include <set>
@@ -265,6 +266,18 @@ TEST_CASE("parameters and scales are validated by name") {
   CHECK(rejected_parameter([] {
           (void)dpsu::fixed_point_noise<dpsu::update_norm::l2, privet::secure_noise>(-1);
         }) == "scale");
+  // The policies' alpha, named as the policy's (it was refused as `x`, the
+  // argument of the unit conversion it reaches).
+  const dpsu::parameters ok{1, 1e-6, 10, 1};
+  for (const double alpha : {std::nan(""), std::numeric_limits<double>::infinity(), 1e300}) {
+    CAPTURE(alpha);
+    CHECK(rejected_parameter([&] {
+            dpsu::set_union<dpsu::policy_gaussian>(ok, dpsu::policy_gaussian{alpha});
+          }) == "policy.alpha");
+    CHECK(rejected_parameter([&] {
+            dpsu::set_union<dpsu::policy_laplace>(ok, dpsu::policy_laplace{-alpha});
+          }) == "policy.alpha");
+  }
   try {
     su(dpsu::parameters{-1, 1e-6, 10, 1});
     FAIL("expected invalid_parameter");

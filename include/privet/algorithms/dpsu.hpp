@@ -207,7 +207,8 @@ struct policy_gaussian {
   static constexpr update_norm norm = update_norm::l2;  ///< L2: Gaussian noise
   static constexpr bool sequential = true;              ///< reads the histogram: users in turn
   /// Gamma = rho + alpha sigma. Not checked here: set_union's constructor
-  /// refuses a non-finite Gamma (invalid_parameter).
+  /// refuses a non-finite alpha, or one that puts Gamma beyond 2^63 weight
+  /// units, naming `policy.alpha` (invalid_parameter).
   double alpha = 3;
 
   /// Adds to `h` the update of one user whose kept distinct items are
@@ -266,7 +267,8 @@ struct policy_laplace {
   static constexpr update_norm norm = update_norm::l1;  ///< L1: Laplace noise
   static constexpr bool sequential = true;              ///< reads the histogram: users in turn
   /// Gamma = rho + alpha b. Not checked here: set_union's constructor
-  /// refuses a non-finite Gamma (invalid_parameter).
+  /// refuses a non-finite alpha, or one that puts Gamma beyond 2^63 weight
+  /// units, naming `policy.alpha` (invalid_parameter).
   double alpha = 3;
 
   /// Adds to `h` the update of one user whose kept distinct items are
@@ -932,7 +934,25 @@ class set_union {
       rho_ = set_union_laplace_threshold(max_items_, noise_.scale(), threshold_delta_);
     }
     threshold_units_ = noise_.to_units(rho_);
+    // The cutoff Gamma = rho + alpha scale, refused by the policy's own
+    // parameter (to_units would name its argument, x).
+    if constexpr (requires { policy_.alpha; }) {
+      if (!std::isfinite(policy_.alpha)) {
+        throw_invalid("policy.alpha", policy_.alpha, "a finite number");
+      }
+    }
     cutoff_ = policy_.cutoff(rho_, noise_.scale());
+    if constexpr (requires { policy_.alpha; }) {
+      const double u = std::ceil(std::ldexp(cutoff_, static_cast<int>(noise_.scale_bits())));
+      if (!(u > -0x1p63 && u < 0x1p63)) {  // as to_units converts it
+        throw_invalid("policy.alpha", policy_.alpha,
+                      "small enough that Gamma = rho + alpha scale (rho = " +
+                          privet::detail::format_value(rho_) +
+                          ", scale = " + privet::detail::format_value(noise_.scale()) +
+                          ") is below 2^63 weight units of 2^-" +
+                          std::to_string(noise_.scale_bits()) + " in magnitude");
+      }
+    }
     cutoff_units_ = noise_.to_units(cutoff_);
   }
 
