@@ -1177,19 +1177,12 @@ TEST_CASE("constant-time noise: an MLP trains as under exact noise") {
 namespace {
 // dense_lr through the per-example interface, recording the rows of every
 // batch it is given.
-struct recording_lr {
-  using real_type = double;
-  using batch_type = dense_batch<double>;
-  dense_lr inner;
+struct recording_lr : privet::test::per_example_only<dense_lr> {
   std::vector<std::size_t>* sizes = nullptr;
-  std::size_t parameter_count() const { return inner.parameter_count(); }
-  std::span<const double> parameters() const { return inner.parameters(); }
-  std::span<double> parameters() { return inner.parameters(); }
   xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
     sizes->push_back(b.size());
     return inner.per_example_gradients(b);
   }
-  xt::xtensor<double, 1> losses(const batch_type& b) const { return inner.losses(b); }
 };
 }  // namespace
 
@@ -1208,14 +1201,14 @@ TEST_CASE("constant-time Poisson steps run the gradient pass on the same rows wh
   CHECK(opt.sampling_total_variation() ==
         privet::detail::add_up(privet::detail::mul_up(400.0, 0x1p-128), 0x1p-100));
   std::vector<std::size_t> sizes;
-  recording_lr model{dense_lr(5, true), &sizes};
+  recording_lr model{{dense_lr(5, true)}, &sizes};
   seeded_release_generator gen(32);
   std::set<std::size_t> batch_sizes;
   for (int s = 0; s < 60; ++s) {
     const auto p = opt.privatize(model, data, gen);
     batch_sizes.insert(p.report.batch.size());
     std::vector<std::size_t> scratch;
-    const recording_lr probe{model.inner, &scratch};
+    const recording_lr probe{{model.inner}, &scratch};
     const auto direct =
         privet::ml::sum_of_clipped_gradients(probe, data.select(p.report.batch), 0.5);
     REQUIRE(p.gradient.size() == 6);

@@ -483,38 +483,22 @@ class dpsgd {
     }
     privatized_gradient out;
     std::vector<double> sum(parameter_count_, 0.0);
+    std::optional<clipped_sum> clipped;
     if (padded()) {
-      // Constant-time Poisson steps: capacity_ rows whatever the batch's
-      // size, the members counted and the fillers times 0 (file comment).
-      std::vector<std::size_t> members(population_ + 1, 0), rows(capacity_.rows);
-      std::vector<std::uint8_t> counted(capacity_.rows);
-      const std::size_t count =
-          privet::detail::ct_poisson_subset(gen, poisson_threshold_, population_, members.data());
-      const std::size_t kept = privet::detail::ct_pad_batch(
-          gen, members.data(), count, capacity_.rows, population_, rows.data(), counted.data());
-      // The same copy whatever the count; shrinking a vector of integers
-      // frees nothing and touches nothing.
-      out.report.batch = rows;
-      out.report.batch.resize(kept);
-      auto clipped = sum_of_clipped_gradients(model, data.select(rows), options_.clip_norm,
-                                              std::span<const std::uint8_t>(counted));
-      if (clipped.sum.size() != parameter_count_) {
-        throw_invalid("clipped gradient sum size", clipped.sum.size(),
-                      "the parameter count " + privet::detail::format_value(parameter_count_));
-      }
-      sum = std::move(clipped.sum);
-      out.report.clipped = clipped.clipped;
+      clipped = padded_clipped_sum(model, data, gen, out.report.batch);
     } else if (out.report.batch = sample(gen); !out.report.batch.empty()) {
-      auto clipped =
+      clipped =
           options_.units.example_level()
               ? sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm)
               : sum_of_clipped_unit_gradients(model, data, out.report.batch);
-      if (clipped.sum.size() != parameter_count_) {
-        throw_invalid("clipped gradient sum size", clipped.sum.size(),
+    }
+    if (clipped) {
+      if (clipped->sum.size() != parameter_count_) {
+        throw_invalid("clipped gradient sum size", clipped->sum.size(),
                       "the parameter count " + privet::detail::format_value(parameter_count_));
       }
-      sum = std::move(clipped.sum);
-      out.report.clipped = clipped.clipped;
+      sum = std::move(clipped->sum);
+      out.report.clipped = clipped->clipped;
     }
     if (mechanism_) sum = (*mechanism_)(std::span<const double>(sum), gen, options_.noise_threads);
     // Record as soon as the noise is drawn: the step has spent its budget
@@ -830,6 +814,26 @@ class dpsgd {
       }
     }
     return clip_and_sum_rows(rows, options_.clip_norm);
+  }
+
+  // A constant-time Poisson step's clipped sum: capacity_.rows rows whatever
+  // the batch's size, the members counted and the fillers times 0 (file
+  // comment); `batch` gets the members kept.
+  template <class G>
+  clipped_sum padded_clipped_sum(const Model& model, const batch_type& data, G& gen,
+                                 std::vector<std::size_t>& batch) const {
+    std::vector<std::size_t> members(population_ + 1, 0), rows(capacity_.rows);
+    std::vector<std::uint8_t> counted(capacity_.rows);
+    const std::size_t count =
+        privet::detail::ct_poisson_subset(gen, poisson_threshold_, population_, members.data());
+    const std::size_t kept = privet::detail::ct_pad_batch(
+        gen, members.data(), count, capacity_.rows, population_, rows.data(), counted.data());
+    // The same copy whatever the count; shrinking a vector of integers
+    // frees nothing and touches nothing.
+    batch = rows;
+    batch.resize(kept);
+    return sum_of_clipped_gradients(model, data.select(rows), options_.clip_norm,
+                                    std::span<const std::uint8_t>(counted));
   }
 
   // Whether each step runs the gradient pass on capacity_.rows rows.
