@@ -201,6 +201,45 @@ TEST_CASE("spurious grams: drawn from V_k outside the support, and only those ar
   CHECK(unwritten == drawn);
 }
 
+// The release's order must not tell a spurious gram from a written one:
+// S_k was once the passing support in key order followed by the spurious
+// grams in key order, so the descent between them marked the split.
+template <class Noise>
+void check_key_order() {
+  text t = sample_text();
+  dpne::parameters p;
+  p.max_length = 5;
+  p.max_ngrams = 1000;
+  p.eta = 0.3;
+  std::uint64_t spurious = 0, written = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    privet::testing::seeded_release_generator gen(seed);
+    const auto r = dpne::extract<Noise>(t.corpus, t.vocabulary, p, gen);
+    for (std::size_t k = 2; k <= 5; ++k) {
+      const auto& level = r.levels()[k - 1];
+      CHECK(level.spurious_constant_time == std::same_as<Noise, privet::constant_time_noise>);
+      spurious += level.spurious;
+      written += level.released - level.spurious;
+      const auto s = r.released(k);
+      for (std::size_t i = 1; i < s.size(); ++i) {
+        const auto key = [&](ngram_table::id g) {
+          return std::pair{r.grams().prefix(g), r.grams().last_word(g)};
+        };
+        CHECK(key(s[i - 1]) < key(s[i]));
+      }
+    }
+  }
+  // Both kinds were released, so a split would have shown.
+  CHECK(spurious > 10);
+  CHECK(written > 10);
+}
+
+TEST_CASE("S_k is released in key order, whichever of its grams are spurious") {
+  check_key_order<privet::constant_time_noise>();
+  check_key_order<privet::secure_noise>();
+  check_key_order<privet::simulation_only_noise>();
+}
+
 TEST_CASE("single-side pruning: V_k = S_{k-1} x S_1") {
   text t = sample_text();
   dpne::parameters p;

@@ -30,4 +30,6 @@ privet_add_layer_tests(
   mechanisms/floating_point_attack_test.cpp
   mechanisms/binomial_test.cpp
   mechanisms/binomial_statistical_test.cpp
+  mechanisms/constant_time_binomial_test.cpp
+  mechanisms/constant_time_binomial_statistical_test.cpp
   mechanisms/tail_threshold_test.cpp)

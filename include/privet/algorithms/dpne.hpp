@@ -66,10 +66,26 @@
 // raised to (eps, delta + (1 + e^eps) TV) by add_total_variation
 // (core/guarantee.hpp); the calibration first sets aside a share of delta of
 // at least that much (detail::plan_within), so the spent guarantee stays
-// within the target. What stays variable time: the user passes, the count
-// of spurious grams (an exact binomial sampler, mechanisms/binomial.hpp) and
-// their uniform draws by rejection, which simulate exact noise on the zero
-// entries of V_k (docs/security_model.md).
+// within the target.
+//
+// The zero entries of V_k under constant_time_noise: the exact sampler's
+// count (a walk from success to success) and its draws by rejection take
+// time that grows with how many grams are spurious, which with |S_k| tells
+// how many are real. Instead, a Poisson sample of all of V_k's indices is
+// drawn with the same work whatever it holds
+// (mechanisms/constant_time_binomial.hpp: a binomial count from a scanned
+// table, a uniform subset by Floyd's algorithm by masks, selection sampling),
+// and the members of the support are dropped from it: the zero entries that
+// pass have exactly their law in the exact run (each member of V_k outside
+// the support passes independently with p_k), up to the count's distance,
+// at most constant_time_binomial::max_total_variation = 2^-98 per level,
+// which the plan adds to each level's TV. That covers |V_k| up to a count
+// window of 2^14 (a mean of about 1.5 10^4 spurious grams); beyond it, or
+// for a pass probability above 1 - e^-16, the level falls back to the
+// variable-time draws and says so (level_report::spurious_constant_time).
+// With either path S_k is released in key order, which says nothing about
+// which grams are spurious. What stays variable time: the user passes and
+// the number of noised items, |supp H_k| (docs/security_model.md).
 #pragma once
 
 #include <privet/accounting/composition.hpp>
@@ -83,6 +99,8 @@
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
 #include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/constant_time_binomial.hpp>
+#include <privet/mechanisms/detail/ct_local.hpp>
 #include <privet/mechanisms/noise.hpp>
 #include <privet/mechanisms/tail_threshold.hpp>
 #include <privet/sketches/ngrams.hpp>
@@ -256,7 +274,11 @@ struct level_report {
   double pass_probability = 0;          ///< P[noise > rho_k]: a zero count passes
   std::uint64_t spurious_trials = 0;    ///< |V_k| - |supp H_k| (as used)
   std::uint64_t spurious = 0;           ///< B_k: members of V_k outside the support released
-  std::size_t released = 0;             ///< |S_k|
+  /// Whether B_k and its members were drawn in constant time
+  /// (constant_time_noise when constant_time_poisson_sample::supports |V_k|
+  /// and the pass probability; see the file comment).
+  bool spurious_constant_time = false;
+  std::size_t released = 0;  ///< |S_k|
 };
 
 /// The privacy spent, from the accounting layer.
@@ -468,13 +490,22 @@ std::string method_text();
 /// share `half` for the noise and the thresholds each (spent(), by the
 /// accounting layer); NoiseType(sigma).guarantee() is a step's guarantee.
 template <class NoiseType, mechanism_noise_policy Noise, class SigmasAt>
-privacy_report plan_inflated(const parameters& p, double half, SigmasAt&& sigmas_at) {
+privacy_report plan_inflated(const parameters& p, double half, SigmasAt&& sigmas_at,
+                             double later_steps_tv = 0) {
   using step_guarantee = typename NoiseType::guarantee_type;
   double inflate = 1;
   for (;;) {
     auto [star, sigmas] = sigmas_at(inflate);
     std::vector<step_guarantee> steps;
-    for (double s : sigmas) steps.push_back(NoiseType(s).guarantee());
+    for (double s : sigmas) {
+      step_guarantee g = NoiseType(s).guarantee();
+      if constexpr (!std::same_as<step_guarantee, exact_guarantee_t<step_guarantee>>) {
+        if (!steps.empty() && later_steps_tv > 0) {
+          g = step_guarantee(g.base(), g.total_variation() + later_steps_tv);
+        }
+      }
+      steps.push_back(g);
+    }
     const approx_dp used = spent(steps, half, half);
     if (used.epsilon() <= p.epsilon) {
       return privacy_report{
@@ -502,6 +533,62 @@ std::string method_text() {
            "delta/2 exactly (analytic Gaussian), plus (0, delta/2) for the thresholds (basic "
            "composition)";
   }
+}
+
+/// Level k's released keys with constant_time_noise, in key order: the
+/// support's grams that pass (each noised, written to the output whatever
+/// its coin while the count advances by it), then the zero entries of V_k
+/// that pass, drawn by constant_time_poisson_sample over V_k's indices (a
+/// uniform subset of |V_k| with a binomial count, the support's members
+/// then dropped: the exact law of the zero entries' passes), each index
+/// mapped to its gram without a branch (the middle by ct_upper_bound, the
+/// pair by ct_divider) and looked up in the sorted support by ct_contains,
+/// then the whole set sorted by Batcher's network, whose work depends on
+/// |S_k| alone. The work depends on |V_k|, the pass probability and
+/// |supp H_k|, never on which grams pass or how many of them are spurious.
+template <class Support, class LevelNoise, class Middles, random_bit_source G>
+std::vector<std::uint64_t> constant_time_level(const Support& support, const LevelNoise& noise,
+                                               std::int64_t tau, double rate,
+                                               const Middles& middles,
+                                               const std::vector<std::uint64_t>& cumulative,
+                                               std::uint64_t exact, level_report& r, G& gen) {
+  const constant_time_poisson_sample sample(exact, rate);
+  const std::size_t cap = sample.capacity();
+  std::vector<std::uint64_t> keys(support.size());
+  for (std::size_t i = 0; i < support.size(); ++i) keys[i] = support[i].first;
+  std::vector<std::uint64_t> out(support.size() + cap);  // every slot written up front
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < support.size(); ++i) {
+    const auto pass = static_cast<std::size_t>(noise.passes(support[i].second, tau, gen));
+    out[count] = keys[i];
+    count += pass;
+  }
+  std::vector<std::uint64_t> picks(cap);
+  const std::size_t drawn = sample(gen, picks.data());  // picks[0, drawn): the passes
+  std::vector<std::uint64_t> start(middles.size());
+  std::vector<privet::detail::ct_divider> by_right(middles.size());
+  for (std::size_t m = 0; m < middles.size(); ++m) {
+    start[m] = m == 0 ? 0 : cumulative[m - 1];
+    by_right[m] = privet::detail::ct_divider(middles[m].right.size());
+  }
+  std::size_t spurious = 0;
+  for (std::size_t j = 0; j < cap; ++j) {
+    const std::uint64_t v = picks[j];  // below |V_k| in every slot
+    const std::size_t m = privet::detail::ct_upper_bound(cumulative.data(), cumulative.size(), v);
+    const auto [left, right] = by_right[m].divide(v - start[m]);
+    const std::uint64_t key = pack(middles[m].left[left], middles[m].right[right]);
+    const std::uint64_t keep = privet::detail::ct_lt(j, drawn) &
+                               (privet::detail::ct_contains(keys.data(), keys.size(), key) ^ 1);
+    out[count] = key;
+    count += static_cast<std::size_t>(keep);
+    spurious += static_cast<std::size_t>(keep);
+  }
+  out.resize(count);  // |S_k|: public
+  privet::detail::ct_sort(out.data(), out.size());
+  r.spurious = spurious;
+  r.spurious_trials = exact - std::min<std::uint64_t>(support.size(), exact);
+  r.spurious_constant_time = true;
+  return out;
 }
 
 }  // namespace detail
@@ -704,36 +791,46 @@ class extractor {
       const std::int64_t tau = noise.to_units(r.threshold);
       r.pass_probability = noise.pass_probability(0, tau);
 
-      std::vector<std::uint64_t> kept;
-      for (const auto& [key, w] : h.sorted_by_key())
-        if (noise.passes(w, tau, gen)) kept.push_back(key);
-
-      // The zero entries of V_k: how many pass, then which.
+      // The support's grams that pass, then the zero entries of V_k that
+      // pass (how many, then which), then all of them in key order: the
+      // order of S_k must not tell a spurious gram from a written one.
+      const auto support = h.sorted_by_key();
       const std::uint64_t in_support = std::min<std::uint64_t>(h.size(), exact);
-      const double used = std::max(0.0, std::round(r.candidates) - static_cast<double>(h.size()));
-      r.spurious_trials = static_cast<std::uint64_t>(std::min(used, 0x1p64 - 2048));
-      std::uint64_t spurious = 0;
-      if (r.spurious_trials > 0 && r.pass_probability > 0) {
-        spurious = binomial_distribution(r.spurious_trials, -std::log1p(-r.pass_probability))(gen);
-      }
-      spurious = std::min(spurious, exact - in_support);  // only the sampled estimate can exceed it
-      r.spurious = spurious;
-      if (spurious > 0) {
-        tsl::robin_set<std::uint64_t> drawn;
-        while (drawn.size() < spurious) {
-          const std::uint64_t pick = uniform_below(gen, exact);
-          const auto m = static_cast<std::size_t>(
-              std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin());
-          const auto& mid = middles[m];
-          const gram_id left = mid.left[uniform_below(gen, mid.left.size())];
-          const gram_id right = mid.right[uniform_below(gen, mid.right.size())];
-          const std::uint64_t key = detail::pack(left, right);
-          if (h.contains(key)) continue;
-          drawn.insert(key);
+      std::vector<std::uint64_t> kept;
+      if constexpr (std::same_as<Noise, constant_time_noise>) {
+        if (constant_time_poisson_sample::supports(exact, -std::log1p(-r.pass_probability))) {
+          kept = detail::constant_time_level(support, noise, tau, -std::log1p(-r.pass_probability),
+                                             middles, cumulative, exact, r, gen);
         }
-        std::vector<std::uint64_t> extra(drawn.begin(), drawn.end());
-        std::sort(extra.begin(), extra.end());
-        kept.insert(kept.end(), extra.begin(), extra.end());
+      }
+      if (!r.spurious_constant_time) {
+        for (const auto& [key, w] : support)
+          if (noise.passes(w, tau, gen)) kept.push_back(key);
+        const double used = std::max(0.0, std::round(r.candidates) - static_cast<double>(h.size()));
+        r.spurious_trials = static_cast<std::uint64_t>(std::min(used, 0x1p64 - 2048));
+        std::uint64_t spurious = 0;
+        if (r.spurious_trials > 0 && r.pass_probability > 0) {
+          spurious =
+              binomial_distribution(r.spurious_trials, -std::log1p(-r.pass_probability))(gen);
+        }
+        spurious = std::min(spurious, exact - in_support);  // only the estimate can exceed it
+        r.spurious = spurious;
+        if (spurious > 0) {
+          tsl::robin_set<std::uint64_t> drawn;
+          while (drawn.size() < spurious) {
+            const std::uint64_t pick = uniform_below(gen, exact);
+            const auto m = static_cast<std::size_t>(
+                std::upper_bound(cumulative.begin(), cumulative.end(), pick) - cumulative.begin());
+            const auto& mid = middles[m];
+            const gram_id left = mid.left[uniform_below(gen, mid.left.size())];
+            const gram_id right = mid.right[uniform_below(gen, mid.right.size())];
+            const std::uint64_t key = detail::pack(left, right);
+            if (h.contains(key)) continue;
+            drawn.insert(key);
+          }
+          kept.insert(kept.end(), drawn.begin(), drawn.end());
+        }
+        std::sort(kept.begin(), kept.end());
       }
 
       // S_k into the table, then the starts of the released k-grams.
@@ -795,8 +892,10 @@ class extractor {
   // plan_within gives the noise and the thresholds each.
   static std::pair<privacy_report, double> plan(const parameters& p) {
     return detail::plan_within<Noise>(p, [&p](double half) {
+      // Levels 2..T also draw their spurious count in constant time.
       return detail::plan_inflated<noise_type, Noise>(
-          p, half, [&](double inflate) { return detail::schedule<Noise>(p, half, inflate); });
+          p, half, [&](double inflate) { return detail::schedule<Noise>(p, half, inflate); },
+          constant_time_binomial::max_total_variation);
     });
   }
 

@@ -3,6 +3,7 @@
 
 #include <privet/mechanisms/bernoulli.hpp>
 #include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/constant_time_binomial.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>

@@ -287,6 +287,92 @@ inline poisson_capacity ct_poisson_capacity(std::size_t n, double q) noexcept {
   return {hi, 0x1p-100};
 }
 
+/// The window's lower end for X ~ Bin(n, q): the least lo such that
+/// P[X < lo] <= e^-70 < 2^-100 is certified by the lower-tail Chernoff bound
+/// P[X <= b] <= exp(-n D(b / n || q)) for b below mu = n q (Hoeffding 1963,
+/// Theorem 1, applied to n - X), n D = b ln(b / mu) + (n - b) ln((n - b) /
+/// (n - mu)), which falls as b rises to mu: the greatest such b plus one, by
+/// bisection, or 0 when P[X = 0] = (1 - q)^n itself exceeds e^-70. mu is
+/// rounded down (at a fixed b below mu the exponent grows with mu), and the
+/// 0.6 nats between 70 and 100 ln 2 cover the logarithms' rounding, as in
+/// ct_poisson_capacity. q in [0, 1].
+inline poisson_capacity ct_binomial_floor(std::size_t n, double q) noexcept {
+  if (!(q > 0) || n == 0) return {0, 0.0};
+  constexpr double l = 70;
+  // P[X <= 0] = (1 - q)^n = exp(n ln(1 - q)); q = 1 makes it 0.
+  const double at_zero = q < 1 ? -static_cast<double>(n) * std::log1p(-q) : HUGE_VAL;
+  if (!(at_zero >= l)) return {0, 0.0};
+  const double mu = std::nextafter(static_cast<double>(n) * q, 0.0);
+  const double rest = static_cast<double>(n) - mu;  // >= 0
+  const auto exponent = [mu, rest, n](std::size_t b) {
+    const double under = mu - static_cast<double>(b);  // > 0
+    const double head = static_cast<double>(b) * std::log1p(-under / mu);
+    return rest > 0 ? head + static_cast<double>(n - b) * std::log1p(under / rest) : HUGE_VAL;
+  };
+  // The greatest b in [0, hi) with exponent(b) >= l, hi the least integer at
+  // or above mu (exponent(0) >= l above).
+  std::size_t lo = 0, hi = static_cast<std::size_t>(std::ceil(mu));
+  if (hi > n) hi = n;
+  while (hi - lo > 1) {  // exponent(lo) >= l; hi is mu's ceiling or fails
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (exponent(mid) >= l ? lo : hi) = mid;
+  }
+  return {lo + 1, 0x1p-100};
+}
+
+/// floor(x / d) and x mod d for a divisor fixed beforehand, by one
+/// multiplication by floor(2^64 / d) and one correction by masks: a
+/// hardware division's latency depends on its operands on many processors,
+/// and the dividend here is secret.
+class ct_divider {
+ public:
+  ct_divider() = default;
+  /// d >= 1 (a 0 is taken as 1).
+  explicit ct_divider(std::uint64_t d)
+      : d_(d == 0 ? 1 : d),
+        inverse_(d_ == 1 ? ~std::uint64_t{0}
+                         : static_cast<std::uint64_t>((uint128{1} << 64) / d_)) {}
+
+  /// {x / d, x % d}, with the same instructions for every x.
+  [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> divide(std::uint64_t x) const noexcept {
+    // inverse = 2^64 / d - e, 0 <= e < 1, so the estimate is q or q - 1.
+    std::uint64_t q = static_cast<std::uint64_t>((static_cast<uint128>(x) * inverse_) >> 64);
+    std::uint64_t r = x - q * d_;
+    const std::uint64_t over = ct_lt(r, d_) ^ 1;
+    q += over;
+    r -= ct_select(ct_mask(over), d_, 0);
+    return {q, r};
+  }
+  [[nodiscard]] std::uint64_t divisor() const noexcept { return d_; }
+
+ private:
+  std::uint64_t d_ = 1;
+  std::uint64_t inverse_ = ~std::uint64_t{0};
+};
+
+/// The number of entries of a[0, n) at or below x (std::upper_bound's
+/// offset when a is increasing), by a binary search of ceil(log2 n) steps
+/// whose probes are chosen by masks: the steps depend on n alone.
+inline std::size_t ct_upper_bound(const std::uint64_t* a, std::size_t n, std::uint64_t x) noexcept {
+  if (n == 0) return 0;
+  std::size_t base = 0, len = n;
+  while (len > 1) {
+    const std::size_t half = len / 2;
+    const std::uint64_t at_or_below = ct_lt(x, a[base + half - 1]) ^ 1;
+    base += static_cast<std::size_t>(ct_select(ct_mask(at_or_below), half, 0));
+    len -= half;
+  }
+  return base + static_cast<std::size_t>(ct_lt(x, a[base]) ^ 1);
+}
+
+/// 1 when x is among a[0, n) (increasing), else 0, in the steps of
+/// ct_upper_bound.
+inline std::uint64_t ct_contains(const std::uint64_t* a, std::size_t n, std::uint64_t x) noexcept {
+  const std::size_t at = ct_upper_bound(a, n, x);  // a[at - 1] <= x < a[at]
+  const std::size_t probe = static_cast<std::size_t>(ct_select(ct_mask(ct_is_zero(at)), 0, at - 1));
+  return n == 0 ? 0 : ct_is_zero(a[probe] ^ x) & (ct_is_zero(at) ^ 1);
+}
+
 /// Pads a Poisson batch (ct_poisson_subset's `members`, `count` of them, in
 /// a buffer of at least `capacity` slots) to exactly `capacity` rows with
 /// the same work for every count: row r is members[r] when r < count, else

@@ -1,0 +1,278 @@
+// privet/mechanisms/constant_time_binomial.hpp — the binomial count, and the
+// Poisson sample of a large population built on it, drawn with the same work
+// whatever they return (issue 36; docs/security_model.md).
+//
+// binomial.hpp's exact sampler walks from success to success, so its time
+// grows with the count it returns. DPNE (algorithms/dpne.hpp) draws that way
+// how many candidate n-grams nobody wrote pass the threshold, and which:
+// whoever times it learns how many of the released grams are spurious, and so
+// how many are real.
+//
+// constant_time_binomial: X ~ Bin(n, p), p = 1 - exp(-rate) (binomial.hpp's
+// parametrisation), from a cumulative table of X's law on a window [lo, hi],
+// conditioned on the window, scanned whole for one uniform 128-bit U: two
+// words and hi - lo comparisons per sample, whatever X is. The window holds
+// all but 2^-99 of the mass: hi by the upper-tail Chernoff bound
+// (detail::ct_poisson_capacity), lo by the lower one (detail::ct_binomial_
+// floor), each tail at most e^-70 < 2^-100. The table's weights w(lo) = 1,
+// w(i + 1) = w(i) (n - i) / (i + 1) odds, odds = p / (1 - p) = (1 - e^-rate)
+// / e^-rate, are carried as certified intervals in big integers (every
+// product and quotient rounded outwards from bounds on e^-rate, mechanisms/
+// detail/exp_bounds.hpp), and each threshold P[X <= lo + k | window] is
+// rounded to the nearest multiple of 2^-128 from bounds 2^-256 wide, as the
+// discrete Gaussian's table is (detail::ct_gaussian_table). The table's law
+// is within total variation total_variation() <= 2^-99 + (hi - lo + 1)
+// 2^-128 of Bin(n, p): conditioning on the window moves at most the mass
+// outside it, and each threshold's rounding at most 2^-128.
+//
+// constant_time_poisson_sample: each of n elements independently with
+// probability p, returned as the increasing list of members. The exact law:
+// the number of members is X ~ Bin(n, p) and, given X, the members are a
+// uniform X-subset. Here X comes from constant_time_binomial; a uniform
+// hi-subset C of [0, n) from Floyd's algorithm by masks
+// (detail::ct_uniform_subset, hi (hi - 1) / 2 comparisons); then selection
+// sampling (Knuth, TAOCP vol. 2, 3.4.2, Algorithm S) keeps X of C's hi
+// elements in order, element j with probability (X - kept) / (hi - j), by one
+// uniform draw below the public hi - j and a comparison by masks, so exactly
+// X are kept and they are a uniform X-subset of C, hence of [0, n). The work
+// depends on n and rate alone (and on the random words rejected by uniform
+// draws, which say nothing about the values kept); the law is within
+// constant_time_binomial's distance of the exact one.
+//
+// What is not constant time: construction (its time depends on n and rate,
+// which are public), and the memory addresses written by the compaction (a
+// cache channel, outside the timing model of docs/security_model.md).
+#pragma once
+
+#include <privet/core/concepts.hpp>
+#include <privet/core/detail/format.hpp>
+#include <privet/core/detail/int128.hpp>
+#include <privet/core/uniform.hpp>
+#include <privet/core/validate.hpp>
+#include <privet/mechanisms/detail/constant_time.hpp>
+#include <privet/mechanisms/detail/ct_local.hpp>
+#include <privet/mechanisms/detail/exp_bounds.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace privet {
+
+/// The binomial law Bin(n, 1 - exp(-rate)) sampled with two random words and
+/// a fixed number of comparisons whatever the sample (see the file comment),
+/// within total variation total_variation() < 2^-98 of the exact law.
+class constant_time_binomial {
+ public:
+  using result_type = std::uint64_t;  ///< The sample type.
+
+  /// The largest rate accepted (p = 1 - e^-16, about 1 - 1.1e-7).
+  static constexpr double max_rate = 16;
+  /// The largest window hi - lo accepted: 2^20 thresholds (a mean of about
+  /// 5 10^9), 16 MiB.
+  static constexpr std::uint64_t max_entries = std::uint64_t{1} << 20;
+  /// A bound on total_variation() for every table this class builds:
+  /// 2^-99 for the tails plus (max_entries + 1) 2^-128 for the roundings.
+  static constexpr double max_total_variation = 0x1p-98;
+
+  /// The window [lo, hi] a table for (n, rate) covers (see the file
+  /// comment), for callers that check max_entries first. rate in (0,
+  /// max_rate].
+  struct window_type {
+    std::uint64_t lo = 0;  ///< least sample
+    std::uint64_t hi = 0;  ///< greatest sample
+    double tails = 0;      ///< P[X < lo] + P[X > hi] <= tails
+  };
+  [[nodiscard]] static window_type window(std::uint64_t n, double rate) noexcept {
+    const double q = -std::expm1(-rate);
+    const auto up = detail::ct_poisson_capacity(static_cast<std::size_t>(n), q);
+    const auto down = detail::ct_binomial_floor(static_cast<std::size_t>(n), q);
+    return {std::min<std::uint64_t>(down.rows, up.rows), up.rows, up.tail + down.tail};
+  }
+
+  /// n trials, each a success with probability 1 - exp(-rate). Throws
+  /// invalid_parameter naming `rate` outside (0, max_rate], or `n` when the
+  /// window would need more than max_entries thresholds.
+  constant_time_binomial(std::uint64_t n, double rate) : n_(n), rate_(rate) {
+    if (!(rate > 0 && rate <= max_rate)) {
+      throw_invalid("rate", rate, "(0, " + detail::format_value(max_rate) + "]");
+    }
+    const window_type w = window(n, rate);
+    if (w.hi - w.lo > max_entries) {
+      throw_invalid("n", n,
+                    "at most a mean n (1 - exp(-rate)) whose window has " +
+                        std::to_string(max_entries) +
+                        " entries (rate = " + detail::format_value(rate) + ")");
+    }
+    lo_ = w.lo;
+    hi_ = w.hi;
+    tv_ = w.tails + std::ldexp(static_cast<double>(hi_ - lo_) + 1.0, -128);
+    if (hi_ > lo_) {
+      thresholds_ = detail::cached_ct_table({4, n, std::bit_cast<std::uint64_t>(rate), 0},
+                                            [&] { return build(n, rate, lo_, hi_); });
+    }
+  }
+
+  /// One sample: two words and hi() - lo() comparisons, whatever it is.
+  /// Never throws.
+  template <random_bit_source G>
+  result_type operator()(G& gen) const {
+    const std::uint64_t u_hi = random_u64(gen);
+    const std::uint64_t u_lo = random_u64(gen);
+    std::uint64_t count = lo_;
+    for (const detail::ct_threshold& t : thresholds_) {
+      count += detail::ct_lt_128(u_hi, u_lo, t.hi, t.lo) ^ 1;
+    }
+    return count;
+  }
+
+  [[nodiscard]] std::uint64_t trials() const noexcept { return n_; }  ///< n
+  [[nodiscard]] double rate() const noexcept { return rate_; }        ///< the rate
+  /// The least sample (the window's lower end).
+  [[nodiscard]] result_type min() const noexcept { return lo_; }
+  /// The greatest sample (the window's upper end).
+  [[nodiscard]] result_type max() const noexcept { return hi_; }
+  /// The number of thresholds scanned per sample, hi - lo.
+  [[nodiscard]] std::size_t entries() const noexcept { return thresholds_.size(); }
+  /// P[sample <= min() + k] = thresholds()[k] / 2^128, for tests.
+  [[nodiscard]] const std::vector<detail::ct_threshold>& thresholds() const noexcept {
+    return thresholds_.vector();
+  }
+  /// An upper bound on the total variation to Bin(n, 1 - exp(-rate)).
+  [[nodiscard]] double total_variation() const noexcept { return tv_; }
+
+ private:
+  using big_uint = detail::big_uint;
+
+  static std::vector<detail::ct_threshold> build(std::uint64_t n, double rate, std::uint64_t lo,
+                                                 std::uint64_t hi) {
+    using detail::div_ceil;
+    using detail::div_floor;
+    using detail::shift_ceil;
+    using detail::shift_floor;
+    // Bits enough that 1 - e^-rate (about rate for a small one) and e^-rate
+    // (at least e^-16) are known to 2^-380 relative.
+    const int w = 400 + std::max(0, -std::ilogb(rate));
+    const detail::fixed_interval e = detail::exp_neg_bounds(rate, w);
+    const big_uint one = big_uint(1) << w;
+    if (e.lo.is_zero() || e.hi >= one) {
+      throw error("privet: internal error: e^-rate not bounded inside (0, 1)");
+    }
+    const big_uint odds_lo = div_floor((one - e.hi) << w, e.hi);
+    const big_uint odds_hi = div_ceil((one - e.lo) << w, e.lo);
+    big_uint w_lo = one, w_hi = one;   // w(lo) = 1
+    std::vector<big_uint> s_lo, s_hi;  // s(k) = w(lo) + ... + w(lo + k)
+    const std::size_t m = static_cast<std::size_t>(hi - lo);
+    s_lo.reserve(m + 1);
+    s_hi.reserve(m + 1);
+    big_uint sum_lo = w_lo, sum_hi = w_hi;
+    s_lo.push_back(sum_lo);
+    s_hi.push_back(sum_hi);
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      // w(i + 1) = w(i) odds (n - i) / (i + 1)
+      w_lo = div_floor(shift_floor(w_lo * odds_lo, w) * big_uint(n - i), big_uint(i + 1));
+      w_hi = div_ceil(shift_ceil(w_hi * odds_hi, w) * big_uint(n - i), big_uint(i + 1));
+      sum_lo += w_lo;
+      sum_hi += w_hi;
+      s_lo.push_back(sum_lo);
+      s_hi.push_back(sum_hi);
+    }
+    std::vector<detail::ct_threshold> table;
+    table.reserve(m);
+    for (std::size_t k = 0; k < m; ++k) {
+      detail::fixed_interval c;
+      c.bits = detail::ct_bound_bits;
+      c.lo = div_floor(s_lo[k] << detail::ct_bound_bits, s_hi[m]);
+      c.hi = div_ceil(s_hi[k] << detail::ct_bound_bits, s_lo[m]);
+      table.push_back(detail::nearest_threshold(c));
+    }
+    return table;
+  }
+
+  std::uint64_t n_ = 0;
+  double rate_ = 0;
+  std::uint64_t lo_ = 0;
+  std::uint64_t hi_ = 0;
+  double tv_ = 0;
+  detail::ct_table thresholds_;
+};
+
+/// Poisson sampling of [0, n) with probability 1 - exp(-rate) each, in work
+/// that depends on n and rate alone (see the file comment): at most
+/// capacity() members, increasing, within total_variation() of the exact
+/// law.
+class constant_time_poisson_sample {
+ public:
+  /// The largest capacity accepted: Floyd's draw costs capacity()^2 / 2
+  /// comparisons (1.3 10^8 at this bound, about 0.1 s).
+  static constexpr std::uint64_t max_capacity = std::uint64_t{1} << 14;
+
+  /// Whether (n, rate) is within this class's reach (rate in (0,
+  /// constant_time_binomial::max_rate] and the count's window's upper end
+  /// at most max_capacity): what the constructor checks, without throwing.
+  [[nodiscard]] static bool supports(std::uint64_t n, double rate) noexcept {
+    if (!(rate > 0 && rate <= constant_time_binomial::max_rate)) return false;
+    return constant_time_binomial::window(n, rate).hi <= max_capacity;
+  }
+
+  /// Throws invalid_parameter naming `rate` or `n` when supports(n, rate) is
+  /// false.
+  constant_time_poisson_sample(std::uint64_t n, double rate) : count_(n, rate) {
+    if (count_.max() > max_capacity) {
+      throw_invalid("n", n,
+                    "a count window whose upper end is at most " + std::to_string(max_capacity) +
+                        " (it is " + std::to_string(count_.max()) +
+                        " at rate = " + detail::format_value(rate) + ")");
+    }
+    if (count_.max() > 0) {
+      subset_ = detail::ct_uniform_subset(n, count_.max());
+      std::vector<std::uint64_t> bounds;
+      for (std::uint64_t j = count_.max(); j > 0; --j) bounds.push_back(j);
+      select_ = detail::ct_draws(std::move(bounds));
+    }
+  }
+
+  /// The most members a sample has (the count's window's upper end).
+  [[nodiscard]] std::size_t capacity() const noexcept {
+    return static_cast<std::size_t>(count_.max());
+  }
+
+  /// Writes the members, increasing, to out[0, returned count); out must
+  /// hold capacity() slots, all of which are written. Never throws.
+  template <random_bit_source G>
+  std::size_t operator()(G& gen, std::uint64_t* out) const {
+    const std::uint64_t x = count_(gen);
+    const std::size_t cap = capacity();
+    if (cap == 0) return 0;  // public: n and rate
+    subset_(gen, out);       // a uniform cap-subset, increasing
+    std::vector<std::uint64_t> u(cap);
+    select_.draw(gen, u.data());  // u[j] uniform below cap - j
+    std::uint64_t kept = 0;
+    for (std::size_t j = 0; j < cap; ++j) {
+      // Kept with probability (x - kept) / (cap - j); kept <= x always.
+      const std::uint64_t take = detail::ct_lt(u[j], x - kept);
+      const std::uint64_t v = out[j];
+      out[kept] = v;  // kept <= j: a slot already read
+      kept += take;
+    }
+    return static_cast<std::size_t>(kept);
+  }
+
+  /// The count's sampler.
+  [[nodiscard]] const constant_time_binomial& count() const noexcept { return count_; }
+  /// An upper bound on the total variation to the exact Poisson sample: the
+  /// count's.
+  [[nodiscard]] double total_variation() const noexcept { return count_.total_variation(); }
+
+ private:
+  constant_time_binomial count_;
+  detail::ct_uniform_subset subset_;
+  detail::ct_draws select_;
+};
+
+}  // namespace privet
