@@ -27,7 +27,12 @@
 //    candidates: scores ascending against descending and shifted by 10^6,
 //    and the selected candidate's gap to the best (quartiles; best or not);
 //  - DP-SGD's batch draws over 1024 units: the batch size (Poisson) or its
-//    least member (fixed size) by quartile.
+//    least member (fixed size) by quartile;
+//  - the binomial count (binomial_distribution, constant_time_binomial) and
+//    the Poisson sample of a large population drawn from it (the control:
+//    the exact count, then uniform_subset), by the count's quartile; and
+//    one DPNE level's release (the support noised, the spurious grams
+//    drawn and looked up, the set sorted) by the number of spurious grams.
 // The exact samplers (discrete_laplace_distribution,
 // discrete_gaussian_distribution, and the mechanisms with secure_noise) are
 // the control: they are known to leak, so the harness must flag them. For
@@ -42,10 +47,13 @@
 //   slow_draws applies to the constant-time rejection sampler (forced with
 //   max_table = 0), which takes 50-150 us a draw; only, when given, runs
 //   the rows whose name contains it.
+#include <privet/algorithms/dpne.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
+#include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/constant_time_binomial.hpp>
 #include <privet/mechanisms/constant_time_noise.hpp>
 #include <privet/mechanisms/discrete_gaussian.hpp>
 #include <privet/mechanisms/discrete_laplace.hpp>
@@ -513,6 +521,76 @@ void dpsgd_step(const std::string& name, std::size_t n, bool unpadded) {
       [&](counted_csprng&) { out.assign(batch_units + 1, 0); }, "", true);
 }
 
+// The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
+// the number of members: the control draws the exact binomial count (a walk
+// from success to success) and then that many members by Floyd's algorithm
+// over a hash set; constant_time_poisson_sample does the same work for
+// every count.
+void poisson_population(const std::string& name, std::size_t n, bool exact) {
+  constexpr std::uint64_t population = 100000;
+  constexpr double rate = 1e-3;
+  const privet::binomial_distribution count(population, rate);
+  const privet::constant_time_poisson_sample sample(population, rate);
+  std::vector<std::uint64_t> out(sample.capacity());
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        if (exact) {
+          const std::uint64_t c = count(gen);
+          const auto members = privet::uniform_subset(gen, population, c);
+          benchmark_sink = static_cast<double>(members.empty() ? 0 : members[0]);
+          return static_cast<double>(c);
+        }
+        return static_cast<double>(sample(gen, out.data()));
+      },
+      {}, "", true);
+}
+
+// One DPNE level's release with constant_time_noise
+// (dpne::detail::constant_time_level): 2,000 grams with weights 0.05 to 1 in
+// the support, noised at sigma 1 against rho = 3; V_k = 300 x 300 grams in
+// one middle; the zero entries pass with p = 5.6e-4 (50 expected). Split by
+// the number of spurious grams released.
+void dpne_level(const std::string& name, std::size_t n) {
+  using noise_t =
+      privet::dpsu::fixed_point_noise<privet::dpsu::update_norm::l2, privet::constant_time_noise>;
+  struct middle {
+    std::vector<privet::dpne::gram_id> left, right;
+  };
+  static const noise_t noise(1.0);
+  const std::int64_t tau = noise.to_units(3.0);
+  std::vector<middle> middles(1);
+  for (privet::dpne::gram_id g = 0; g < 300; ++g) {
+    middles[0].left.push_back(g);
+    middles[0].right.push_back(1000 + g);
+  }
+  const std::vector<std::uint64_t> cumulative = {300 * 300};
+  std::vector<std::pair<std::uint64_t, std::int64_t>> support;
+  privet::testing::seeded_release_generator g(5);
+  for (std::uint64_t i = 0; i < 2000; ++i) {
+    const std::uint64_t key =
+        privet::dpne::detail::pack(static_cast<privet::dpne::gram_id>(i * 150 / 2000 * 2),
+                                   static_cast<privet::dpne::gram_id>(1000 + (i * 7) % 300));
+    support.emplace_back(key,
+                         noise.to_units(0.05 + 0.95 * static_cast<double>(g() >> 11) * 0x1p-53));
+  }
+  std::sort(support.begin(), support.end());
+  support.erase(std::unique(support.begin(), support.end(),
+                            [](const auto& a, const auto& b) { return a.first == b.first; }),
+                support.end());
+  const double rate = -std::log1p(-noise.pass_probability(0, tau));
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        privet::dpne::level_report r;
+        const auto out = privet::dpne::detail::constant_time_level(
+            support, noise, tau, rate, middles, cumulative, 300 * 300, r, gen);
+        benchmark_sink = static_cast<double>(out.size());
+        return static_cast<double>(r.spurious);
+      },
+      {}, "", true);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -627,5 +705,12 @@ int main(int argc, char** argv) {
   fixed_batch("DP-SGD fixed batch, ct_uniform_subset (1024, b 32)", n, false);
   dpsgd_step("control: DP-SGD step, pass over the members only (1024, q 1/32)", n, true);
   dpsgd_step("DP-SGD step, padded to batch_capacity() rows (1024, q 1/32)", n, false);
+  sampler_pair("control: binomial_distribution (10^5, mean 100)",
+               privet::binomial_distribution(100000, 1e-3), n, false);
+  sampler_pair("constant_time_binomial (10^5, mean 100)",
+               privet::constant_time_binomial(100000, 1e-3), n, false);
+  poisson_population("control: exact count + uniform_subset (10^5, mean 100)", slow, true);
+  poisson_population("constant_time_poisson_sample (10^5, mean 100)", slow, false);
+  dpne_level("DPNE level, constant_time_level (2000 noised, |V| 90000)", slow);
   return 0;
 }
