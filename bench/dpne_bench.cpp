@@ -7,7 +7,9 @@
 #include <privet/core/csprng.hpp>
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
+#include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/binomial.hpp>
+#include <privet/mechanisms/constant_time_binomial.hpp>
 #include <privet/mechanisms/tail_threshold.hpp>
 
 #include <benchmark/benchmark.h>
@@ -103,23 +105,36 @@ synthetic make_corpus(std::size_t users) {
   return s;
 }
 
-// The whole extraction (T = 6, secure noise from the CSPRNG), one thread:
-// tokens per second.
+// The whole extraction (T = 6, noise from the CSPRNG: the exact samplers,
+// or the constant-time ones with the spurious grams drawn in constant time,
+// the default), one thread: tokens per second.
+template <class Noise>
 void dpne_extract(benchmark::State& state) {
   const auto s = make_corpus(static_cast<std::size_t>(state.range(0)));
   dpne::parameters p;
   p.max_length = 6;
   p.threads = 1;
   std::size_t released = 0;
+  std::uint64_t spurious = 0;
   for (auto _ : state) {
-    const auto r = dpne::extract(s.corpus, s.vocabulary, p, privet::secure_generator());
+    const auto r = dpne::extract<Noise>(s.corpus, s.vocabulary, p, privet::secure_generator());
     released = r.total();
+    spurious = 0;
+    for (const auto& l : r.levels()) spurious += l.spurious;
     benchmark::DoNotOptimize(released);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(s.corpus.tokens()) * state.iterations());
   state.counters["released"] = static_cast<double>(released);
+  state.counters["spurious"] = static_cast<double>(spurious);
 }
-BENCHMARK(dpne_extract)->Arg(20'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(dpne_extract, privet::secure_noise)
+    ->Arg(20'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(dpne_extract, privet::constant_time_noise)
+    ->Arg(20'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond);
 
 // A DPSU release (eps = 4, delta = 1e-7, Delta_0 = 100, one thread) on
 // 20 000 Zipf users of 20 occurrences each: the user pass, then one noise
@@ -165,6 +180,41 @@ void binomial_sample(benchmark::State& state) {
   state.counters["mean"] = d.mean();
 }
 BENCHMARK(binomial_sample)->Arg(10)->Arg(1000);
+
+// The same counts in constant time (a scanned table of about 24 sqrt(mean)
+// thresholds).
+void ct_binomial_sample(benchmark::State& state) {
+  const privet::constant_time_binomial d(100'000'000,
+                                         -std::log1p(-static_cast<double>(state.range(0)) * 1e-8));
+  auto& gen = privet::secure_generator();
+  for (auto _ : state) benchmark::DoNotOptimize(d(gen));
+  state.SetItemsProcessed(state.iterations());
+  state.counters["entries"] = static_cast<double>(d.entries());
+}
+BENCHMARK(ct_binomial_sample)->Arg(10)->Arg(1000);
+
+// A Poisson sample of 10^5 elements at mean 100: the exact count then
+// uniform_subset, against constant_time_poisson_sample.
+void poisson_population_exact(benchmark::State& state) {
+  const privet::binomial_distribution count(100'000, 1e-3);
+  auto& gen = privet::secure_generator();
+  for (auto _ : state) {
+    const auto members = privet::uniform_subset(gen, 100'000, count(gen));
+    benchmark::DoNotOptimize(members.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(poisson_population_exact);
+
+void poisson_population_ct(benchmark::State& state) {
+  const privet::constant_time_poisson_sample sample(100'000, 1e-3);
+  std::vector<std::uint64_t> out(sample.capacity());
+  auto& gen = privet::secure_generator();
+  for (auto _ : state) benchmark::DoNotOptimize(sample(gen, out.data()));
+  state.SetItemsProcessed(state.iterations());
+  state.counters["capacity"] = static_cast<double>(sample.capacity());
+}
+BENCHMARK(poisson_population_ct);
 
 void geometric_sample(benchmark::State& state) {
   const privet::geometric_distribution g(1e-5);
