@@ -508,10 +508,13 @@ int run(const options& o, const text_data& text, G& gen) {
   }
   std::printf("DPNE per length: |supp H_k|, |V_k|, valid occurrences, spurious drawn:\n");
   for (const auto& l : main_run.levels()) {
-    std::printf("  k = %zu: support %s, |V_k| %s, occurrences %s, spurious %llu, released %s\n",
+    std::printf("  k = %zu: support %s, |V_k| %s, occurrences %s, spurious %llu%s, released %s\n",
                 l.length, thousands(l.support).c_str(),
                 l.length == 1 ? "-" : thousands(l.candidates_exact).c_str(),
                 thousands(l.occurrences).c_str(), static_cast<unsigned long long>(l.spurious),
+                l.length == 1              ? ""
+                : l.spurious_constant_time ? " (drawn in constant time)"
+                                           : " (drawn by the exact, variable-time sampler)",
                 thousands(l.released).c_str());
   }
 

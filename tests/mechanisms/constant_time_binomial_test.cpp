@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 #include <support/counting_generator.hpp>
+#include <support/errors.hpp>
 
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/special_functions/beta.hpp>
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace {
@@ -102,12 +104,21 @@ TEST_CASE("constant-time binomial: two words a sample, every sample in the windo
 }
 
 TEST_CASE("constant-time binomial: parameters outside the domain are refused by name") {
-  CHECK_THROWS_AS(constant_time_binomial(10, 0.0), privet::invalid_parameter);
-  CHECK_THROWS_AS(constant_time_binomial(10, 17.0), privet::invalid_parameter);
-  CHECK_THROWS_AS(constant_time_binomial(10, std::nan("")), privet::invalid_parameter);
+  using privet::test::message_of;
+  using privet::test::rejected_parameter;
+  CHECK(rejected_parameter([] { constant_time_binomial(10, 0.0); }) == "rate");
+  CHECK(rejected_parameter([] { constant_time_binomial(10, 17.0); }) == "rate");
+  CHECK(rejected_parameter([] { constant_time_binomial(10, std::nan("")); }) == "rate");
+  CHECK(message_of<privet::invalid_parameter>([] {
+          constant_time_binomial(10, 17.0);
+        }).find("(0, 16]") != std::string::npos);
   // A mean of 2^40 needs far more than 2^20 thresholds.
-  CHECK_THROWS_AS(constant_time_binomial(std::uint64_t{1} << 50, 0x1p-10),
-                  privet::invalid_parameter);
+  CHECK(rejected_parameter([] { constant_time_binomial(std::uint64_t{1} << 50, 0x1p-10); }) == "n");
+  CHECK(message_of<privet::invalid_parameter>([] {
+          constant_time_binomial(std::uint64_t{1} << 50, 0x1p-10);
+        }).find("1048576 entries") != std::string::npos);
+  // A Poisson sample beyond 2^14 members is refused by n as well.
+  CHECK(rejected_parameter([] { constant_time_poisson_sample(1000000, 0.1); }) == "n");
   CHECK_FALSE(constant_time_poisson_sample::supports(std::uint64_t{1} << 30, 1e-3));
   CHECK(constant_time_poisson_sample::supports(1000000, 1e-3));
   // No trials: the window is {0}.
