@@ -309,7 +309,8 @@ class accountant {
       throw_unavailable(kind_, delta,
                         kind_ == accountant_kind::pld   ? r.pld_unavailable
                         : kind_ == accountant_kind::prv ? r.prv_unavailable
-                                                        : std::string("no RDP answer"));
+                        : r.rdp_unavailable.empty()     ? std::string("no RDP answer")
+                                                        : r.rdp_unavailable);
     }
     return answer->epsilon();
   }
@@ -528,7 +529,8 @@ double flat_epsilon(const flat_events& events, double delta, accountant_kind kin
     throw_unavailable(kind, delta,
                       kind == accountant_kind::pld   ? r.pld_unavailable
                       : kind == accountant_kind::prv ? r.prv_unavailable
-                                                     : std::string("no RDP answer"));
+                      : r.rdp_unavailable.empty()    ? std::string("no RDP answer")
+                                                     : r.rdp_unavailable);
   }
   return answer->epsilon();
 }
@@ -1238,6 +1240,9 @@ void bind_accounting(py::module_& parent) {
                     "Why the PLD accountant, when on, has no answer (empty when it has one).")
       .def_readonly("prv_unavailable", &odometer_report::prv_unavailable,
                     "Likewise for the PRV accountant.")
+      .def_readonly("rdp_unavailable", &odometer_report::rdp_unavailable,
+                    "Why the RDP accountant has no answer: with samplers' total variation "
+                    "recorded, an epsilon whose (1 + e^eps) TV no share of delta covers.")
       .def("__repr__", [](const odometer_report& r) {
         return "<OdometerReport tightest=(" + detail::format_value(r.tightest.epsilon()) + ", " +
                detail::format_value(r.tightest.delta()) + ") by " + to_string(r.method) + ">";

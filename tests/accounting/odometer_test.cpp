@@ -8,6 +8,7 @@
 #include <privet/core/analytic_gaussian.hpp>
 
 #include <doctest/doctest.h>
+#include <support/errors.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -424,6 +425,41 @@ TEST_CASE("the odometer's PLD grid is pld_options' default, as calibration's") {
   CHECK(privet::calibration_options{}.pld.value_discretization_interval ==
         privet::pld_options{}.value_discretization_interval);
   CHECK(privet::pld_options{}.value_discretization_interval == 1e-4);
+}
+
+TEST_CASE("with a total variation, an accountant whose epsilon no share covers is unavailable") {
+  // 200 runs of 0.5-DP: RDP's epsilon at 1e-5 is 54.6, the PLD's 52.3. At a
+  // TV where (1 + e^54.6) TV exceeds delta, RDP cannot answer at any share,
+  // but the PLD can (its (1 + e^eps) TV is about an eighth of delta). The
+  // report used to fail every accountant then.
+  const double delta = 1e-5;
+  privacy_odometer exact;
+  exact.record(privet::pure_dp(0.5), 200);
+  const auto e = exact.report(delta);
+  REQUIRE(e.rdp);
+  REQUIRE(e.pld);
+  const double tv = 1.2 * delta / std::exp(e.rdp->epsilon()) / 200;
+  privacy_odometer approx;
+  approx.record(privet::pure_dp(0.5), 200, tv);
+  const double total = approx.total_variation();
+  CHECK((1 + std::exp(e.rdp->epsilon())) * total > delta);
+  const auto r = approx.report(delta);
+  CHECK_FALSE(r.rdp);
+  CHECK(r.rdp_unavailable.find("exceeds delta") != std::string::npos);
+  REQUIRE(r.pld);
+  CHECK(r.pld_unavailable.empty());
+  CHECK(r.method == privet::accountant_kind::pld);
+  CHECK(r.tightest.epsilon() == r.pld->epsilon());
+  CHECK(r.tightest.delta() == delta);
+  // The second method: the exact runs' delta at that epsilon plus (1 +
+  // e^eps) TV stays within delta.
+  const double eps = r.pld->epsilon();
+  CHECK(eps > e.pld->epsilon());
+  CHECK(exact.delta(eps) + (1 + std::exp(eps)) * total <= delta);
+  // With no accountant able to answer, the report still names delta.
+  privacy_odometer hopeless;
+  hopeless.record(privet::pure_dp(0.5), 200, 1e-15);
+  CHECK(privet::test::rejected_parameter([&] { (void)hopeless.report(delta); }) == "delta");
 }
 
 TEST_CASE("runs within a total variation: the report keeps delta and pays (1 + e^eps) TV") {

@@ -468,7 +468,7 @@ TEST_CASE("set-up, ready and report records name what is malformed") {
       batch_sampling::poisson,
       0.1,
       1.2,
-      privet::odometer_report{one, one, one, one, privet::accountant_kind::pld, {}, {}},
+      privet::odometer_report{one, one, one, one, privet::accountant_kind::pld, {}, {}, {}},
       3};
   const auto report = wire::encode_report({w});
   auto read = [](std::span<const std::uint8_t> bytes) {

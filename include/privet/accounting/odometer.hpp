@@ -57,8 +57,10 @@
 //
 // No silent fall-back: when an accountant that is on gives no answer (an
 // entry without a PLD or PRV, a delta at or below the composed PLD's mass at
-// +infinity, a loss grid too fine for the composition), the report says so
-// and why (odometer_report::pld_unavailable, prv_unavailable), and an
+// +infinity, a loss grid too fine for the composition; with a recorded TV,
+// an epsilon whose (1 + e^eps) TV no share of delta covers), the report
+// says so and why (odometer_report::pld_unavailable, prv_unavailable,
+// rdp_unavailable) and keeps the other accountants' answers, and an
 // odometer with no answer at all names that cause in its exception.
 #pragma once
 
@@ -141,6 +143,10 @@ struct odometer_report {
   std::string pld_unavailable;
   /// Likewise for the PRV accountant.
   std::string prv_unavailable;
+  /// Why the RDP accountant has no answer (empty when it has one): with
+  /// samplers' total variation recorded, an epsilon so large that (1 +
+  /// e^eps) TV does not fit below delta.
+  std::string rdp_unavailable;
 };
 
 /// A privacy odometer: records privacy events (accounting/events.hpp) as
@@ -223,7 +229,9 @@ class privacy_odometer {
   /// every answer holds at delta for the runs made. Throws invalid_parameter
   /// if no accountant reaches delta (the recorded (eps, delta) events
   /// already spend it and there is no PLD), or, with TV > 0, if no share
-  /// below delta covers (1 + e^eps) TV.
+  /// below delta covers (1 + e^eps) TV for any accountant's epsilon; an
+  /// accountant whose epsilon no share covers while another's is covered
+  /// has no answer, and its *_unavailable field says why.
   [[nodiscard]] odometer_report report(double delta) const {
     validate_delta_positive(delta);
     if (tv_ == 0) return exact_report(delta);
@@ -231,26 +239,75 @@ class privacy_odometer {
     // it, retry with twice what the answers need. Each retry at least
     // doubles the share, so the loop ends (at share >= delta at the latest).
     double share = std::max(4 * tv_, std::ldexp(delta, -48));
-    while (share < delta) {
-      odometer_report r = exact_report(delta - share);
-      double need = 0;
-      bool fits = true;
-      for (auto* answer : {&r.rdp, &r.pld, &r.prv}) {
-        if (!*answer) continue;
-        const approx_dp raised = add_total_variation(**answer, tv_);
-        if (raised.delta() > delta) fits = false;
-        need = std::max(need, raised.delta() - (*answer)->delta());
-        *answer = approx_dp((*answer)->epsilon(), delta);
+    // Each accountant keeps the first answer that fits; one whose epsilon is
+    // too large for any share (RDP's looser bound, say, at a large TV) is
+    // reported unavailable rather than failing the others.
+    std::optional<odometer_report> first;
+    std::optional<approx_dp> fitted[3];
+    bool pending[3] = {true, true, true};
+    while (share < delta && (pending[0] || pending[1] || pending[2])) {
+      std::optional<odometer_report> r;
+      if (!first) {
+        r = exact_report(delta - share);  // throws when no accountant answers at all
+        first = r;
+      } else {
+        try {
+          r = exact_report(delta - share);
+        } catch (const invalid_parameter&) {
+          break;  // none answers at this smaller delta; keep what fitted
+        }
       }
-      if (fits) {
-        r.tightest = approx_dp(r.tightest.epsilon(), delta);
-        return r;
+      // The next share: twice the least need still pending (a larger share
+      // only raises each epsilon, so a need of delta or more never fits).
+      double need = delta;
+      std::optional<approx_dp>* answers[3] = {&r->rdp, &r->pld, &r->prv};
+      for (int i = 0; i < 3; ++i) {
+        if (!pending[i]) continue;
+        if (!*answers[i]) {
+          pending[i] = false;  // a smaller delta never brings it back
+          continue;
+        }
+        const approx_dp raised = add_total_variation(**answers[i], tv_);
+        const double own = raised.delta() - (*answers[i])->delta();
+        if (raised.delta() <= delta) {
+          fitted[i] = approx_dp((*answers[i])->epsilon(), delta);
+          pending[i] = false;
+        } else if (own >= delta) {
+          pending[i] = false;
+        } else {
+          need = std::min(need, own);
+        }
       }
       share = std::max(2 * share, 2 * need);
     }
-    throw_invalid("delta", delta,
-                  "above (1 + e^eps) times the samplers' recorded total variation " +
-                      detail::format_value(tv_));
+    if (!fitted[0] && !fitted[1] && !fitted[2]) {
+      throw_invalid("delta", delta,
+                    "above (1 + e^eps) times the samplers' recorded total variation " +
+                        detail::format_value(tv_));
+    }
+    odometer_report r = *first;
+    const std::string no_fit =
+        "its epsilon, raised by (1 + e^eps) times the samplers' total variation " +
+        detail::format_value(tv_) + ", exceeds delta = " + detail::format_value(delta) +
+        " for every share of delta set aside";
+    if (r.rdp && !fitted[0]) r.rdp_unavailable = no_fit;
+    if (r.pld && !fitted[1]) r.pld_unavailable = no_fit;
+    if (r.prv && !fitted[2]) r.prv_unavailable = no_fit;
+    r.rdp = fitted[0];
+    r.pld = fitted[1];
+    r.prv = fitted[2];
+    bool any = false;
+    for (auto [kind, answer] :
+         {std::pair{accountant_kind::rdp, &r.rdp}, std::pair{accountant_kind::pld, &r.pld},
+          std::pair{accountant_kind::prv, &r.prv}}) {
+      if (!*answer) continue;
+      if (!any || (*answer)->epsilon() < r.tightest.epsilon()) {
+        r.tightest = **answer;
+        r.method = kind;
+        any = true;
+      }
+    }
+    return r;
   }
 
   /// The sum of the recorded runs' total variations (rounded up, at most
@@ -314,8 +371,8 @@ class privacy_odometer {
       if (!prv_why.empty()) why += "; PRV: " + prv_why;
       throw_invalid("delta", delta, why);
     }
-    odometer_report r{by_rdp,  by_pld, by_prv, approx_dp(0, delta), accountant_kind::rdp,
-                      pld_why, prv_why};
+    odometer_report r{by_rdp,  by_pld,  by_prv,       approx_dp(0, delta), accountant_kind::rdp,
+                      pld_why, prv_why, std::string()};
     bool first = true;
     for (auto [kind, answer] :
          {std::pair{accountant_kind::rdp, &by_rdp}, std::pair{accountant_kind::pld, &by_pld},

@@ -383,7 +383,8 @@ inline std::vector<federated::worker_privacy> read_report(wire_reader& r) {
           steps, static_cast<ml::batch_sampling>(sampling), rate, multiplier,
           // The wire carries the answers, not a worker's reasons for an
           // accountant's silence (odometer_report::pld_unavailable).
-          odometer_report{rdp, pld, prv, tightest, static_cast<accountant_kind>(method), {}, {}},
+          odometer_report{
+              rdp, pld, prv, tightest, static_cast<accountant_kind>(method), {}, {}, {}},
           static_cast<std::size_t>(users)};
     }
     out.push_back(std::move(x));
