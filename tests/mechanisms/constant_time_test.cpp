@@ -97,7 +97,9 @@ TEST_CASE("thresholds are within 2^-128 of exp(-x) and of the geometric digits' 
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> ratios{
       {1, 1},    {2, 1},  {64, 1},         {3, 7},      {1, 1000},
       {1000, 3}, {88, 1}, {1, 1ULL << 40}, {123457, 89}};
-  for (auto [num, den] : ratios) {
+  for (const auto& ratio : ratios) {
+    // Named copies: clang 14 cannot capture a structured binding in CAPTURE.
+    const std::uint64_t num = ratio.first, den = ratio.second;
     const real300 x = real300(num) / real300(den);
     const real300 e = exp(-x);
     CAPTURE(num);
@@ -137,7 +139,9 @@ TEST_CASE("the digit coins' product is the geometric conditioned on G < 2^B") {
   // prod_i p_i^(g_i) (1 - p_i)^(1 - g_i) with p_i = q^(2^i) / (1 + q^(2^i))
   // equals (1 - q) q^g / (1 - q^(2^B)). Computed with the exact digit
   // probabilities in 300-bit reals, then with the rounded thresholds.
-  for (auto [s, t] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {2, 7}, {1, 3}}) {
+  for (const auto& st :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {2, 7}, {1, 3}}) {
+    const std::uint64_t s = st.first, t = st.second;  // CAPTURE-able names (clang 14)
     const privet::detail::ct_geometric geo(s, t, 63);
     const int b = geo.digits();
     REQUIRE(b <= 10);
@@ -351,8 +355,9 @@ TEST_CASE("a sum X + c X' of discrete Gaussians is within eps / (1 - eps) of one
 TEST_CASE("the table's thresholds are the cumulative probabilities of |X|") {
   // Against long-double sums of exp(-m^2 / (2 sigma^2)) over the cut
   // support: the thresholds round the same numbers to 128 bits.
-  for (auto [a, b] :
+  for (const auto& ab :
        std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {1, 4}, {1000, 3}}) {
+    const std::uint64_t a = ab.first, b = ab.second;  // CAPTURE-able names (clang 14)
     const privet::detail::ct_gaussian_table table(a, b, 4096);
     const auto m = table.entries();
     REQUIRE(m > 0);
