@@ -48,6 +48,10 @@ def privet_us(bits):
 
 
 keys = {b: paillier.generate_paillier_keypair(n_length=b) for b in (2048, 3072)}
+# phe falls back to Python's own integers without gmpy2, which is 5-10x
+# slower: the ratio means nothing unless the backend is known.
+from phe import util as phe_util  # noqa: E402
+print(f"phe backend: {'gmpy2' if getattr(phe_util, 'HAVE_GMP', False) else 'pure Python ints'}")
 print(f"load: {os.getloadavg()}")
 for bits in (2048, 3072):
     p, q = [], []
