@@ -1,7 +1,7 @@
 // The constant-time binomial count and Poisson sample against their laws
 // (Boost.Math's binomial pmf). Each chi-square CHECK uses alpha = 1e-6, the
-// probability that a correct sampler fails it; 5 checks, so a correct build
-// fails for an unlucky seed with probability below 5e-6. Seeds are fixed: a
+// probability that a correct sampler fails it; 7 checks, so a correct build
+// fails for an unlucky seed with probability below 7e-6. Seeds are fixed: a
 // build always passes or always fails.
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
@@ -50,27 +50,37 @@ TEST_CASE("constant-time binomial samples follow Bin(n, 1 - e^-rate)") {
 }
 
 TEST_CASE("constant-time Poisson sample: a binomial count, every element equally likely") {
-  constexpr std::uint64_t n = 300;
-  constexpr double rate = 0.05;  // mean 14.6
-  const privet::constant_time_poisson_sample s(n, rate);
-  privet::testing::seeded_release_generator gen(4);
-  std::vector<std::uint64_t> out(s.capacity());
-  std::vector<std::int64_t> counts;
-  std::vector<std::uint64_t> hits(n);
-  constexpr int runs = 20000;
-  for (int i = 0; i < runs; ++i) {
-    const std::size_t c = s(gen, out.data());
-    counts.push_back(static_cast<std::int64_t>(c));
-    for (std::size_t k = 0; k < c; ++k) ++hits[out[k]];
+  // Floyd's draws (n = 300: too small for sorted draws) and sorted draws
+  // (n = 5000).
+  struct job {
+    std::uint64_t n;
+    double rate;
+    bool sorted;
+    std::int64_t mode;
+  };
+  for (const job& j : {job{300, 0.05, false, 15}, job{5000, 0.01, true, 50}}) {
+    const privet::constant_time_poisson_sample s(j.n, j.rate);
+    REQUIRE(s.sorted_draws() == j.sorted);
+    privet::testing::seeded_release_generator gen(4);
+    std::vector<std::uint64_t> out(s.capacity());
+    std::vector<std::int64_t> counts;
+    std::vector<std::uint64_t> hits(j.n);
+    constexpr int runs = 20000;
+    for (int i = 0; i < runs; ++i) {
+      const std::size_t c = s(gen, out.data());
+      counts.push_back(static_cast<std::int64_t>(c));
+      for (std::size_t k = 0; k < c; ++k) ++hits[out[k]];
+    }
+    CAPTURE(j.n);
+    const auto count_law = privet::test::chi_square_integer(
+        counts, [&](std::int64_t k) { return pmf(j.n, j.rate, k); }, alpha, j.mode);
+    CAPTURE(count_law.statistic);
+    CHECK(count_law.passes());
+    // Each element is a member with probability 1 - e^-rate, all alike: the
+    // members' positions are uniform over [0, n).
+    const std::vector<double> uniform(j.n, 1.0 / static_cast<double>(j.n));
+    const auto where = privet::test::chi_square_cells(hits, uniform, alpha);
+    CAPTURE(where.statistic);
+    CHECK(where.passes());
   }
-  const auto count_law = privet::test::chi_square_integer(
-      counts, [&](std::int64_t k) { return pmf(n, rate, k); }, alpha, 15);
-  CAPTURE(count_law.statistic);
-  CHECK(count_law.passes());
-  // Each element is a member with probability 1 - e^-rate, all alike: the
-  // members' positions are uniform over [0, n).
-  const std::vector<double> uniform(n, 1.0 / static_cast<double>(n));
-  const auto where = privet::test::chi_square_cells(hits, uniform, alpha);
-  CAPTURE(where.statistic);
-  CHECK(where.passes());
 }

@@ -117,9 +117,15 @@ TEST_CASE("constant-time binomial: parameters outside the domain are refused by 
   CHECK(message_of<privet::invalid_parameter>([] {
           constant_time_binomial(std::uint64_t{1} << 50, 0x1p-10);
         }).find("1048576 entries") != std::string::npos);
-  // A Poisson sample beyond 2^14 members is refused by n as well.
-  CHECK(rejected_parameter([] { constant_time_poisson_sample(1000000, 0.1); }) == "n");
-  CHECK_FALSE(constant_time_poisson_sample::supports(std::uint64_t{1} << 30, 1e-3));
+  // A Poisson sample beyond 2^20 members is refused by n as well, and one
+  // beyond 2^14 where n is too small for sorted draws.
+  CHECK(rejected_parameter([] { constant_time_poisson_sample(std::uint64_t{1} << 40, 0x1p-18); }) ==
+        "n");
+  CHECK(rejected_parameter([] { constant_time_poisson_sample(40000, 0.7); }) == "n");
+  CHECK(constant_time_poisson_sample(1000000, 0.1).sorted_draws());
+  CHECK_FALSE(constant_time_poisson_sample::supports(std::uint64_t{1} << 40, 0x1p-18));
+  CHECK_FALSE(constant_time_poisson_sample::supports(40000, 0.7));
+  CHECK(constant_time_poisson_sample::supports(std::uint64_t{1} << 30, 5e-4));
   CHECK(constant_time_poisson_sample::supports(1000000, 1e-3));
   // No trials: the window is {0}.
   const constant_time_binomial none(0, 1.0);

@@ -74,13 +74,14 @@
 // how many are real. Instead, a Poisson sample of all of V_k's indices is
 // drawn with the same work whatever it holds
 // (mechanisms/constant_time_binomial.hpp: a binomial count from a scanned
-// table, a uniform subset by Floyd's algorithm by masks, selection sampling),
+// table, a uniform subset from sorted independent draws, selection
+// sampling),
 // and the members of the support are dropped from it: the zero entries that
 // pass have exactly their law in the exact run (each member of V_k outside
-// the support passes independently with p_k), up to the count's distance,
-// at most constant_time_binomial::max_total_variation = 2^-98 per level,
-// which the plan adds to each level's TV. That covers |V_k| up to a count
-// window of 2^14 (a mean of about 1.5 10^4 spurious grams); beyond it, or
+// the support passes independently with p_k), up to the sample's distance,
+// at most constant_time_poisson_sample::max_total_variation = 2^-98 per
+// level, which the plan adds to each level's TV. That covers a count window
+// up to 2^20 (a mean of about 10^6 spurious grams); beyond it, or
 // for a pass probability above 1 - e^-16, the level falls back to the
 // variable-time draws and says so (level_report::spurious_constant_time).
 // With either path S_k is released in key order, which says nothing about
@@ -895,7 +896,7 @@ class extractor {
       // Levels 2..T also draw their spurious count in constant time.
       return detail::plan_inflated<noise_type, Noise>(
           p, half, [&](double inflate) { return detail::schedule<Noise>(p, half, inflate); },
-          constant_time_binomial::max_total_variation);
+          constant_time_poisson_sample::max_total_variation);
     });
   }
 

@@ -28,16 +28,25 @@
 // constant_time_poisson_sample: each of n elements independently with
 // probability p, returned as the increasing list of members. The exact law:
 // the number of members is X ~ Bin(n, p) and, given X, the members are a
-// uniform X-subset. Here X comes from constant_time_binomial; a uniform
-// hi-subset C of [0, n) from Floyd's algorithm by masks
-// (detail::ct_uniform_subset, hi (hi - 1) / 2 comparisons); then selection
-// sampling (Knuth, TAOCP vol. 2, 3.4.2, Algorithm S) keeps X of C's hi
-// elements in order, element j with probability (X - kept) / (hi - j), by one
-// uniform draw below the public hi - j and a comparison by masks, so exactly
-// X are kept and they are a uniform X-subset of C, hence of [0, n). The work
-// depends on n and rate alone (and on the random words rejected by uniform
-// draws, which say nothing about the values kept); the law is within
-// constant_time_binomial's distance of the exact one.
+// uniform X-subset. Here X comes from constant_time_binomial (X <= hi, the
+// window's upper end), and the members from one of two fixed-work draws:
+//  - sorted draws (detail::ct_distinct_draws), when n is large enough: m =
+//    hi + e independent uniform values, sorted by Batcher's network, whose
+//    d distinct values are a uniform d-subset with d >= hi but with
+//    probability 2^-100 (e bounds the collisions); selection sampling
+//    (Knuth, TAOCP vol. 2, 3.4.2, Algorithm S) then keeps min(X, d) of them
+//    in increasing order, value j with probability (X - kept) / (d - j), by
+//    uniform draws below the public-to-the-draws d - j and comparisons by
+//    masks. O(m log^2 m) work.
+//  - otherwise Floyd's uniform hi-subset by masks (detail::ct_uniform_subset,
+//    hi (hi - 1) / 2 comparisons), then the same selection of X of its hi
+//    elements.
+// Either way exactly min(X, d) elements are kept and they are a uniform
+// subset of [0, n) of that size. The work depends on n and rate alone, and
+// on the random draws (the words rejected by uniform draws, d), which say
+// nothing about the members or their number; the law is within
+// total_variation() <= 2^-98 of the exact one (the count's distance and
+// the sorted draws' 2^-100).
 //
 // What is not constant time: construction (its time depends on n and rate,
 // which are public), and the memory addresses written by the compaction (a
@@ -208,31 +217,44 @@ class constant_time_binomial {
 /// law.
 class constant_time_poisson_sample {
  public:
-  /// The largest capacity accepted: Floyd's draw costs capacity()^2 / 2
-  /// comparisons (1.3 10^8 at this bound, about 0.1 s).
-  static constexpr std::uint64_t max_capacity = std::uint64_t{1} << 14;
+  /// The largest capacity accepted with sorted draws (Batcher's network on
+  /// about capacity() values: about 10^8 compare-exchanges at this bound).
+  static constexpr std::uint64_t max_capacity = std::uint64_t{1} << 20;
+  /// The largest capacity accepted when n is too small for sorted draws
+  /// (Floyd's capacity()^2 / 2 comparisons, 1.3 10^8 at this bound).
+  static constexpr std::uint64_t max_floyd_capacity = std::uint64_t{1} << 14;
+  /// A bound on total_variation() for every sample this class builds: the
+  /// count's 2^-99 + 2^-108 and the sorted draws' 2^-100.
+  static constexpr double max_total_variation = 0x1p-98;
 
   /// Whether (n, rate) is within this class's reach (rate in (0,
-  /// constant_time_binomial::max_rate] and the count's window's upper end
-  /// at most max_capacity): what the constructor checks, without throwing.
+  /// constant_time_binomial::max_rate], a count window of at most
+  /// constant_time_binomial::max_entries, and its upper end at most
+  /// max_capacity, or max_floyd_capacity when n is below about 4 times it):
+  /// what the constructor checks, without throwing.
   [[nodiscard]] static bool supports(std::uint64_t n, double rate) noexcept {
     if (!(rate > 0 && rate <= constant_time_binomial::max_rate)) return false;
-    return constant_time_binomial::window(n, rate).hi <= max_capacity;
+    const auto w = constant_time_binomial::window(n, rate);
+    if (w.hi - w.lo > constant_time_binomial::max_entries) return false;
+    if (w.hi <= max_floyd_capacity) return true;
+    return w.hi <= max_capacity && detail::ct_distinct_draws(n, w.hi).valid();
   }
 
   /// Throws invalid_parameter naming `rate` or `n` when supports(n, rate) is
   /// false.
   constant_time_poisson_sample(std::uint64_t n, double rate) : count_(n, rate) {
-    if (count_.max() > max_capacity) {
+    const std::uint64_t cap = count_.max();
+    if (cap > 0 && cap <= max_capacity) distinct_ = detail::ct_distinct_draws(n, cap);
+    if (cap > max_floyd_capacity && !distinct_.valid()) {
       throw_invalid("n", n,
                     "a count window whose upper end is at most " + std::to_string(max_capacity) +
-                        " (it is " + std::to_string(count_.max()) +
-                        " at rate = " + detail::format_value(rate) + ")");
+                        " (" + std::to_string(max_floyd_capacity) + " when n < 4 times it; it is " +
+                        std::to_string(cap) + " at rate = " + detail::format_value(rate) + ")");
     }
-    if (count_.max() > 0) {
-      subset_ = detail::ct_uniform_subset(n, count_.max());
+    if (cap > 0 && !distinct_.valid()) {
+      subset_ = detail::ct_uniform_subset(n, cap);
       std::vector<std::uint64_t> bounds;
-      for (std::uint64_t j = count_.max(); j > 0; --j) bounds.push_back(j);
+      for (std::uint64_t j = cap; j > 0; --j) bounds.push_back(j);
       select_ = detail::ct_draws(std::move(bounds));
     }
   }
@@ -241,6 +263,9 @@ class constant_time_poisson_sample {
   [[nodiscard]] std::size_t capacity() const noexcept {
     return static_cast<std::size_t>(count_.max());
   }
+  /// Whether samples come from sorted independent draws (else from Floyd's
+  /// draws by masks).
+  [[nodiscard]] bool sorted_draws() const noexcept { return distinct_.valid(); }
 
   /// Writes the members, increasing, to out[0, returned count); out must
   /// hold capacity() slots, all of which are written. Never throws.
@@ -249,13 +274,30 @@ class constant_time_poisson_sample {
     const std::uint64_t x = count_(gen);
     const std::size_t cap = capacity();
     if (cap == 0) return 0;  // public: n and rate
-    subset_(gen, out);       // a uniform cap-subset, increasing
+    return distinct_.valid() ? from_sorted_draws(gen, x, out) : from_floyd(gen, x, out);
+  }
+
+  /// The count's sampler.
+  [[nodiscard]] const constant_time_binomial& count() const noexcept { return count_; }
+  /// An upper bound on the total variation to the exact Poisson sample: the
+  /// count's, plus the sorted draws' failure() when they are used.
+  [[nodiscard]] double total_variation() const noexcept {
+    return count_.total_variation() + (distinct_.valid() ? distinct_.failure() : 0.0);
+  }
+
+ private:
+  // Floyd's uniform cap-subset, then selection sampling (Knuth's Algorithm
+  // S) keeps x of its cap elements, element j with probability (x - kept) /
+  // (cap - j).
+  template <random_bit_source G>
+  std::size_t from_floyd(G& gen, std::uint64_t x, std::uint64_t* out) const {
+    const std::size_t cap = capacity();
+    subset_(gen, out);  // a uniform cap-subset, increasing
     std::vector<std::uint64_t> u(cap);
     select_.draw(gen, u.data());  // u[j] uniform below cap - j
     std::uint64_t kept = 0;
     for (std::size_t j = 0; j < cap; ++j) {
-      // Kept with probability (x - kept) / (cap - j); kept <= x always.
-      const std::uint64_t take = detail::ct_lt(u[j], x - kept);
+      const std::uint64_t take = detail::ct_lt(u[j], x - kept);  // kept <= x always
       const std::uint64_t v = out[j];
       out[kept] = v;  // kept <= j: a slot already read
       kept += take;
@@ -263,14 +305,35 @@ class constant_time_poisson_sample {
     return static_cast<std::size_t>(kept);
   }
 
-  /// The count's sampler.
-  [[nodiscard]] const constant_time_binomial& count() const noexcept { return count_; }
-  /// An upper bound on the total variation to the exact Poisson sample: the
-  /// count's.
-  [[nodiscard]] double total_variation() const noexcept { return count_.total_variation(); }
+  // The d distinct values of m sorted independent draws (a uniform
+  // d-subset, d >= cap but with probability 2^-100), then selection
+  // sampling of min(x, d) of them in increasing order. The loop runs over
+  // all m draws, a repeated value taking no step of the selection.
+  template <random_bit_source G>
+  std::size_t from_sorted_draws(G& gen, std::uint64_t x, std::uint64_t* out) const {
+    const std::size_t m = distinct_.draws();
+    std::vector<std::uint64_t> v(m), fresh(m), buffer(m + 1);
+    const std::size_t d = distinct_(gen, v.data(), fresh.data());
+    // d depends on the draws alone: its bounds say nothing about x.
+    std::vector<std::uint64_t> bounds(d);
+    for (std::size_t j = 0; j < d; ++j) bounds[j] = d - j;
+    std::vector<std::uint64_t> u(d);
+    detail::ct_draws(std::move(bounds)).draw(gen, u.data());
+    const std::uint64_t wanted = detail::ct_select(detail::ct_mask(detail::ct_lt(x, d)), x, d);
+    std::uint64_t kept = 0, j = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint64_t at = detail::ct_select(detail::ct_mask(detail::ct_lt(j, d)), j, d - 1);
+      const std::uint64_t take = fresh[i] & detail::ct_lt(u[at], wanted - kept);
+      buffer[kept] = v[i];
+      kept += take;
+      j += fresh[i];
+    }
+    std::copy(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(capacity()), out);
+    return static_cast<std::size_t>(kept);
+  }
 
- private:
   constant_time_binomial count_;
+  detail::ct_distinct_draws distinct_;
   detail::ct_uniform_subset subset_;
   detail::ct_draws select_;
 };

@@ -373,6 +373,68 @@ inline std::uint64_t ct_contains(const std::uint64_t* a, std::size_t n, std::uin
   return n == 0 ? 0 : ct_is_zero(a[probe] ^ x) & (ct_is_zero(at) ^ 1);
 }
 
+/// A uniform subset of at least b of [0, n), in O(m log^2 m) work fixed by
+/// (n, b), for the b where Floyd's b^2 / 2 comparisons are too many: m = b +
+/// e independent uniform draws, sorted by Batcher's network, and flagged
+/// fresh where they differ from their predecessor. The distinct values are a
+/// uniform subset of their number d (by symmetry, whatever d is), and d is
+/// independent of everything but the draws. The collisions m - d are at most
+/// a sum of m indicators each 1 with probability at most (m - 1) / n given
+/// the earlier draws, so they are dominated by Bin(m, (m - 1) / n), and e is
+/// that law's 2^-100 quantile (ct_poisson_capacity): d >= b but with
+/// probability at most failure() = 2^-100. Not valid() when m would exceed
+/// n / 2 or the bound is vacuous (Floyd is then the way).
+class ct_distinct_draws {
+ public:
+  ct_distinct_draws() = default;
+
+  ct_distinct_draws(std::uint64_t n, std::uint64_t b) {
+    if (b == 0 || n < 4) return;
+    std::uint64_t e = 0;
+    for (int round = 0; round < 64; ++round) {
+      const std::uint64_t m = b + e;
+      if (m > n / 2) return;
+      // (m - 1) / n rounded up, so that the bound only grows.
+      const double p = std::nextafter(static_cast<double>(m - 1) / static_cast<double>(n), 1.0);
+      const poisson_capacity c = ct_poisson_capacity(static_cast<std::size_t>(m), p);
+      if (c.tail == 0 && c.rows >= m) return;  // nothing certified below m collisions
+      if (c.rows <= e) {
+        m_ = m;
+        draws_ = ct_draws(std::vector<std::uint64_t>(static_cast<std::size_t>(m), n));
+        return;
+      }
+      e = c.rows;
+    }
+  }
+
+  /// Whether the construction applies (see the class comment).
+  [[nodiscard]] bool valid() const noexcept { return m_ > 0; }
+  /// m, the number of draws (and of slots the call writes).
+  [[nodiscard]] std::size_t draws() const noexcept { return static_cast<std::size_t>(m_); }
+  /// P[fewer than b distinct values] <= failure().
+  [[nodiscard]] static constexpr double failure() noexcept { return 0x1p-100; }
+
+  /// Writes the m draws, increasing, to v[0, m), fresh[i] = 1 where v[i] is
+  /// not v[i - 1]; returns the number of distinct values.
+  template <random_bit_source G>
+  std::size_t operator()(G& gen, std::uint64_t* v, std::uint64_t* fresh) const {
+    const auto m = static_cast<std::size_t>(m_);
+    draws_.draw(gen, v);
+    ct_sort(v, m);
+    std::size_t distinct = 1;
+    fresh[0] = 1;
+    for (std::size_t i = 1; i < m; ++i) {
+      fresh[i] = ct_is_zero(v[i] ^ v[i - 1]) ^ 1;
+      distinct += static_cast<std::size_t>(fresh[i]);
+    }
+    return distinct;
+  }
+
+ private:
+  std::uint64_t m_ = 0;
+  ct_draws draws_;
+};
+
 /// Pads a Poisson batch (ct_poisson_subset's `members`, `count` of them, in
 /// a buffer of at least `capacity` slots) to exactly `capacity` rows with
 /// the same work for every count: row r is members[r] when r < count, else
