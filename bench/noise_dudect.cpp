@@ -76,6 +76,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -220,7 +221,9 @@ void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
          const std::function<double(int, counted_csprng&)>& one,
          const std::function<void(counted_csprng&)>& prepare = {},
          const char* zero_label = "noise = 0 vs != 0", bool magnitude_split = true,
-         const char* input_label = "input x = 0 vs 10^6") {
+         const char* input_label = "input x = 0 vs 10^6",
+         const std::function<void(const std::vector<draw>&, std::uint64_t, std::uint64_t)>&
+             extra_splits = {}) {
   if (!only.empty() && name.find(only) == std::string::npos) return;
   counted_csprng gen;
   std::vector<draw> draws(n);
@@ -271,6 +274,7 @@ void run(const std::string& name, std::size_t n, bool by_input, bool zero_split,
     report(name, input_label, compare(draws, [](const draw& d) { return d.input_class; }),
            min_words, max_words);
   }
+  if (extra_splits) extra_splits(draws, min_words, max_words);
 }
 
 template <class Sampler>
@@ -568,6 +572,7 @@ void dpne_level(const std::string& name, std::size_t n, bool exact) {
     middles[0].right.push_back(1000 + g);
   }
   constexpr std::uint64_t candidates = 300 * 300;
+  constexpr std::uint64_t size_unit = 4096;  // magnitude = |S_k| 4096 + spurious count
   const std::vector<std::uint64_t> cumulative = {candidates};
   std::vector<entry> support;
   privet::testing::seeded_release_generator g(5);
@@ -606,15 +611,50 @@ void dpne_level(const std::string& name, std::size_t n, bool exact) {
           kept.insert(kept.end(), drawn.begin(), drawn.end());
           std::sort(kept.begin(), kept.end());
           benchmark_sink = static_cast<double>(kept.size());
-          return static_cast<double>(spurious);
+          return static_cast<double>(kept.size() * size_unit + spurious);
         }
         privet::dpne::level_report r;
         const auto out = privet::dpne::detail::constant_time_level(
             support, noise, tau, rate, middles, cumulative, candidates, r, gen);
         benchmark_sink = static_cast<double>(out.size());
-        return static_cast<double>(r.spurious);
+        return static_cast<double>(out.size() * size_unit + r.spurious);
       },
-      {}, "", true);
+      {}, "", false, "",
+      [&](const std::vector<draw>& draws, std::uint64_t lo, std::uint64_t hi) {
+        // |S_k| is released, so its own effect on the time is public; the
+        // secret is how many of its grams are spurious. Split by |S_k|'s
+        // quartiles (public), then within each |S_k| by the spurious
+        // count's median for that size (secret).
+        std::vector<double> sizes;
+        std::map<std::uint64_t, std::vector<std::uint64_t>> by_size;
+        for (const auto& d : draws) {
+          const auto code = static_cast<std::uint64_t>(d.magnitude);
+          sizes.push_back(static_cast<double>(code / size_unit));
+          by_size[code / size_unit].push_back(code % size_unit);
+        }
+        std::sort(sizes.begin(), sizes.end());
+        const double q1 = sizes[sizes.size() / 4], q3 = sizes[3 * sizes.size() / 4];
+        report(name, "|S_k| bottom vs top 25% (public)",
+               compare(draws,
+                       [&](const draw& d) {
+                         const double size = std::floor(d.magnitude / size_unit);
+                         return size <= q1 ? 0 : size >= q3 ? 1 : -1;
+                       }),
+               lo, hi);
+        std::map<std::uint64_t, std::uint64_t> median;
+        for (auto& [size, counts] : by_size) {
+          std::sort(counts.begin(), counts.end());
+          median[size] = counts[counts.size() / 2];
+        }
+        report(name, "spurious < vs > median, same |S_k|",
+               compare(draws,
+                       [&](const draw& d) {
+                         const auto code = static_cast<std::uint64_t>(d.magnitude);
+                         const std::uint64_t m = median[code / size_unit], c = code % size_unit;
+                         return c < m ? 0 : c > m ? 1 : -1;
+                       }),
+               lo, hi);
+      });
 }
 
 }  // namespace
