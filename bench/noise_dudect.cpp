@@ -551,12 +551,15 @@ void poisson_population(const std::string& name, std::size_t n, bool exact) {
 }
 
 // One DPNE level's release with constant_time_noise
-// (dpne::detail::constant_time_level): 100 grams with weights 0.05 to 1 in
-// the support (few, so that the spurious draw is most of the time), noised at sigma 1 against rho =
-// 3; V_k = 300 x 300 grams in one middle; the zero entries pass with P[N(0, 1) > 3] = 1.35e-3 (119
-// expected). Split by the number of spurious grams released. The control is
-// the level's earlier draw, kept here only for that purpose: a branch on
-// each support gram's coin, the exact count, then the grams by rejection.
+// (dpne::detail::constant_time_level): 200 grams in the support with weights
+// near rho = 3 (2.7 to 3.3, so each passes about half the time and the
+// number of written grams released varies), noised at sigma 1; V_k = 300 x
+// 300 grams in one middle; the zero entries pass with P[N(0, 1) > 3] =
+// 1.35e-3 (119 expected). The control is the level's earlier draw, kept
+// here only for that purpose: a branch on each support gram's coin, the
+// exact count, then the grams by rejection. Splits: by |S_k| (released,
+// so public), and by the number of spurious grams within one |S_k| (the
+// secret: with |S_k| it tells how many written grams passed).
 void dpne_level(const std::string& name, std::size_t n, bool exact) {
   using noise_t =
       privet::dpsu::fixed_point_noise<privet::dpsu::update_norm::l2, privet::constant_time_noise>;
@@ -576,12 +579,11 @@ void dpne_level(const std::string& name, std::size_t n, bool exact) {
   const std::vector<std::uint64_t> cumulative = {candidates};
   std::vector<entry> support;
   privet::testing::seeded_release_generator g(5);
-  for (std::uint64_t i = 0; i < 100; ++i) {
+  for (std::uint64_t i = 0; i < 200; ++i) {
     const std::uint64_t key =
-        privet::dpne::detail::pack(static_cast<privet::dpne::gram_id>(i * 3),
+        privet::dpne::detail::pack(static_cast<privet::dpne::gram_id>(i),
                                    static_cast<privet::dpne::gram_id>(1000 + (i * 7) % 300));
-    support.emplace_back(key,
-                         noise.to_units(0.05 + 0.95 * static_cast<double>(g() >> 11) * 0x1p-53));
+    support.emplace_back(key, noise.to_units(2.7 + 0.6 * static_cast<double>(g() >> 11) * 0x1p-53));
   }
   const auto by_key = [](const entry& a, const entry& b) { return a.first < b.first; };
   std::sort(support.begin(), support.end(), by_key);
@@ -777,7 +779,7 @@ int main(int argc, char** argv) {
                privet::constant_time_binomial(100000, 1e-3), n, false);
   poisson_population("control: exact count + uniform_subset (10^5, mean 100)", slow, true);
   poisson_population("constant_time_poisson_sample (10^5, mean 100)", slow, false);
-  dpne_level("control: DPNE level, exact count and rejection (100 noised, |V| 90000)", slow, true);
-  dpne_level("DPNE level, constant_time_level (100 noised, |V| 90000)", slow, false);
+  dpne_level("control: DPNE level, exact count and rejection (200 noised, |V| 90000)", slow, true);
+  dpne_level("DPNE level, constant_time_level (200 noised, |V| 90000)", slow, false);
   return 0;
 }
