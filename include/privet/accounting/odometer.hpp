@@ -143,7 +143,8 @@ struct odometer_report {
   std::string pld_unavailable;
   /// Likewise for the PRV accountant.
   std::string prv_unavailable;
-  /// Why the RDP accountant has no answer (empty when it has one): with
+  /// Why the RDP accountant has no answer (empty when it has one): delta
+  /// not above the recorded (eps, delta) events' total delta, or, with
   /// samplers' total variation recorded, an epsilon so large that (1 +
   /// e^eps) TV does not fit below delta.
   std::string rdp_unavailable;
@@ -287,9 +288,10 @@ class privacy_odometer {
     }
     odometer_report r = *first;
     const std::string no_fit =
-        "its epsilon, raised by (1 + e^eps) times the samplers' total variation " +
-        detail::format_value(tv_) + ", exceeds delta = " + detail::format_value(delta) +
-        " for every share of delta set aside";
+        "no answer within delta = " + detail::format_value(delta) +
+        " once a share covering (1 + e^eps) times the samplers' total variation " +
+        detail::format_value(tv_) +
+        " is set aside (its epsilon's share did not fit, or at the smaller delta it had none)";
     if (r.rdp && !fitted[0]) r.rdp_unavailable = no_fit;
     if (r.pld && !fitted[1]) r.pld_unavailable = no_fit;
     if (r.prv && !fitted[2]) r.prv_unavailable = no_fit;
@@ -371,8 +373,12 @@ class privacy_odometer {
       if (!prv_why.empty()) why += "; PRV: " + prv_why;
       throw_invalid("delta", delta, why);
     }
-    odometer_report r{by_rdp,  by_pld,  by_prv,       approx_dp(0, delta), accountant_kind::rdp,
-                      pld_why, prv_why, std::string()};
+    const std::string rdp_why =
+        rest > 0 ? std::string()
+                 : "delta = " + detail::format_value(delta) +
+                       " is not above the recorded (eps, delta) events' total delta";
+    odometer_report r{by_rdp,  by_pld,  by_prv, approx_dp(0, delta), accountant_kind::rdp,
+                      pld_why, prv_why, rdp_why};
     bool first = true;
     for (auto [kind, answer] :
          {std::pair{accountant_kind::rdp, &by_rdp}, std::pair{accountant_kind::pld, &by_pld},

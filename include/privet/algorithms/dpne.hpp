@@ -84,6 +84,13 @@
 // up to 2^20 (a mean of about 10^6 spurious grams); beyond it, or
 // for a pass probability above 1 - e^-16, the level falls back to the
 // variable-time draws and says so (level_report::spurious_constant_time).
+// Two caveats. p_k is pass_probability()'s tail, computed in long double
+// and rounded to a double (about 1e-16 relative, not certified), the p_k the
+// variable-time path uses too: the sample's law is Poisson at that p_k, and
+// the distance to the exact tail's, at most |V_k| |p_k - p_k'|, is not in
+// the accounting. With candidate_count::sampled the constant-time path
+// draws over the counted |V_k| (the law of Algorithm 1), the variable-time
+// path over the estimate, as the paper does.
 // With either path S_k is released in key order, which says nothing about
 // which grams are spurious. What stays variable time: the user passes and
 // the number of noised items, |supp H_k| (docs/security_model.md).
@@ -95,6 +102,7 @@
 #include <privet/algorithms/dpsu.hpp>
 #include <privet/core/concepts.hpp>
 #include <privet/core/detail/format.hpp>
+#include <privet/core/detail/rounding.hpp>
 #include <privet/core/error.hpp>
 #include <privet/core/guarantee.hpp>
 #include <privet/core/uniform.hpp>
@@ -502,7 +510,7 @@ privacy_report plan_inflated(const parameters& p, double half, SigmasAt&& sigmas
       step_guarantee g = NoiseType(s).guarantee();
       if constexpr (!std::same_as<step_guarantee, exact_guarantee_t<step_guarantee>>) {
         if (!steps.empty() && later_steps_tv > 0) {
-          g = step_guarantee(g.base(), g.total_variation() + later_steps_tv);
+          g = step_guarantee(g.base(), privet::detail::add_up(g.total_variation(), later_steps_tv));
         }
       }
       steps.push_back(g);
@@ -524,7 +532,8 @@ std::string method_text() {
            "zCDP (Canonne, Kamath & Steinke 2020, Thm 14), converted at the noise's half of delta "
            "by their Corollary 13, plus the thresholds' half (basic composition), both halves "
            "(delta - share) / 2, then raised by (1 + e^eps) TV for the samplers' total variation "
-           "TV = sum over steps of 2^64 tau (add_total_variation)";
+           "TV = sum over steps of 2^64 tau, plus 2^-98 a level k >= 2 for the spurious grams' "
+           "Poisson sample (add_total_variation)";
   } else if constexpr (std::same_as<Noise, secure_noise>) {
     return "discrete Gaussian steps composed in zCDP (Canonne, Kamath & Steinke 2020, Thm 14), "
            "converted at delta/2 by their Corollary 13, plus (0, delta/2) for the thresholds "

@@ -83,7 +83,8 @@ class constant_time_binomial {
   /// The largest rate accepted (p = 1 - e^-16, about 1 - 1.1e-7).
   static constexpr double max_rate = 16;
   /// The largest window hi - lo accepted: 2^20 thresholds (a mean of about
-  /// 5 10^9), 16 MiB.
+  /// 2 10^9 for a small p; the window is about 2 sqrt(140 mean (1 - p))
+  /// wide), 16 MiB.
   static constexpr std::uint64_t max_entries = std::uint64_t{1} << 20;
   /// A bound on total_variation() for every table this class builds:
   /// 2^-99 for the tails plus (max_entries + 1) 2^-128 for the roundings.
@@ -174,32 +175,40 @@ class constant_time_binomial {
     }
     const big_uint odds_lo = div_floor((one - e.hi) << w, e.hi);
     const big_uint odds_hi = div_ceil((one - e.lo) << w, e.lo);
-    big_uint w_lo = one, w_hi = one;   // w(lo) = 1
-    std::vector<big_uint> s_lo, s_hi;  // s(k) = w(lo) + ... + w(lo + k)
     const std::size_t m = static_cast<std::size_t>(hi - lo);
-    s_lo.reserve(m + 1);
-    s_hi.reserve(m + 1);
-    big_uint sum_lo = w_lo, sum_hi = w_hi;
-    s_lo.push_back(sum_lo);
-    s_hi.push_back(sum_hi);
-    for (std::uint64_t i = lo; i < hi; ++i) {
-      // w(i + 1) = w(i) odds (n - i) / (i + 1)
-      w_lo = div_floor(shift_floor(w_lo * odds_lo, w) * big_uint(n - i), big_uint(i + 1));
-      w_hi = div_ceil(shift_ceil(w_hi * odds_hi, w) * big_uint(n - i), big_uint(i + 1));
-      sum_lo += w_lo;
-      sum_hi += w_hi;
-      s_lo.push_back(sum_lo);
-      s_hi.push_back(sum_hi);
-    }
+    // Two passes over the same recurrence, so that only running sums are
+    // held: the first for s(m), the normaliser, the second for the
+    // thresholds s(k) / s(m). Both passes compute the same numbers.
+    const auto walk = [&](auto&& visit) {
+      big_uint w_lo = one, w_hi = one;  // w(lo) = 1
+      big_uint sum_lo = w_lo, sum_hi = w_hi;
+      visit(std::size_t{0}, sum_lo, sum_hi);
+      for (std::uint64_t i = lo; i < hi; ++i) {
+        // w(i + 1) = w(i) odds (n - i) / (i + 1)
+        w_lo = div_floor(shift_floor(w_lo * odds_lo, w) * big_uint(n - i), big_uint(i + 1));
+        w_hi = div_ceil(shift_ceil(w_hi * odds_hi, w) * big_uint(n - i), big_uint(i + 1));
+        sum_lo += w_lo;
+        sum_hi += w_hi;
+        visit(static_cast<std::size_t>(i + 1 - lo), sum_lo, sum_hi);
+      }
+    };
+    big_uint total_lo, total_hi;  // s(m)
+    walk([&](std::size_t k, const big_uint& s_lo, const big_uint& s_hi) {
+      if (k == m) {
+        total_lo = s_lo;
+        total_hi = s_hi;
+      }
+    });
     std::vector<detail::ct_threshold> table;
     table.reserve(m);
-    for (std::size_t k = 0; k < m; ++k) {
+    walk([&](std::size_t k, const big_uint& s_lo, const big_uint& s_hi) {
+      if (k == m) return;
       detail::fixed_interval c;
       c.bits = detail::ct_bound_bits;
-      c.lo = div_floor(s_lo[k] << detail::ct_bound_bits, s_hi[m]);
-      c.hi = div_ceil(s_hi[k] << detail::ct_bound_bits, s_lo[m]);
+      c.lo = div_floor(s_lo << detail::ct_bound_bits, total_hi);
+      c.hi = div_ceil(s_hi << detail::ct_bound_bits, total_lo);
       table.push_back(detail::nearest_threshold(c));
-    }
+    });
     return table;
   }
 

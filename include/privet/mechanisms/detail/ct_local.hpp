@@ -398,12 +398,14 @@ class ct_distinct_draws {
       const double p = std::nextafter(static_cast<double>(m - 1) / static_cast<double>(n), 1.0);
       const poisson_capacity c = ct_poisson_capacity(static_cast<std::size_t>(m), p);
       if (c.tail == 0 && c.rows >= m) return;  // nothing certified below m collisions
-      if (c.rows <= e) {
+      // P[collisions >= rows] <= e^-70, so rows - 1 extra draws suffice.
+      const std::uint64_t enough = c.rows == 0 ? 0 : c.rows - 1;
+      if (enough <= e) {
         m_ = m;
         draws_ = ct_draws(std::vector<std::uint64_t>(static_cast<std::size_t>(m), n));
         return;
       }
-      e = c.rows;
+      e = enough;
     }
   }
 
