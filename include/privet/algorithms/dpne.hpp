@@ -72,18 +72,17 @@
 // count (a walk from success to success) and its draws by rejection take
 // time that grows with how many grams are spurious, which with |S_k| tells
 // how many are real. Instead, a Poisson sample of all of V_k's indices is
-// drawn with the same work whatever it holds
-// (mechanisms/constant_time_binomial.hpp: a binomial count from a scanned
-// table, a uniform subset from sorted independent draws, selection
-// sampling),
-// and the members of the support are dropped from it: the zero entries that
+// drawn with the same work whatever it holds (mechanisms/
+// constant_time_binomial.hpp: a binomial count from a scanned table, a
+// uniform subset from sorted independent draws, selection sampling), and
+// the members of the support are dropped from it: the zero entries that
 // pass have exactly their law in the exact run (each member of V_k outside
 // the support passes independently with p_k), up to the sample's distance,
 // at most constant_time_poisson_sample::max_total_variation = 2^-98 per
 // level, which the plan adds to each level's TV. That covers a count window
-// up to 2^20 (a mean of about 10^6 spurious grams); beyond it, or
-// for a pass probability above 1 - e^-16, the level falls back to the
-// variable-time draws and says so (level_report::spurious_constant_time).
+// up to 2^20 (a mean of about 10^6 spurious grams); beyond it, or for a pass
+// probability above 1 - e^-16, the level falls back to the variable-time
+// draws and says so (level_report::spurious_constant_time).
 // Two caveats. p_k is pass_probability()'s tail, computed in long double
 // and rounded to a double (about 1e-16 relative, not certified), the p_k the
 // variable-time path uses too: the sample's law is Poisson at that p_k, and
@@ -562,6 +561,7 @@ std::vector<std::uint64_t> constant_time_level(const Support& support, const Lev
                                                const Middles& middles,
                                                const std::vector<std::uint64_t>& cumulative,
                                                std::uint64_t exact, level_report& r, G& gen) {
+  PRIVET_REQUIRE_SECURE_GENERATOR(G);  // the spurious grams are release noise
   const constant_time_poisson_sample sample(exact, rate);
   const std::size_t cap = sample.capacity();
   std::vector<std::uint64_t> keys(support.size());
@@ -808,9 +808,10 @@ class extractor {
       const std::uint64_t in_support = std::min<std::uint64_t>(h.size(), exact);
       std::vector<std::uint64_t> kept;
       if constexpr (std::same_as<Noise, constant_time_noise>) {
-        if (constant_time_poisson_sample::supports(exact, -std::log1p(-r.pass_probability))) {
-          kept = detail::constant_time_level(support, noise, tau, -std::log1p(-r.pass_probability),
-                                             middles, cumulative, exact, r, gen);
+        const double rate = -std::log1p(-r.pass_probability);  // p = 1 - e^-rate
+        if (constant_time_poisson_sample::supports(exact, rate)) {
+          kept = detail::constant_time_level(support, noise, tau, rate, middles, cumulative, exact,
+                                             r, gen);
         }
       }
       if (!r.spurious_constant_time) {
