@@ -15,6 +15,7 @@
 #include <support/dpne_text.hpp>
 #include <support/errors.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -174,4 +175,57 @@ TEST_CASE("constant-time level noise draws the same CSPRNG words whatever the we
     CHECK(words.size() == 1);
     CHECK(*words.begin() == static_cast<std::uint64_t>(sampler.words_per_sample()));
   }
+}
+
+TEST_CASE(
+    "a constant-time level draws the same CSPRNG words whatever passes and whatever is spurious") {
+  // One level (dpne::detail::constant_time_level) on V_k = 40 x 50 grams in
+  // one middle, with the same seed on two supports of the same size: one
+  // whose weights are far below the threshold, one of other grams whose
+  // weights are far above it. What passes differs completely, and so do the
+  // spurious grams (the support's members are dropped from the same Poisson
+  // sample of V_k), but nothing draws a word because of a coin or a
+  // membership, so the words drawn are the same, seed by seed.
+  struct middle {
+    std::vector<privet::dpne::gram_id> left, right;
+  };
+  std::vector<middle> middles(1);
+  for (privet::dpne::gram_id g = 0; g < 40; ++g) middles[0].left.push_back(g);
+  for (privet::dpne::gram_id g = 0; g < 50; ++g) middles[0].right.push_back(100 + g);
+  const std::vector<std::uint64_t> cumulative = {40 * 50};
+  const ct_noise noise(1.0);
+  const std::int64_t tau = noise.to_units(2.0);
+  const double rate = -std::log1p(-noise.pass_probability(0, tau));  // p about 0.023
+  // 320 grams: 8 right words for each left word, from `first` on.
+  const auto support_with = [&](std::int64_t weight, privet::dpne::gram_id first) {
+    std::vector<std::pair<std::uint64_t, std::int64_t>> s;
+    for (privet::dpne::gram_id x = 0; x < 40; ++x) {
+      for (privet::dpne::gram_id z = 0; z < 8; ++z) {
+        s.emplace_back(privet::dpne::detail::pack(x, 100 + first + z), weight);
+      }
+    }
+    return s;  // sorted by key
+  };
+  const auto low = support_with(0, 0), high = support_with(noise.to_units(1e6), 30);
+  std::uint64_t differ = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    counting_release_generator g1(seed), g2(seed);
+    dpne::level_report r1, r2;
+    const auto out1 =
+        dpne::detail::constant_time_level(low, noise, tau, rate, middles, cumulative, 2000, r1, g1);
+    const auto out2 = dpne::detail::constant_time_level(high, noise, tau, rate, middles, cumulative,
+                                                        2000, r2, g2);
+    CAPTURE(seed);
+    CHECK(g1.calls() == g2.calls());
+    CHECK(r1.spurious_constant_time);
+    // All of the high support passes; the low one seldom does.
+    CHECK(out2.size() == high.size() + r2.spurious);
+    CHECK(out1.size() < low.size() / 10 + r1.spurious);
+    CHECK(std::is_sorted(out1.begin(), out1.end()));
+    CHECK(std::is_sorted(out2.begin(), out2.end()));
+    differ += r1.spurious != r2.spurious;
+  }
+  // The same Poisson sample (about 46 of 2000 at p = 0.023) loses other
+  // members to the two supports, so the spurious counts differ.
+  CHECK(differ > 10);
 }
