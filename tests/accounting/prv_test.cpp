@@ -421,8 +421,10 @@ TEST_CASE("PRV brackets exact compositions of many steps") {
   // (Dong, Roth & Su 2022, Corollary 3.3), k randomised responses have
   // Kairouz, Oh & Viswanath's optimal composition (2015, Theorem 3.3).
   const double eps_error = 0.01;
-  for (const auto& [sigma, steps] :
+  for (const auto& job :
        {std::pair{100.0, std::uint64_t{100'000}}, std::pair{20.0, std::uint64_t{5'000}}}) {
+    const double sigma = job.first;  // named copies: clang 14 cannot capture a binding
+    const std::uint64_t steps = job.second;
     CAPTURE(steps);
     prv_accountant acc({.eps_error = eps_error, .delta_error = 1e-10});
     acc.add(prv::gaussian(sigma), steps);

@@ -183,8 +183,9 @@ TEST_CASE("repeat-and-select meets Papernot & Steinke's closed forms") {
   // Poisson (Theorem 6), pure-DP base: at lambda = 1 + 1 / (e^eps - 1) the
   // bound is the Laplace curve plus log(mu) (e^eps - 1), the delta term
   // vanishing at the order 1e100 (test_repeat_and_select_pure_poisson).
-  for (auto [eps, mean] : {std::pair{1.0, 1.0}, std::pair{0.1, 2.0}, std::pair{10.0, 10.0},
-                           std::pair{0.001, 100.0}, std::pair{2.0, 1000.0}, std::pair{1.0, 1e10}}) {
+  for (const auto& job : {std::pair{1.0, 1.0}, std::pair{0.1, 2.0}, std::pair{10.0, 10.0},
+                          std::pair{0.001, 100.0}, std::pair{2.0, 1000.0}, std::pair{1.0, 1e10}}) {
+    const double eps = job.first, mean = job.second;  // named: clang 14 cannot capture a binding
     const double alpha = 1 + 1 / std::expm1(eps);
     const auto r = privet::rdp_repeat_and_select(privet::rdp_laplace(1 / eps, {alpha, 1e10, 1e100}),
                                                  mean, inf);

@@ -83,7 +83,8 @@ TEST_CASE("the server's tests: uniform nonzero values, a uniform slot for the ze
   constexpr int runs = 3000;
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> inputs = {
       {37, 200}, {129, 129}, {200, 37}, {255, 0}};
-  for (const auto& [x, y] : inputs) {
+  for (const auto& input : inputs) {
+    const std::uint64_t x = input.first, y = input.second;  // named: for clang 14's CAPTURE
     CAPTURE(x);
     CAPTURE(y);
     std::vector<std::uint64_t> values(u - 1, 0), slots(l + 1, 0), zeros(2, 0);

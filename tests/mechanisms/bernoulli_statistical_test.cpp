@@ -37,8 +37,9 @@ struct fraction {
 TEST_CASE("Bernoulli(num / den) has probability num / den") {
   privet::testing::seeded_release_generator gen(101);
   const std::uint64_t big = UINT64_MAX;
-  for (auto [num, den] : {fraction{1, 2}, fraction{1, 3}, fraction{2, 7}, fraction{999, 1000},
-                          fraction{big / 3, big}, fraction{(big >> 1) + 1, big}}) {
+  for (const fraction f : {fraction{1, 2}, fraction{1, 3}, fraction{2, 7}, fraction{999, 1000},
+                           fraction{big / 3, big}, fraction{(big >> 1) + 1, big}}) {
+    const std::uint64_t num = f.num, den = f.den;  // named: clang 14 cannot capture a binding
     const double p = static_cast<double>(num) / static_cast<double>(den);
     const auto r = coin_fit([&] { return privet::bernoulli_rational(gen, num, den); }, p);
     CAPTURE(num);
@@ -53,9 +54,10 @@ TEST_CASE("Bernoulli(exp(-num / den)) has probability exp(-num / den)") {
   // coins and a fraction), and 64-bit fractions near 2^63.
   privet::testing::seeded_release_generator gen(102);
   const std::uint64_t top = std::uint64_t{1} << 63;
-  for (auto [num, den] :
+  for (const fraction f :
        {fraction{1, 1000}, fraction{1, 3}, fraction{1, 1}, fraction{5, 2}, fraction{15, 2},
         fraction{top + 12345, top - 1}, fraction{top / 5 * 4, top}}) {
+    const std::uint64_t num = f.num, den = f.den;  // named: clang 14 cannot capture a binding
     const double p = std::exp(-static_cast<double>(num) / static_cast<double>(den));
     const auto r = coin_fit([&] { return privet::bernoulli_exp(gen, num, den); }, p);
     CAPTURE(num);
@@ -69,7 +71,8 @@ TEST_CASE("big-integer Bernoulli(exp(-x)) matches exp(-x) for exponents beyond 6
   using boost::multiprecision::cpp_int;
   privet::testing::seeded_release_generator gen(103);
   const cpp_int scale = cpp_int(1) << 150;
-  for (auto [num, den] : {fraction{3, 7}, fraction{13, 4}}) {
+  for (const fraction f : {fraction{3, 7}, fraction{13, 4}}) {
+    const std::uint64_t num = f.num, den = f.den;  // named: clang 14 cannot capture a binding
     const cpp_int n = scale * num + 1, d = scale * den;
     const double p = std::exp(-static_cast<double>(num) / static_cast<double>(den));
     const auto r = coin_fit([&] { return privet::bernoulli_exp(gen, n, d); }, p);
@@ -89,11 +92,12 @@ TEST_CASE("Bernoulli(exp(-k^2 / d)) is exact when k^2 needs 256 bits") {
     uint128 k, d;
   };
   const uint128 top = ~uint128{0};
-  for (auto [k, d] : {square_case{(one << 64) / 5 * 6 + 977, top - 158},       // k^2 / d ~ 1.44
-                      square_case{(one << 63) * 3 + 5, top - 12},              // ~ 2.25
-                      square_case{(one << 65) + 5, (one << 127) / 5 * 8 + 1},  // ~ 5
-                      square_case{(one << 62) + 1, (one << 126) - 3},          // ~ 0.25
-                      square_case{7, 30}}) {
+  for (const square_case c : {square_case{(one << 64) / 5 * 6 + 977, top - 158},  // k^2 / d ~ 1.44
+                              square_case{(one << 63) * 3 + 5, top - 12},         // ~ 2.25
+                              square_case{(one << 65) + 5, (one << 127) / 5 * 8 + 1},  // ~ 5
+                              square_case{(one << 62) + 1, (one << 126) - 3},          // ~ 0.25
+                              square_case{7, 30}}) {
+    const uint128 k = c.k, d = c.d;  // named: clang 14 cannot capture a binding
     const long double kk = static_cast<long double>(k), dd = static_cast<long double>(d);
     const double p = static_cast<double>(std::exp(-(kk * kk) / dd));
     const auto r = coin_fit([&] { return privet::detail::bernoulli_exp_square(gen, k, d); }, p);
@@ -120,8 +124,10 @@ TEST_CASE("logistic_bernoulli has probability a / (a + b e^-x)") {
   };
   // The subset-selection coin of LDP TrieHH at s = 10^6, eps = 10 (d = 46)
   // and eps = 1; randomised response's coin for k = 2 and k = 1000.
-  for (auto [a, b, x] :
+  for (const odds o :
        {odds{46, 999'954, 10.0}, odds{268'942, 731'058, 1.0}, odds{1, 1, 0.5}, odds{1, 999, 4.0}}) {
+    const auto a = o.a, b = o.b;  // named: clang 14 cannot capture a binding
+    const double x = o.x;
     const double p =
         static_cast<double>(a) / (static_cast<double>(a) + static_cast<double>(b) * std::exp(-x));
     const privet::logistic_bernoulli coin(a, b, x);

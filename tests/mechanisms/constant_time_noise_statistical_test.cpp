@@ -124,7 +124,9 @@ TEST_CASE("a geometric's binary digits are independent, and the digit sampler is
   // the first four digits against the product of their exact marginals
   // (four-cell chi-square).
   std::uint64_t seed = 640;
-  for (auto [s, t] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {2, 7}, {1, 3}}) {
+  for (const auto& st :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {2, 7}, {1, 3}}) {
+    const std::uint64_t s = st.first, t = st.second;  // named: for clang 14's CAPTURE
     const privet::detail::ct_geometric geo(s, t, 63);
     const double x = static_cast<double>(s) / static_cast<double>(t);
     const double cut = std::exp(-x * std::ldexp(1.0, geo.digits()));

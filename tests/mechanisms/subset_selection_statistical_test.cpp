@@ -41,8 +41,10 @@ privet::test::chi_square_result inclusion_fit(Report report, std::uint64_t item,
 
 TEST_CASE("the true item is reported with probability p exactly") {
   privet::testing::seeded_release_generator gen(31);
-  for (auto [eps, s] : {std::pair{10.0, std::uint64_t{1'000'000}},
-                        std::pair{1.0, std::uint64_t{10}}, std::pair{0.25, std::uint64_t{7}}}) {
+  for (const auto& job : {std::pair{10.0, std::uint64_t{1'000'000}},
+                          std::pair{1.0, std::uint64_t{10}}, std::pair{0.25, std::uint64_t{7}}}) {
+    const double eps = job.first;  // named copies: clang 14 cannot capture a binding
+    const std::uint64_t s = job.second;
     const privet::subset_selection ss(eps, s);
     const std::uint64_t item = s / 3;
     const auto r = inclusion_fit([&] { return ss(item, gen); }, item, ss.p_true(), 100'000);
@@ -120,7 +122,9 @@ TEST_CASE("the frequency estimator is unbiased, with the stated variance") {
   const boost::math::chi_squared chi(rounds - 1);
   const double lo = boost::math::quantile(chi, alpha / 2);
   const double hi = boost::math::quantile(boost::math::complement(chi, alpha / 2));
-  for (auto [ests, truth] : {std::pair{&est0, 300.0}, std::pair{&est1, 100.0}}) {
+  for (const auto& job : {std::pair{&est0, 300.0}, std::pair{&est1, 100.0}}) {
+    const auto* ests = job.first;  // named copies: clang 14 cannot capture a binding
+    const double truth = job.second;
     double mean = 0;
     for (double e : *ests) mean += e;
     mean /= rounds;

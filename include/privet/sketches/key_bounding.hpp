@@ -837,7 +837,8 @@ class bound_keys_per_window : public pipeline_step {
     const std::uint64_t w = windows_.max_keys();
     const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
     if ((per_window.partitions != 0 && w > most / per_window.partitions) ||
-        (per_window.per_partition != 0 && w > most / per_window.per_partition)) {
+        (per_window.per_partition != 0 &&
+         static_cast<double>(w) > static_cast<double>(most) / per_window.per_partition)) {
       throw overflow_error("privet: bound_keys_per_window stability overflows 64 bits");
     }
     return {per_window.partitions * w, per_window.per_partition * w};
