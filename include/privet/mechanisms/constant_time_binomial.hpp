@@ -202,12 +202,7 @@ class constant_time_binomial {
     std::vector<detail::ct_threshold> table;
     table.reserve(m);
     walk([&](std::size_t k, const big_uint& s_lo, const big_uint& s_hi) {
-      if (k == m) return;
-      detail::fixed_interval c;
-      c.bits = detail::ct_bound_bits;
-      c.lo = div_floor(s_lo << detail::ct_bound_bits, total_hi);
-      c.hi = div_ceil(s_hi << detail::ct_bound_bits, total_lo);
-      table.push_back(detail::nearest_threshold(c));
+      if (k < m) table.push_back(detail::ratio_threshold(s_lo, s_hi, total_lo, total_hi));
     });
     return table;
   }

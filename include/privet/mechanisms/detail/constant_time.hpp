@@ -216,6 +216,19 @@ inline ct_threshold nearest_threshold(const fixed_interval& p) {
   return {static_cast<std::uint64_t>(v >> 64), static_cast<std::uint64_t>(v)};
 }
 
+/// The threshold nearest to a ratio num / den in [0, 1] known within bounds
+/// (num_lo <= num <= num_hi, den_lo <= den <= den_hi, den_lo > 0), as a
+/// cumulative table's entries are: partial sum over total, each rounded
+/// outwards to ct_bound_bits.
+inline ct_threshold ratio_threshold(const big_uint& num_lo, const big_uint& num_hi,
+                                    const big_uint& den_lo, const big_uint& den_hi) {
+  fixed_interval c;
+  c.bits = ct_bound_bits;
+  c.lo = div_floor(num_lo << ct_bound_bits, den_hi);
+  c.hi = div_ceil(num_hi << ct_bound_bits, den_lo);
+  return nearest_threshold(c);
+}
+
 /// The threshold of Bernoulli(exp(-num / den)).
 inline ct_threshold exp_neg_threshold(const big_uint& num, const big_uint& den) {
   return nearest_threshold(exp_neg_ratio_bounds(num, den, ct_bound_bits));
@@ -555,11 +568,7 @@ class ct_gaussian_table {
     std::vector<ct_threshold> table;
     table.reserve(m);
     for (std::uint64_t k = 0; k < m; ++k) {
-      fixed_interval c;
-      c.bits = ct_bound_bits;
-      c.lo = div_floor(s_lo[k] << ct_bound_bits, s_hi[m]);
-      c.hi = div_ceil(s_hi[k] << ct_bound_bits, s_lo[m]);
-      table.push_back(nearest_threshold(c));
+      table.push_back(ratio_threshold(s_lo[k], s_hi[k], s_lo[m], s_hi[m]));
     }
     return table;
   }

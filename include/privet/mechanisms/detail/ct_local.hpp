@@ -1,8 +1,10 @@
 // privet/mechanisms/detail/ct_local.hpp — the constant-time pieces of the
 // local randomisers (randomized_response.hpp, subset_selection.hpp): their
 // keep coin's threshold, uniform draws whose time says nothing about the
-// value drawn, and a sort without branches (issue 36; see
-// docs/security_model.md).
+// value drawn, and a sort without branches; and the samplers of subsets
+// built on them: DP-SGD's padded Poisson batches (the binomial window's
+// ends, ct_poisson_capacity and ct_binomial_floor) and the sorted draws of
+// constant_time_binomial.hpp (issue 36; see docs/security_model.md).
 //
 // The keep coin. Both randomisers keep the user's own value with
 // probability p = a / (a + b e^-eps) (a = 1, b = k - 1 for randomised
@@ -352,7 +354,8 @@ class ct_divider {
 
 /// The number of entries of a[0, n) at or below x (std::upper_bound's
 /// offset when a is increasing), by a binary search of ceil(log2 n) steps
-/// whose probes are chosen by masks: the steps depend on n alone.
+/// whose probes are chosen by masks: the steps depend on n alone, the
+/// addresses read on x (a cache channel, outside the timing model).
 inline std::size_t ct_upper_bound(const std::uint64_t* a, std::size_t n, std::uint64_t x) noexcept {
   if (n == 0) return 0;
   std::size_t base = 0, len = n;
