@@ -7,3 +7,4 @@
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/algorithms/pageview_histogram.hpp>
 #include <privet/algorithms/release_utility.hpp>
+#include <privet/algorithms/triehh_constant_time.hpp>

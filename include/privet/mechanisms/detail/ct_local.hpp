@@ -196,14 +196,13 @@ inline void ct_floyd(std::uint64_t* v, std::size_t d, std::uint64_t n) noexcept 
   }
 }
 
-/// Sorts v[0, n) increasingly by Batcher's merge exchange (Batcher 1968;
-/// Knuth, TAOCP vol. 3, 5.2.2, Algorithm M): a sorting network for any n,
-/// about n (log2 n)^2 / 4 compare-exchanges by masks, whose pairs depend on
-/// n alone, so neither the time nor the memory accessed depends on the
-/// values. The exchanges of a pass are independent, so they overlap in the
-/// pipeline. It replaced odd-even transposition (n (n - 1) / 2 exchanges),
-/// which made subset selection's report O(d^2) twice over.
-inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
+/// Calls exchange(i, j) for every compare-exchange of Batcher's merge
+/// exchange on n elements (Batcher 1968; Knuth, TAOCP vol. 3, 5.2.2,
+/// Algorithm M), i < j: a sorting network for any n, about n (log2 n)^2 / 4
+/// pairs, which depend on n alone. The exchanges of a pass are independent,
+/// so they overlap in the pipeline.
+template <class Exchange>
+void ct_merge_exchange(std::size_t n, Exchange&& exchange) {
   if (n < 2) return;
   std::size_t t = 0;  // ceil(log2 n)
   while ((std::size_t{1} << t) < n) ++t;
@@ -212,10 +211,7 @@ inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
     for (;;) {
       for (std::size_t i = 0; i + d < n; ++i) {
         if ((i & p) != r) continue;  // public: i, p and r, never the values
-        const std::uint64_t a = v[i], b = v[i + d];
-        const std::uint64_t flip = (a ^ b) & ct_mask(ct_lt(b, a));
-        v[i] = a ^ flip;
-        v[i + d] = b ^ flip;
+        exchange(i, i + d);
       }
       if (q == p) break;
       d = q - p;
@@ -223,6 +219,44 @@ inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
       r = p;
     }
   }
+}
+
+/// Sorts v[0, n) increasingly by ct_merge_exchange, each compare-exchange by
+/// masks, so neither the time nor the memory accessed depends on the
+/// values. It replaced odd-even transposition (n (n - 1) / 2 exchanges),
+/// which made subset selection's report O(d^2) twice over.
+inline void ct_sort(std::uint64_t* v, std::size_t n) noexcept {
+  ct_merge_exchange(n, [v](std::size_t i, std::size_t j) {
+    const std::uint64_t a = v[i], b = v[j];
+    const std::uint64_t flip = (a ^ b) & ct_mask(ct_lt(b, a));
+    v[i] = a ^ flip;
+    v[j] = b ^ flip;
+  });
+}
+
+/// Sorts n records of Words 64-bit words each (record i at v[i Words, (i +
+/// 1) Words)) increasingly by their first Key words, compared
+/// lexicographically, by the network of ct_sort: each comparison and each
+/// exchange of whole records by masks. Records equal in their keys may come
+/// out in either order (a sorting network is not stable).
+template <std::size_t Words, std::size_t Key>
+void ct_sort_records(std::uint64_t* v, std::size_t n) noexcept {
+  static_assert(Key >= 1 && Key <= Words);
+  ct_merge_exchange(n, [v](std::size_t i, std::size_t j) {
+    std::uint64_t* a = v + i * Words;
+    std::uint64_t* b = v + j * Words;
+    std::uint64_t less = 0, equal = 1;  // b < a so far; b = a so far
+    for (std::size_t k = 0; k < Key; ++k) {
+      less |= equal & ct_lt(b[k], a[k]);
+      equal &= ct_is_zero(a[k] ^ b[k]);
+    }
+    const std::uint64_t m = ct_mask(less);
+    for (std::size_t k = 0; k < Words; ++k) {
+      const std::uint64_t flip = (a[k] ^ b[k]) & m;
+      a[k] ^= flip;
+      b[k] ^= flip;
+    }
+  });
 }
 
 /// Poisson sampling of [0, n) in constant time: each i is a member with
