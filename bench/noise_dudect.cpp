@@ -48,6 +48,8 @@
 //   max_table = 0), which takes 50-150 us a draw; only, when given, runs
 //   the rows whose name contains it.
 #include <privet/algorithms/dpne.hpp>
+#include <privet/algorithms/ldp_triehh.hpp>
+#include <privet/algorithms/triehh_constant_time.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
@@ -77,8 +79,10 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -661,6 +665,58 @@ void dpne_level(const std::string& name, std::size_t n, bool exact) {
 
 }  // namespace
 
+// An LDP TrieHH client's whole vote (layer 2: 26^2 open prefixes, |X| = 27,
+// eps 10, B = 8, a vocabulary of 200 words), for two users with the same
+// number of typed words: 30 words none of which has a candidate against 30
+// distinct valid prefixes (class 1), or no words against 30 valid ones.
+// The output is the vote's length. The control is ldp_triehh.hpp's client,
+// whose valid prefixes, merge and sampling take time that follows the
+// data; the constant-time client reads W = 64 words either way.
+void triehh_client(const std::string& name, std::size_t n, bool control, bool empty_user) {
+  namespace th = privet::triehh;
+  th::layer_broadcast b{2, {}, U"abcdefghijklmnopqrstuvwxyz$"};
+  for (char32_t x = U'a'; x <= U'z'; ++x) {
+    for (char32_t y = U'a'; y <= U'z'; ++y) b.prefixes.push_back(th::word{x, y});
+  }
+  th::parameters p;
+  p.epsilon = 10;
+  p.contributions = 8;
+  const th::prepared_layer layer(b, p);
+  auto vocabulary = std::make_shared<std::unordered_set<th::word>>();
+  privet::testing::seeded_release_generator data(3);
+  while (vocabulary->size() < 200) {
+    th::word w;
+    const std::uint64_t len = 3 + privet::uniform_below(data, 8);
+    for (std::uint64_t i = 0; i < len; ++i) w.push_back(U'a' + privet::uniform_below(data, 26));
+    vocabulary->insert(w);
+  }
+  th::user_data users[2];
+  for (std::size_t i = 0; i < 30; ++i) {
+    // Class 0: digits, which no prefix holds (or no words); class 1: 30
+    // distinct prefixes followed by a letter.
+    if (!empty_user) users[0].emplace_back(th::word{U'0', U'1', U'2', U'3'}, 1);
+    users[1].emplace_back(th::word{U'a' + static_cast<char32_t>(i % 26),
+                                   U'a' + static_cast<char32_t>(i / 26), U'q', U'r'},
+                          1 + i % 3);
+  }
+  const th::constant_time_layer ct(layer, vocabulary.get(), {64, 0});
+  const th::client<th::random_sampling> clients[2] = {{users[0], vocabulary},
+                                                      {users[1], vocabulary}};
+  th::vote v{};
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng& gen) {
+        if (control) {
+          clients[cls].respond(layer, gen, v);
+        } else {
+          th::respond_constant_time(users[cls], ct, gen, v, th::random_sampling{});
+        }
+        return static_cast<double>(v.indices.size());
+      },
+      {}, "", false,
+      empty_user ? "no words vs 30 valid prefixes" : "30 words: 0 vs 30 valid prefixes");
+}
+
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 1000000;
   const std::size_t slow = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : n;
@@ -781,5 +837,9 @@ int main(int argc, char** argv) {
   poisson_population("constant_time_poisson_sample (10^5, mean 100)", slow, false);
   dpne_level("control: DPNE level, exact count and rejection (200 noised, |V| 90000)", slow, true);
   dpne_level("DPNE level, constant_time_level (200 noised, |V| 90000)", slow, false);
+  triehh_client("control: TrieHH client (ldp_triehh.hpp, B 8)", slow, true, false);
+  triehh_client("TrieHH respond_constant_time (W 64, B 8)", slow, false, false);
+  triehh_client("control: TrieHH client (ldp_triehh.hpp, B 8)", slow, true, true);
+  triehh_client("TrieHH respond_constant_time (W 64, B 8)", slow, false, true);
   return 0;
 }
