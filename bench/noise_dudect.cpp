@@ -671,7 +671,8 @@ void dpne_level(const std::string& name, std::size_t n, bool exact) {
 // distinct valid prefixes (class 1), or no words against 30 valid ones.
 // The output is the vote's length. The control is ldp_triehh.hpp's client,
 // whose valid prefixes, merge and sampling take time that follows the
-// data; the constant-time client reads W = 64 words either way.
+// data; the constant-time client (padded beforehand) reads W = 64 slots of
+// L = 16 symbols either way.
 void triehh_client(const std::string& name, std::size_t n, bool control, bool empty_user) {
   namespace th = privet::triehh;
   th::layer_broadcast b{2, {}, U"abcdefghijklmnopqrstuvwxyz$"};
@@ -700,6 +701,8 @@ void triehh_client(const std::string& name, std::size_t n, bool control, bool em
                           1 + i % 3);
   }
   const th::constant_time_layer ct(layer, vocabulary.get(), {64, 0});
+  // Padded once, as a device does when its store is loaded.
+  const th::constant_time_client padded[2] = {{users[0], ct.bounds()}, {users[1], ct.bounds()}};
   const th::client<th::random_sampling> clients[2] = {{users[0], vocabulary},
                                                       {users[1], vocabulary}};
   th::vote v{};
@@ -709,7 +712,7 @@ void triehh_client(const std::string& name, std::size_t n, bool control, bool em
         if (control) {
           clients[cls].respond(layer, gen, v);
         } else {
-          th::respond_constant_time(users[cls], ct, gen, v, th::random_sampling{});
+          padded[cls].respond(ct, gen, v, th::random_sampling{});
         }
         return static_cast<double>(v.indices.size());
       },
@@ -838,8 +841,8 @@ int main(int argc, char** argv) {
   dpne_level("control: DPNE level, exact count and rejection (200 noised, |V| 90000)", slow, true);
   dpne_level("DPNE level, constant_time_level (200 noised, |V| 90000)", slow, false);
   triehh_client("control: TrieHH client (ldp_triehh.hpp, B 8)", slow, true, false);
-  triehh_client("TrieHH respond_constant_time (W 64, B 8)", slow, false, false);
+  triehh_client("TrieHH constant_time_client (W 64, B 8)", slow, false, false);
   triehh_client("control: TrieHH client (ldp_triehh.hpp, B 8)", slow, true, true);
-  triehh_client("TrieHH respond_constant_time (W 64, B 8)", slow, false, true);
+  triehh_client("TrieHH constant_time_client (W 64, B 8)", slow, false, true);
   return 0;
 }

@@ -98,7 +98,7 @@ TEST_CASE("without noise the constant-time client keeps the ordinary client's it
       CAPTURE(b);
       const th::prepared_layer prepared(make_broadcast(layer), no_noise(b));
       const th::constant_time_layer ct(prepared, vocab.get(), {24, 0});
-      CHECK(ct.bounds().word_length == 7);  // the longest vocabulary word is 6
+      CHECK(ct.bounds().word_length == 16);  // max_depth + 1 (the longest vocabulary word is 6)
       for (int trial = 0; trial < 300; ++trial) {
         const th::user_data u = make_user(data, 24, known_words);
         th::client<th::greedy_sampling> greedy(u, vocab);
@@ -128,7 +128,7 @@ TEST_CASE("the constant-time client reads the first W words and L symbols") {
   const th::prepared_layer prepared(make_broadcast(2), no_noise(100));
   const th::constant_time_layer ct(prepared, nullptr, {5, 0});
   CHECK(ct.bounds().words == 5);
-  CHECK(ct.bounds().word_length == 3);  // layer + 1 without a vocabulary
+  CHECK(ct.bounds().word_length == 16);  // max_depth + 1 without a vocabulary
   th::user_data u;
   for (const th::word w : {U"aa", U"ab", U"ac", U"ad", U"ba", U"bb", U"bc"}) u.emplace_back(w, 1);
   // A long word still votes for its first three symbols.
@@ -146,8 +146,7 @@ TEST_CASE("the constant-time client reads the first W words and L symbols") {
   // A word as long as L is past every vocabulary word (L is one more than
   // the longest), so it is never known.
   const std::unordered_set<th::word> vocab{U"ab"};
-  const th::constant_time_layer with_vocab(prepared, &vocab, {4, 0});
-  CHECK(with_vocab.bounds().word_length == 3);
+  const th::constant_time_layer with_vocab(prepared, &vocab, {4, 3});
   th::user_data v{{U"ab", 2}, {U"abb", 1}, {U"abbbbbbbbbbb", 1}, {U"ba", 1}};
   const th::vote got_v = th::respond_constant_time(v, with_vocab, gen, th::greedy_sampling{});
   const th::vote expected_v = th::client<th::greedy_sampling>(
@@ -205,4 +204,16 @@ TEST_CASE("constant-time client bounds are checked by name") {
   CHECK_THROWS_WITH_AS(th::constant_time_layer(prepared, nullptr, {8, 2}),
                        doctest::Contains("bounds.word_length"), privet::invalid_parameter);
   CHECK_NOTHROW(th::constant_time_layer(prepared, &vocab, {8, 9}));
+  const th::user_data u{{U"abc", 1}};
+  CHECK_THROWS_WITH_AS(th::constant_time_client(u, {0, 4}), doctest::Contains("bounds.words"),
+                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(th::constant_time_client(u, {4, 1}), doctest::Contains("bounds.word_length"),
+                       privet::invalid_parameter);
+  // A client padded to other bounds than the layer's is refused by name.
+  const th::constant_time_layer layer(prepared, nullptr, {8, 4});
+  const th::constant_time_client other(u, {8, 5});
+  privet::testing::seeded_release_generator gen(1);
+  CHECK_THROWS_WITH_AS(other.respond(layer, gen), doctest::Contains("bounds"),
+                       privet::invalid_parameter);
+  CHECK(th::constant_time_client(u, {8, 4}).respond(layer, gen).indices.size() == 1);
 }

@@ -10,23 +10,26 @@
 // most B. A vote that comes back fast says the user has few or no valid
 // prefixes: exactly what the randomiser is there to hide.
 //
-// respond_constant_time does the same step with work fixed by public
-// bounds (client_bounds) and the layer:
-// - It reads exactly W typed words (the first W of the user's list; fewer
-//   are padded with empty slots, and words past the W-th are not read, a
-//   data-independent truncation that only costs utility: the randomiser's
-//   guarantee holds for any items) and exactly L symbols of each (a word's
-//   symbols past its end read as 0 by masks).
+// constant_time_client does the same step with work fixed by public bounds
+// (client_bounds, the same for every client of a run) and the layer:
+// - When the device's store is loaded (not when a broadcast arrives), the
+//   client keeps its first W typed words, each as L symbols (0 past its
+//   end) and its length capped at L, with its count; fewer words are padded
+//   with empty slots of count 0. Words past the W-th are dropped, a
+//   data-independent truncation that costs utility only: the randomiser's
+//   guarantee holds whatever the items. A vote then reads this same memory
+//   in the same order for every user.
 // - A word's known-vocabulary test and its prefix's lookup are binary
 //   searches of ceil(log2 n) masked steps (detail::ct_contains,
 //   ct_upper_bound) over sorted 64-bit keys: XXH3 of a fixed-length buffer
-//   (L symbols and the length; the layer's `layer` symbols), whose time
-//   does not depend on the symbols. The found prefix is compared with the
-//   word symbol by symbol, so a lookup is exact; the vocabulary test is
-//   exact but for a non-vocabulary word whose key equals a vocabulary
-//   word's (for a random hash, probability |vocabulary| 2^-64 per word;
-//   such a word would not vote, which costs utility only). The seeds are
-//   chosen when the layer is prepared so that no two keys of the same table
+//   (L symbols and the capped length; the layer's `layer` symbols), whose
+//   time does not depend on the symbols. L is more than the longest
+//   vocabulary word, so a word of L symbols or more is never known; the
+//   found prefix is compared with the word symbol by symbol, so a lookup is
+//   exact; the vocabulary test is exact but for a non-vocabulary word whose
+//   key equals a vocabulary word's (for a random hash, probability
+//   |vocabulary| 2^-64 per word; such a word would not vote, which costs
+//   utility only). The layer picks seeds under which no two keys of a table
 //   are equal. The next symbol is found by a scan of the alphabet.
 // - The W slots (candidate or "none", count) are sorted by Batcher's network
 //   (detail::ct_sort_records), equal candidates merged by a pass of masks
@@ -38,20 +41,19 @@
 //   and every one of the B is reported by the constant-time subset
 //   selection. Gamma's slot is dropped from the vote afterwards (the vote
 //   shows it anyway).
-// The result is the vote of ldp_triehh.hpp's client holding the first W
-// words: the same items for greedy_sampling (in the same order), the same
-// law for random_sampling (a uniform B-subset of the distinct valid
-// prefixes, in a random order instead of uniform_subset's; priorities that
-// tie, probability at most W^2 2^-64, keep the smaller candidate), and the
-// same reports.
+// The vote is that of ldp_triehh.hpp's client holding the first W words:
+// the same items for greedy_sampling (in the same order), the same law for
+// random_sampling (a uniform B-subset of the distinct valid prefixes, in a
+// random order instead of uniform_subset's; priorities that tie,
+// probability at most W^2 2^-64, keep the smaller candidate), and the same
+// reports.
 //
 // What the time still depends on: W, L, the layer (its prefixes, alphabet
-// and B) and the vocabulary, all public; the memory addresses read (the
-// searches' probes, the word's storage and which of its cache lines a
-// clamped index reads), a cache channel outside the timing model
-// (docs/security_model.md). The words are read from a user_data (a vector)
-// by a clamped index, so the number of words the user has is not a loop
-// bound either.
+// and B) and the vocabulary, all public. The memory addresses of the
+// searches' probes follow the keys: a cache channel outside the timing
+// model (docs/security_model.md). respond_constant_time pads a user_data
+// and votes in one call, for simulations; its padding reads the user's
+// words.
 #pragma once
 
 #include <privet/algorithms/ldp_triehh.hpp>
@@ -76,22 +78,102 @@
 
 namespace privet::triehh {
 
-/// The public bounds of a constant-time client: the same for every client
-/// of a layer, since its work (and so its time) follows them.
+/// The public bounds of a constant-time client, the same for every client
+/// of a run, since its work (and so its time) follows them.
 struct client_bounds {
-  /// W: the typed words read, the first W of a user's list (fewer are
+  /// W: the typed words kept, the first W of a user's list (fewer are
   /// padded); in [1, 2^24].
   std::size_t words = 1024;
-  /// L: the symbols read of each word; 0 picks the least that works, one
-  /// more than the longest vocabulary word and at least layer + 1. Else in
-  /// [that least, 2^16].
+  /// L: the symbols kept of each word, in [2, 2^16]; a layer needs at least
+  /// least_word_length() (a layer given 0 takes that).
   std::size_t word_length = 0;
+
+  friend bool operator==(const client_bounds&, const client_bounds&) = default;
 };
+
+/// The least L that serves every layer of a run: one more than the longest
+/// vocabulary word (so a word of L symbols or more is never known) and at
+/// least max_depth + 1 (a candidate is a prefix and one more symbol).
+inline std::size_t least_word_length(const std::unordered_set<word>* vocabulary,
+                                     const parameters& p) {
+  std::size_t longest = 0;
+  if (vocabulary != nullptr) {
+    for (const word& w : *vocabulary) longest = std::max(longest, w.size());
+  }
+  return std::max(longest + 1, p.max_depth + 1);
+}
+
+namespace detail {
+
+/// Throws invalid_parameter naming `bounds.words` or `bounds.word_length`
+/// outside [1, 2^24] and [least, 2^16].
+inline void check_bounds(const client_bounds& b, std::size_t least, const char* why) {
+  if (b.words < 1 || b.words > (std::size_t{1} << 24)) {
+    throw_invalid("bounds.words", b.words, "[1, 16777216]");
+  }
+  if (b.word_length < least || b.word_length > (std::size_t{1} << 16)) {
+    throw_invalid("bounds.word_length", b.word_length,
+                  "[" + std::to_string(least) + ", 65536]" + why);
+  }
+}
+
+}  // namespace detail
 
 /// The local sampling policies that have a constant-time form here.
 template <class P>
 concept constant_time_sampling =
     std::same_as<P, greedy_sampling> || std::same_as<P, random_sampling>;
+
+class constant_time_layer;
+
+/// A device's words padded to the run's bounds, once, when its store is
+/// loaded: W slots of L symbols (0 past a word's end) and the word's length
+/// capped at L, and each word's count (0 for padding). A vote then reads
+/// this same memory, in the same order, whatever the user typed; building
+/// it reads the user's words and takes time that follows them, so a device
+/// builds it before a broadcast arrives, not in answer to one.
+class constant_time_client {
+ public:
+  /// The first W of `typed`, each word's first L symbols. Throws
+  /// invalid_parameter naming `bounds.words` or `bounds.word_length`
+  /// outside their ranges (client_bounds).
+  constant_time_client(const user_data& typed, client_bounds bounds) : bounds_(bounds) {
+    detail::check_bounds(bounds_, 2, "");
+    const std::size_t w = bounds_.words, l = bounds_.word_length;
+    symbols_.assign(w * (l + 1), 0);
+    counts_.assign(w, 0);
+    for (std::size_t i = 0; i < w && i < typed.size(); ++i) {
+      const word& x = typed[i].first;
+      std::uint32_t* slot = symbols_.data() + i * (l + 1);
+      const std::size_t kept = std::min(x.size(), l);
+      std::copy(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(kept), slot);
+      slot[l] = static_cast<std::uint32_t>(kept);
+      counts_[i] = typed[i].second;
+    }
+  }
+
+  /// This client's vote for the layer, into `out` (its storage reused), in
+  /// work fixed by the layer and the bounds (see the file comment); throws
+  /// invalid_parameter naming `bounds` when the layer's differ.
+  template <constant_time_sampling Sampling = random_sampling, random_bit_source G>
+  void respond(const constant_time_layer& l, G& gen, vote& out, Sampling sampling = {}) const;
+
+  /// The same, as a new vote.
+  template <constant_time_sampling Sampling = random_sampling, random_bit_source G>
+  vote respond(const constant_time_layer& l, G& gen, Sampling sampling = {}) const {
+    vote v{};
+    respond(l, gen, v, sampling);
+    return v;
+  }
+
+  /// W and L.
+  [[nodiscard]] client_bounds bounds() const noexcept { return bounds_; }
+
+ private:
+  client_bounds bounds_;
+  std::vector<std::uint32_t> symbols_;  // W slots of L symbols and the capped length
+  std::vector<std::uint64_t> counts_;
+};
 
 /// A layer prepared for constant-time clients: the prepared layer, its
 /// prefixes and the known vocabulary as sorted keys, and the bounds. Built
@@ -99,27 +181,26 @@ concept constant_time_sampling =
 /// its construction takes time that follows these public inputs only.
 class constant_time_layer {
  public:
-  /// Throws invalid_parameter naming `bounds.words` or
-  /// `bounds.word_length` outside their ranges (client_bounds).
+  /// The layer for clients of bounds `bounds` (word_length 0: the least,
+  /// least_word_length(vocabulary, layer.params())). Throws
+  /// invalid_parameter naming `bounds.words` or `bounds.word_length`
+  /// outside their ranges (client_bounds; L at least one more than the
+  /// longest vocabulary word and than this layer's prefixes).
   constant_time_layer(prepared_layer layer, const std::unordered_set<word>* vocabulary,
                       client_bounds bounds = {})
       : layer_(std::move(layer)), words_(bounds.words) {
-    if (words_ < 1 || words_ > (std::size_t{1} << 24)) {
-      throw_invalid("bounds.words", bounds.words, "[1, 16777216]");
-    }
     const layer_broadcast& b = layer_.broadcast().message();
     prefix_length_ = b.layer;
     std::size_t longest = 0;
     if (vocabulary != nullptr) {
       for (const word& w : *vocabulary) longest = std::max(longest, w.size());
     }
-    const std::size_t least = std::max(longest + 1, prefix_length_ + 1);
-    length_ = bounds.word_length == 0 ? least : bounds.word_length;
-    if (length_ < least || length_ > (std::size_t{1} << 16)) {
-      throw_invalid("bounds.word_length", bounds.word_length,
-                    "0 or [" + std::to_string(least) +
-                        ", 65536] (one more than the longest vocabulary word, at least layer + 1)");
-    }
+    if (bounds.word_length == 0)
+      bounds.word_length = least_word_length(vocabulary, layer_.params());
+    detail::check_bounds(bounds, std::max(longest + 1, prefix_length_ + 1),
+                         " (one more than the longest vocabulary word and than the layer's "
+                         "prefixes)");
+    length_ = bounds.word_length;
     alphabet_.assign(b.alphabet.begin(), b.alphabet.end());
     // The prefixes' keys, sorted, with the prefix each stands for; a seed
     // under which no two are equal (the first, but for a 2^-64 chance).
@@ -166,142 +247,9 @@ class constant_time_layer {
   /// W and L as used.
   [[nodiscard]] client_bounds bounds() const noexcept { return {words_, length_}; }
 
-  /// The vote of a user with words `typed`, into `out`: see
-  /// respond_constant_time.
-  template <constant_time_sampling Sampling, random_bit_source G>
-  void respond(const user_data& typed, G& gen, vote& out, Sampling) const {
-    using namespace privet::detail;
-    const prepared_broadcast& b = layer_.broadcast();
-    const parameters& p = layer_.params();
-    out.layer = b.message().layer;
-    out.indices.clear();
-    const std::uint64_t s = b.candidates();
-    if (s == 0) return;
-    constexpr std::size_t fields = 3;  // sort key, second key, candidate (or none)
-    constexpr std::uint64_t none = ~std::uint64_t{0};
-    const std::size_t w_slots = words_, length = length_, plen = prefix_length_;
-    const std::uint64_t n_symbols = alphabet_.size();
-    thread_local std::vector<std::uint64_t> slots;
-    thread_local std::vector<std::uint32_t> buffer;
-    slots.assign(w_slots * fields, 0);
-    buffer.assign(length + 1, 0);
-
-    // The words, by a clamped index: entry min(i, n - 1), or an empty entry
-    // when the user has none, every slot read the same way.
-    static const std::pair<word, std::uint64_t> empty_entry{};
-    const std::uint64_t n = typed.size();
-    const std::uint64_t no_words = ct_is_zero(n);
-    const auto base = reinterpret_cast<const std::pair<word, std::uint64_t>*>(
-        ct_select(ct_mask(no_words), reinterpret_cast<std::uintptr_t>(&empty_entry),
-                  reinterpret_cast<std::uintptr_t>(typed.data())));
-    const std::uint64_t last = n - (no_words ^ 1);
-    const char32_t eow = alphabet_.back();
-    for (std::size_t i = 0; i < w_slots; ++i) {
-      const std::uint64_t real = ct_lt(i, n);
-      const auto& entry = base[ct_select(ct_mask(real), i, last)];
-      const std::u32string& w = entry.first;
-      const std::uint64_t size = w.size();
-      const char32_t* data = w.data();  // data[size] is the terminator
-      // L symbols; past the end 0 (the read is of data[min(j, size)]).
-      for (std::size_t j = 0; j < length; ++j) {
-        const std::uint64_t inside = ct_lt(j, size);
-        const std::uint64_t at = ct_select(ct_mask(inside), j, size);
-        buffer[j] =
-            static_cast<std::uint32_t>(static_cast<std::uint64_t>(data[at]) & ct_mask(inside));
-      }
-      const std::uint64_t longer = ct_lt(size, length) ^ 1;  // size >= L: no vocabulary word
-      buffer[length] = static_cast<std::uint32_t>(ct_select(ct_mask(longer), length, size));
-      std::uint64_t known = 0;
-      if (!vocabulary_keys_.empty()) {  // public
-        known =
-            ct_contains(vocabulary_keys_.data(), vocabulary_keys_.size(), word_key(buffer.data())) &
-            (longer ^ 1);
-      }
-      // The prefix: its key's place among the sorted keys, then the symbols.
-      const std::uint64_t key = prefix_key(buffer.data());
-      const std::size_t np = prefix_keys_.size();
-      const std::size_t at = ct_upper_bound(prefix_keys_.data(), np, key);
-      const std::uint64_t some = ct_is_zero(at) ^ 1;
-      const auto probe = static_cast<std::size_t>(ct_select(ct_mask(some), at - 1, 0));
-      std::uint64_t found = some & ct_is_zero(prefix_keys_[probe] ^ key);
-      const char32_t* stored = flat_.data() + probe * plen;
-      for (std::size_t j = 0; j < plen; ++j) {
-        found &= ct_is_zero(static_cast<std::uint64_t>(stored[j]) ^ buffer[j]);
-      }
-      found &= ct_lt(size, plen) ^ 1;  // the word has the whole prefix
-      // The next symbol (the end-of-word symbol after the last), by a scan.
-      const std::uint64_t next =
-          ct_select(ct_mask(ct_lt(plen, size)), buffer[plen], static_cast<std::uint64_t>(eow));
-      std::uint64_t symbol = 0, has_symbol = 0;
-      for (std::uint64_t k = 0; k < n_symbols; ++k) {
-        const std::uint64_t hit = ct_is_zero(static_cast<std::uint64_t>(alphabet_[k]) ^ next);
-        symbol |= k & ct_mask(hit);
-        has_symbol |= hit;
-      }
-      const std::uint64_t candidate = prefix_index_[probe] * n_symbols + symbol;
-      const std::uint64_t count = entry.second & ct_mask(real);
-      const std::uint64_t valid = real & (ct_is_zero(count) ^ 1) & found & has_symbol & (known ^ 1);
-      std::uint64_t* r = slots.data() + i * fields;
-      r[0] = ct_select(ct_mask(valid), candidate, none);
-      r[1] = count;
-      r[2] = 0;
-    }
-
-    // Merge equal candidates: sorted by candidate, each run's counts added
-    // into its first slot from the back, the others emptied.
-    ct_sort_records<fields, 1>(slots.data(), w_slots);
-    for (std::size_t i = w_slots - 1; i > 0; --i) {
-      std::uint64_t* cur = slots.data() + i * fields;
-      std::uint64_t* prev = cur - fields;
-      const std::uint64_t same = ct_is_zero(cur[0] ^ prev[0]) & (ct_is_zero(~cur[0]) ^ 1);
-      const std::uint64_t add = cur[1] & ct_mask(same);
-      const std::uint64_t sum = prev[1] + add;
-      prev[1] = ct_select(ct_mask(ct_lt(sum, prev[1])), none, sum);
-      cur[0] = ct_select(ct_mask(same), none, cur[0]);
-    }
-    // The local sampling's order, empty slots last: (count descending,
-    // candidate) for greedy; a random 63-bit priority (then the candidate)
-    // for random.
-    for (std::size_t i = 0; i < w_slots; ++i) {
-      std::uint64_t* r = slots.data() + i * fields;
-      const std::uint64_t candidate = r[0];
-      const std::uint64_t used = ct_is_zero(~candidate) ^ 1;
-      std::uint64_t first = 0;
-      if constexpr (std::same_as<Sampling, greedy_sampling>) {
-        first = ~r[1];  // counts >= 1, so at most 2^64 - 2
-      } else {
-        first = random_u64(gen) >> 1;
-      }
-      r[0] = ct_select(ct_mask(used), first, none);
-      r[1] = candidate;
-      r[2] = candidate;
-    }
-    ct_sort_records<fields, 2>(slots.data(), w_slots);
-
-    // The first B slots are the items, empty ones gamma (index s).
-    const std::uint64_t b_items = p.contributions;
-    const subset_selection* ss = layer_.randomiser();
-    if (ss == nullptr) {  // epsilon = inf: the items themselves, no gamma (public)
-      for (std::uint64_t j = 0; j < b_items && j < w_slots; ++j) {
-        const std::uint64_t item = slots[static_cast<std::size_t>(j) * fields + 2];
-        if (item != none) out.indices.push_back(item);  // what the vote shows
-      }
-      return;
-    }
-    for (std::uint64_t j = 0; j < b_items; ++j) {
-      std::uint64_t item = s;
-      if (j < w_slots) {  // public
-        const std::uint64_t c = slots[static_cast<std::size_t>(j) * fields + 2];
-        item = ct_select(ct_mask(ct_is_zero(~c)), s, c);
-      }
-      (*ss)(item, gen, out.indices);
-    }
-    // Gamma, which each report holds at most once, leaves the vote (the vote
-    // shows where it was: this branches on the released indices only).
-    std::erase(out.indices, s);
-  }
-
  private:
+  friend class constant_time_client;
+
   static bool distinct(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& sorted) {
     for (std::size_t i = 1; i < sorted.size(); ++i) {
       if (sorted[i].first == sorted[i - 1].first) return false;
@@ -330,13 +278,137 @@ class constant_time_layer {
   std::vector<std::uint64_t> vocabulary_keys_;
 };
 
-/// The vote of a user with words `typed` for layer `l`, into `out` (its
-/// storage reused), in work fixed by the layer and its bounds (see the file
-/// comment): what client<Sampling> holding the first W words sends.
+/// The work of a vote (see the file comment).
+template <constant_time_sampling Sampling, random_bit_source G>
+void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& out,
+                                   Sampling) const {
+  using namespace privet::detail;
+  if (!(l.bounds() == bounds_)) {
+    throw_invalid(
+        "bounds",
+        "(" + std::to_string(bounds_.words) + ", " + std::to_string(bounds_.word_length) + ")",
+        "the layer's (" + std::to_string(l.words_) + ", " + std::to_string(l.length_) + ")");
+  }
+  const prepared_broadcast& b = l.layer_.broadcast();
+  const parameters& p = l.layer_.params();
+  out.layer = b.message().layer;
+  out.indices.clear();
+  const std::uint64_t s = b.candidates();
+  if (s == 0) return;
+  constexpr std::size_t fields = 3;  // sort key, second key, candidate (or none)
+  constexpr std::uint64_t none = ~std::uint64_t{0};
+  const std::size_t w_slots = l.words_, length = l.length_, plen = l.prefix_length_;
+  const std::uint64_t n_symbols = l.alphabet_.size();
+  thread_local std::vector<std::uint64_t> slots;
+  thread_local std::vector<std::uint32_t> buffer;
+  slots.assign(w_slots * fields, 0);
+  buffer.assign(length + 1, 0);
+
+  const std::uint32_t* padded = symbols_.data();
+  const char32_t eow = l.alphabet_.back();
+  for (std::size_t i = 0; i < w_slots; ++i, padded += length + 1) {
+    // The slot's L symbols and capped length, copied (the searches below
+    // read the copy).
+    std::copy(padded, padded + length + 1, buffer.begin());
+    const std::uint64_t size = buffer[length];               // min(|w|, L)
+    const std::uint64_t longer = ct_is_zero(size ^ length);  // |w| >= L: no vocabulary word
+    std::uint64_t known = 0;
+    if (!l.vocabulary_keys_.empty()) {  // public
+      known = ct_contains(l.vocabulary_keys_.data(), l.vocabulary_keys_.size(),
+                          l.word_key(buffer.data())) &
+              (longer ^ 1);
+    }
+    // The prefix: its key's place among the sorted keys, then the symbols.
+    const std::uint64_t key = l.prefix_key(buffer.data());
+    const std::size_t np = l.prefix_keys_.size();
+    const std::size_t at = ct_upper_bound(l.prefix_keys_.data(), np, key);
+    const std::uint64_t some = ct_is_zero(at) ^ 1;
+    const auto probe = static_cast<std::size_t>(ct_select(ct_mask(some), at - 1, 0));
+    std::uint64_t found = some & ct_is_zero(l.prefix_keys_[probe] ^ key);
+    const char32_t* stored = l.flat_.data() + probe * plen;
+    for (std::size_t j = 0; j < plen; ++j) {
+      found &= ct_is_zero(static_cast<std::uint64_t>(stored[j]) ^ buffer[j]);
+    }
+    found &= ct_lt(size, plen) ^ 1;  // the word has the whole prefix
+    // The next symbol (the end-of-word symbol after the last), by a scan.
+    const std::uint64_t next =
+        ct_select(ct_mask(ct_lt(plen, size)), buffer[plen], static_cast<std::uint64_t>(eow));
+    std::uint64_t symbol = 0, has_symbol = 0;
+    for (std::uint64_t k = 0; k < n_symbols; ++k) {
+      const std::uint64_t hit = ct_is_zero(static_cast<std::uint64_t>(l.alphabet_[k]) ^ next);
+      symbol |= k & ct_mask(hit);
+      has_symbol |= hit;
+    }
+    const std::uint64_t candidate = l.prefix_index_[probe] * n_symbols + symbol;
+    const std::uint64_t count = counts_[i];
+    const std::uint64_t valid = (ct_is_zero(count) ^ 1) & found & has_symbol & (known ^ 1);
+    std::uint64_t* r = slots.data() + i * fields;
+    r[0] = ct_select(ct_mask(valid), candidate, none);
+    r[1] = count;
+    r[2] = 0;
+  }
+
+  // Merge equal candidates: sorted by candidate, each run's counts added
+  // into its first slot from the back, the others emptied.
+  ct_sort_records<fields, 1>(slots.data(), w_slots);
+  for (std::size_t i = w_slots - 1; i > 0; --i) {
+    std::uint64_t* cur = slots.data() + i * fields;
+    std::uint64_t* prev = cur - fields;
+    const std::uint64_t same = ct_is_zero(cur[0] ^ prev[0]) & (ct_is_zero(~cur[0]) ^ 1);
+    const std::uint64_t add = cur[1] & ct_mask(same);
+    const std::uint64_t sum = prev[1] + add;
+    prev[1] = ct_select(ct_mask(ct_lt(sum, prev[1])), none, sum);
+    cur[0] = ct_select(ct_mask(same), none, cur[0]);
+  }
+  // The local sampling's order, empty slots last: (count descending,
+  // candidate) for greedy; a random 63-bit priority (then the candidate)
+  // for random.
+  for (std::size_t i = 0; i < w_slots; ++i) {
+    std::uint64_t* r = slots.data() + i * fields;
+    const std::uint64_t candidate = r[0];
+    const std::uint64_t used = ct_is_zero(~candidate) ^ 1;
+    std::uint64_t first = 0;
+    if constexpr (std::same_as<Sampling, greedy_sampling>) {
+      first = ~r[1];  // counts >= 1, so at most 2^64 - 2
+    } else {
+      first = random_u64(gen) >> 1;
+    }
+    r[0] = ct_select(ct_mask(used), first, none);
+    r[1] = candidate;
+    r[2] = candidate;
+  }
+  ct_sort_records<fields, 2>(slots.data(), w_slots);
+
+  // The first B slots are the items, empty ones gamma (index s).
+  const std::uint64_t b_items = p.contributions;
+  const subset_selection* ss = l.layer_.randomiser();
+  if (ss == nullptr) {  // epsilon = inf: the items themselves, no gamma (public)
+    for (std::uint64_t j = 0; j < b_items && j < w_slots; ++j) {
+      const std::uint64_t item = slots[static_cast<std::size_t>(j) * fields + 2];
+      if (item != none) out.indices.push_back(item);  // what the vote shows
+    }
+    return;
+  }
+  for (std::uint64_t j = 0; j < b_items; ++j) {
+    std::uint64_t item = s;
+    if (j < w_slots) {  // public
+      const std::uint64_t c = slots[static_cast<std::size_t>(j) * fields + 2];
+      item = ct_select(ct_mask(ct_is_zero(~c)), s, c);
+    }
+    (*ss)(item, gen, out.indices);
+  }
+  // Gamma, which each report holds at most once, leaves the vote (the vote
+  // shows where it was: this branches on the released indices only).
+  std::erase(out.indices, s);
+}
+
+/// The vote of a user with words `typed` for layer `l`: the client padded
+/// to the layer's bounds, then its vote. The padding reads the user's words
+/// and takes time that follows them: a device keeps a constant_time_client.
 template <constant_time_sampling Sampling = random_sampling, random_bit_source G>
 void respond_constant_time(const user_data& typed, const constant_time_layer& l, G& gen, vote& out,
                            Sampling sampling = {}) {
-  l.respond(typed, gen, out, sampling);
+  constant_time_client(typed, l.bounds()).respond(l, gen, out, sampling);
 }
 
 /// The same, as a new vote.
