@@ -39,8 +39,8 @@
 //   words of the generator whatever the data), the empty slots last. The
 //   first B slots, the empty ones replaced by gamma by masks, are the items,
 //   and every one of the B is reported by the constant-time subset
-//   selection. Gamma's slot is dropped from the vote afterwards (the vote
-//   shows it anyway).
+//   selection. Gamma's slots are dropped from the vote afterwards by a
+//   compaction without branches (the vote's length shows how many).
 // The vote is that of ldp_triehh.hpp's client holding the first W words:
 // the same items for greedy_sampling (in the same order), the same law for
 // random_sampling (a uniform B-subset of the distinct valid prefixes, in a
@@ -397,9 +397,16 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
     }
     (*ss)(item, gen, out.indices);
   }
-  // Gamma, which each report holds at most once, leaves the vote (the vote
-  // shows where it was: this branches on the released indices only).
-  std::erase(out.indices, s);
+  // Gamma, which each report holds at most once, leaves the vote by a
+  // compaction whose writes advance by masks: the vote's length shows how
+  // many there were, but nothing else does.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < out.indices.size(); ++i) {
+    const std::uint64_t c = out.indices[i];
+    out.indices[kept] = c;
+    kept += static_cast<std::size_t>(ct_is_zero(c ^ s) ^ 1);
+  }
+  out.indices.resize(kept);
 }
 
 /// The vote of a user with words `typed` for layer `l`: the client padded
