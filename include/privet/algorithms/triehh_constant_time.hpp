@@ -19,18 +19,19 @@
 //   data-independent truncation that costs utility only: the randomiser's
 //   guarantee holds whatever the items. A vote then reads this same memory
 //   in the same order for every user.
-// - A word's known-vocabulary test and its prefix's lookup are binary
-//   searches of ceil(log2 n) masked steps (detail::ct_contains,
-//   ct_upper_bound) over sorted 64-bit keys: XXH3 of a fixed-length buffer
-//   (L symbols and the capped length; the layer's `layer` symbols), whose
-//   time does not depend on the symbols. L is more than the longest
-//   vocabulary word, so a word of L symbols or more is never known; the
-//   found prefix is compared with the word symbol by symbol, so a lookup is
-//   exact; the vocabulary test is exact but for a non-vocabulary word whose
-//   key equals a vocabulary word's (for a random hash, probability
-//   |vocabulary| 2^-64 per word; such a word would not vote, which costs
-//   utility only). The layer picks seeds under which no two keys of a table
-//   are equal. The next symbol is found by a scan of the alphabet.
+// - A word's known-vocabulary test and its prefix's lookup are scans of
+//   every key of the vocabulary and of the layer's prefixes, compared by
+//   masks: 128-bit XXH3 keys of a fixed-length buffer (L symbols and the
+//   capped length; the layer's `layer` symbols), whose time does not depend
+//   on the symbols. No memory address depends on the word. L is more than
+//   the longest vocabulary word, so a word of L symbols or more is never
+//   known. The layer picks seeds under which no two keys of a table are
+//   equal; a word whose key equals a key of a table it is not in (for a
+//   random hash, probability at most (|vocabulary| + |prefixes|) 2^-128 per
+//   word) would be taken as known or vote for that prefix's candidate, a
+//   local change of the user's items that the randomiser's guarantee
+//   covers. The next symbol is found by a scan of the alphabet. The cost is
+//   O(W (|vocabulary| + |prefixes| + |X|)) comparisons a vote.
 // - The W slots (candidate or "none", count) are sorted by Batcher's network
 //   (detail::ct_sort_records), equal candidates merged by a pass of masks
 //   (counts added saturating at 2^64 - 1, as valid_prefixes does), and the
@@ -49,11 +50,9 @@
 // reports.
 //
 // What the time still depends on: W, L, the layer (its prefixes, alphabet
-// and B) and the vocabulary, all public. The memory addresses of the
-// searches' probes follow the keys: a cache channel outside the timing
-// model (docs/security_model.md). respond_constant_time pads a user_data
-// and votes in one call, for simulations; its padding reads the user's
-// words.
+// and B) and the vocabulary, all public. respond_constant_time pads a
+// user_data and votes in one call, for simulations; its padding reads the
+// user's words.
 #pragma once
 
 #include <privet/algorithms/ldp_triehh.hpp>
@@ -202,43 +201,28 @@ class constant_time_layer {
                          "prefixes)");
     length_ = bounds.word_length;
     alphabet_.assign(b.alphabet.begin(), b.alphabet.end());
-    // The prefixes' keys, sorted, with the prefix each stands for; a seed
-    // under which no two are equal (the first, but for a 2^-64 chance).
+    // The prefixes' 128-bit keys, in candidate order, under a seed for
+    // which no two are equal (the first, but for a 2^-128 chance).
     const std::size_t np = b.prefixes.size();
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> keyed(np);
     for (prefix_seed_ = 0;; ++prefix_seed_) {
-      for (std::size_t i = 0; i < np; ++i) keyed[i] = {prefix_key(b.prefixes[i].data()), i};
-      std::sort(keyed.begin(), keyed.end());
-      if (distinct(keyed)) break;
+      prefix_keys_ = keys(np, [&](std::size_t i) { return prefix_key(b.prefixes[i].data()); });
+      if (prefix_keys_.distinct()) break;
     }
-    prefix_keys_.resize(np);
-    prefix_index_.resize(np);
-    flat_.resize(np * prefix_length_);
-    for (std::size_t r = 0; r < np; ++r) {
-      prefix_keys_[r] = keyed[r].first;
-      prefix_index_[r] = keyed[r].second;
-      const word& pre = b.prefixes[static_cast<std::size_t>(keyed[r].second)];
-      std::copy(pre.begin(), pre.end(),
-                flat_.begin() + static_cast<std::ptrdiff_t>(r * prefix_length_));
-    }
-    // The vocabulary's keys, sorted (the words themselves are not kept).
+    // The vocabulary's keys (the words themselves are not kept).
     if (vocabulary != nullptr && !vocabulary->empty()) {
+      std::vector<const word*> words;
+      words.reserve(vocabulary->size());
+      for (const word& w : *vocabulary) words.push_back(&w);
       std::vector<std::uint32_t> buffer(length_ + 1);
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> vk;
-      vk.reserve(vocabulary->size());
       for (vocabulary_seed_ = 0;; ++vocabulary_seed_) {
-        vk.clear();
-        for (const word& w : *vocabulary) {
+        vocabulary_keys_ = keys(words.size(), [&](std::size_t i) {
           std::fill(buffer.begin(), buffer.end(), 0u);
-          std::copy(w.begin(), w.end(), buffer.begin());
-          buffer[length_] = static_cast<std::uint32_t>(w.size());
-          vk.emplace_back(word_key(buffer.data()), 0);
-        }
-        std::sort(vk.begin(), vk.end());
-        if (distinct(vk)) break;
+          std::copy(words[i]->begin(), words[i]->end(), buffer.begin());
+          buffer[length_] = static_cast<std::uint32_t>(words[i]->size());
+          return word_key(buffer.data());
+        });
+        if (vocabulary_keys_.distinct()) break;
       }
-      vocabulary_keys_.reserve(vk.size());
-      for (const auto& k : vk) vocabulary_keys_.push_back(k.first);
     }
   }
 
@@ -250,19 +234,47 @@ class constant_time_layer {
  private:
   friend class constant_time_client;
 
-  static bool distinct(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& sorted) {
-    for (std::size_t i = 1; i < sorted.size(); ++i) {
-      if (sorted[i].first == sorted[i - 1].first) return false;
+  // 128-bit keys as two arrays of halves, scanned whole (a scan of
+  // comparisons by masks reads the same memory whatever it looks for).
+  struct key_table {
+    std::vector<std::uint64_t> hi, lo;
+    [[nodiscard]] bool distinct() const {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> k(hi.size());
+      for (std::size_t i = 0; i < k.size(); ++i) k[i] = {hi[i], lo[i]};
+      std::sort(k.begin(), k.end());
+      return std::adjacent_find(k.begin(), k.end()) == k.end();
     }
-    return true;
+    // 1 and the position when key is in the table (at most once), else 0.
+    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> find(XXH128_hash_t key) const noexcept {
+      std::uint64_t hit = 0, at = 0;
+      for (std::size_t i = 0; i < hi.size(); ++i) {
+        const std::uint64_t h =
+            privet::detail::ct_is_zero((hi[i] ^ key.high64) | (lo[i] ^ key.low64));
+        hit |= h;
+        at |= i & (0 - h);
+      }
+      return {hit, at};
+    }
+  };
+  template <class Key>
+  static key_table keys(std::size_t n, Key&& key) {
+    key_table t;
+    t.hi.resize(n);
+    t.lo.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const XXH128_hash_t k = key(i);
+      t.hi[i] = k.high64;
+      t.lo[i] = k.low64;
+    }
+    return t;
   }
   // A fixed number of bytes for each table, so XXH3's work is the same for
   // every input of it.
-  std::uint64_t prefix_key(const void* symbols) const noexcept {
-    return XXH3_64bits_withSeed(symbols, prefix_length_ * sizeof(char32_t), prefix_seed_);
+  XXH128_hash_t prefix_key(const void* symbols) const noexcept {
+    return XXH3_128bits_withSeed(symbols, prefix_length_ * sizeof(char32_t), prefix_seed_);
   }
-  std::uint64_t word_key(const std::uint32_t* buffer) const noexcept {
-    return XXH3_64bits_withSeed(buffer, (length_ + 1) * sizeof(std::uint32_t), vocabulary_seed_);
+  XXH128_hash_t word_key(const std::uint32_t* buffer) const noexcept {
+    return XXH3_128bits_withSeed(buffer, (length_ + 1) * sizeof(std::uint32_t), vocabulary_seed_);
   }
 
   prepared_layer layer_;
@@ -271,11 +283,9 @@ class constant_time_layer {
   std::size_t prefix_length_ = 0;
   std::vector<char32_t> alphabet_;
   std::uint64_t prefix_seed_ = 0;
-  std::vector<std::uint64_t> prefix_keys_;
-  std::vector<std::uint64_t> prefix_index_;
-  std::vector<char32_t> flat_;  // the prefixes in key order, prefix_length_ each
+  key_table prefix_keys_;  // prefix i's key at i
   std::uint64_t vocabulary_seed_ = 0;
-  std::vector<std::uint64_t> vocabulary_keys_;
+  key_table vocabulary_keys_;
 };
 
 /// The work of a vote (see the file comment).
@@ -312,23 +322,12 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
     std::copy(padded, padded + length + 1, buffer.begin());
     const std::uint64_t size = buffer[length];               // min(|w|, L)
     const std::uint64_t longer = ct_is_zero(size ^ length);  // |w| >= L: no vocabulary word
-    std::uint64_t known = 0;
-    if (!l.vocabulary_keys_.empty()) {  // public
-      known = ct_contains(l.vocabulary_keys_.data(), l.vocabulary_keys_.size(),
-                          l.word_key(buffer.data())) &
-              (longer ^ 1);
-    }
-    // The prefix: its key's place among the sorted keys, then the symbols.
-    const std::uint64_t key = l.prefix_key(buffer.data());
-    const std::size_t np = l.prefix_keys_.size();
-    const std::size_t at = ct_upper_bound(l.prefix_keys_.data(), np, key);
-    const std::uint64_t some = ct_is_zero(at) ^ 1;
-    const auto probe = static_cast<std::size_t>(ct_select(ct_mask(some), at - 1, 0));
-    std::uint64_t found = some & ct_is_zero(l.prefix_keys_[probe] ^ key);
-    const char32_t* stored = l.flat_.data() + probe * plen;
-    for (std::size_t j = 0; j < plen; ++j) {
-      found &= ct_is_zero(static_cast<std::uint64_t>(stored[j]) ^ buffer[j]);
-    }
+    // Known: a scan of the vocabulary's keys (none for a word of L or more).
+    const std::uint64_t known =
+        l.vocabulary_keys_.find(l.word_key(buffer.data())).first & (longer ^ 1);
+    // The prefix: a scan of the layer's keys, which are distinct.
+    const auto [found_key, prefix] = l.prefix_keys_.find(l.prefix_key(buffer.data()));
+    std::uint64_t found = found_key;
     found &= ct_lt(size, plen) ^ 1;  // the word has the whole prefix
     // The next symbol (the end-of-word symbol after the last), by a scan.
     const std::uint64_t next =
@@ -339,7 +338,7 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
       symbol |= k & ct_mask(hit);
       has_symbol |= hit;
     }
-    const std::uint64_t candidate = l.prefix_index_[probe] * n_symbols + symbol;
+    const std::uint64_t candidate = prefix * n_symbols + symbol;
     const std::uint64_t count = counts_[i];
     const std::uint64_t valid = (ct_is_zero(count) ^ 1) & found & has_symbol & (known ^ 1);
     std::uint64_t* r = slots.data() + i * fields;
