@@ -2,6 +2,7 @@
 // TrieHH's simulated users, stage by stage and a whole layer.
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/algorithms/pageview_histogram.hpp>
+#include <privet/algorithms/triehh_constant_time.hpp>
 #include <privet/core/csprng.hpp>
 #include <privet/core/keyed_streams.hpp>
 #include <privet/core/seeded_generator.hpp>
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -139,6 +141,37 @@ void triehh_user(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// The constant-time client (triehh_constant_time.hpp) on the same users and
+// layer: W = range(0) slots, a known vocabulary of range(1) random words of
+// 4-10 symbols (L = 16: max_depth + 1). Each client is padded beforehand,
+// as a device does when its store is loaded.
+void triehh_user_constant_time(benchmark::State& state) {
+  const auto& data = triehh_data();
+  const th::prepared_layer layer(data.broadcast, data.p);
+  std::unordered_set<th::word> vocabulary;
+  privet::testing::seeded_release_generator words(12);
+  while (vocabulary.size() < static_cast<std::size_t>(state.range(1))) {
+    th::word w;
+    const std::uint64_t len = 4 + privet::uniform_below(words, 7);
+    for (std::uint64_t i = 0; i < len; ++i) {
+      w.push_back(data.alphabet[privet::uniform_below(words, 99)]);
+    }
+    vocabulary.insert(w);
+  }
+  const th::constant_time_layer ct(layer, &vocabulary,
+                                   {static_cast<std::size_t>(state.range(0)), 0});
+  std::vector<th::constant_time_client> clients;
+  for (const auto& u : data.users) clients.emplace_back(u, ct.bounds());
+  privet::csprng gen;
+  th::vote v{};
+  std::size_t next = 0;
+  for (auto _ : state) {
+    clients[next++ % clients.size()].respond(ct, gen, v);
+    benchmark::DoNotOptimize(v.indices.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // The same stages one at a time, per user: where the time goes.
 void triehh_valid_prefixes(benchmark::State& state) {
   const auto& data = triehh_data();
@@ -229,6 +262,13 @@ BENCHMARK_TEMPLATE(pageview_release, privet::constant_time_noise)
 BENCHMARK(triehh_user<privet::testing::seeded_release_generator>)
     ->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/seeded");
 BENCHMARK(triehh_user<privet::csprng>)->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/csprng");
+BENCHMARK(triehh_user_constant_time)
+    ->Name("triehh/simulated_user/X100_eta1e4_eps10_B60/constant_time")
+    ->ArgNames({"W", "vocabulary"})
+    ->Args({64, 0})
+    ->Args({256, 0})
+    ->Args({256, 10000})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(triehh_valid_prefixes)->Name("triehh/stage/valid_prefixes");
 BENCHMARK(triehh_reports<privet::testing::seeded_release_generator>)
     ->Name("triehh/stage/60_reports/seeded");
