@@ -87,6 +87,7 @@ struct client_bounds {
   /// least_word_length() (a layer given 0 takes that).
   std::size_t word_length = 0;
 
+  /// Equal when both W and L are.
   friend bool operator==(const client_bounds&, const client_bounds&) = default;
 };
 
