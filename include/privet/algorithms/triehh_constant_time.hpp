@@ -245,16 +245,24 @@ class constant_time_layer {
       std::sort(k.begin(), k.end());
       return std::adjacent_find(k.begin(), k.end()) == k.end();
     }
-    // 1 and the position when key is in the table (at most once), else 0.
-    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> find(XXH128_hash_t key) const noexcept {
-      std::uint64_t hit = 0, at = 0;
-      for (std::size_t i = 0; i < hi.size(); ++i) {
-        const std::uint64_t h =
-            privet::detail::ct_is_zero((hi[i] ^ key.high64) | (lo[i] ^ key.low64));
-        hit |= h;
-        at |= i & (0 - h);
+    // For each of n keys (halves kh, kl): hit[i] = 1 and at[i] = its
+    // position when it is in the table (at most once), else 0 and 0. Every
+    // entry is compared with every key, so the memory read is the same
+    // whatever the keys; the entries are the outer loop, so the inner one
+    // runs over the keys' arrays (and vectorises).
+    void find_all(const std::uint64_t* kh, const std::uint64_t* kl, std::size_t n,
+                  std::uint64_t* hit, std::uint64_t* at) const noexcept {
+      std::fill(hit, hit + n, 0);
+      std::fill(at, at + n, 0);
+      for (std::size_t e = 0; e < hi.size(); ++e) {
+        const std::uint64_t h = hi[e], l = lo[e];
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::uint64_t x = (kh[i] ^ h) | (kl[i] ^ l);
+          const std::uint64_t is = ((x | (0 - x)) >> 63) ^ 1;  // ct_is_zero
+          hit[i] |= is;
+          at[i] |= e & (0 - is);
+        }
       }
-      return {hit, at};
     }
   };
   template <class Key>
@@ -311,35 +319,48 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
   const std::size_t w_slots = l.words_, length = l.length_, plen = l.prefix_length_;
   const std::uint64_t n_symbols = l.alphabet_.size();
   thread_local std::vector<std::uint64_t> slots;
-  thread_local std::vector<std::uint32_t> buffer;
   slots.assign(w_slots * fields, 0);
-  buffer.assign(length + 1, 0);
 
+  // The slots' keys, then one scan of each table for all of them.
+  thread_local std::vector<std::uint64_t> keys;  // prefix hi, lo; word hi, lo; then results
+  keys.assign(8 * w_slots, 0);
+  std::uint64_t* const ph = keys.data();
+  std::uint64_t* const pl = ph + w_slots;
+  std::uint64_t* const wh = pl + w_slots;
+  std::uint64_t* const wl = wh + w_slots;
+  std::uint64_t* const p_hit = wl + w_slots;
+  std::uint64_t* const p_at = p_hit + w_slots;
+  std::uint64_t* const w_hit = p_at + w_slots;
+  std::uint64_t* const w_at = w_hit + w_slots;
   const std::uint32_t* padded = symbols_.data();
+  for (std::size_t i = 0; i < w_slots; ++i, padded += length + 1) {
+    const XXH128_hash_t pk = l.prefix_key(padded), wk = l.word_key(padded);
+    ph[i] = pk.high64;
+    pl[i] = pk.low64;
+    wh[i] = wk.high64;
+    wl[i] = wk.low64;
+  }
+  l.prefix_keys_.find_all(ph, pl, w_slots, p_hit, p_at);
+  l.vocabulary_keys_.find_all(wh, wl, w_slots, w_hit, w_at);
+
+  padded = symbols_.data();
   const char32_t eow = l.alphabet_.back();
   for (std::size_t i = 0; i < w_slots; ++i, padded += length + 1) {
-    // The slot's L symbols and capped length, copied (the searches below
-    // read the copy).
-    std::copy(padded, padded + length + 1, buffer.begin());
-    const std::uint64_t size = buffer[length];               // min(|w|, L)
+    const std::uint64_t size = padded[length];               // min(|w|, L)
     const std::uint64_t longer = ct_is_zero(size ^ length);  // |w| >= L: no vocabulary word
-    // Known: a scan of the vocabulary's keys (none for a word of L or more).
-    const std::uint64_t known =
-        l.vocabulary_keys_.find(l.word_key(buffer.data())).first & (longer ^ 1);
-    // The prefix: a scan of the layer's keys, which are distinct.
-    const auto [found_key, prefix] = l.prefix_keys_.find(l.prefix_key(buffer.data()));
-    std::uint64_t found = found_key;
-    found &= ct_lt(size, plen) ^ 1;  // the word has the whole prefix
+    const std::uint64_t known = w_hit[i] & (longer ^ 1);
+    // The word has the whole prefix, and the prefix's key is the layer's.
+    const std::uint64_t found = p_hit[i] & (ct_lt(size, plen) ^ 1);
     // The next symbol (the end-of-word symbol after the last), by a scan.
     const std::uint64_t next =
-        ct_select(ct_mask(ct_lt(plen, size)), buffer[plen], static_cast<std::uint64_t>(eow));
+        ct_select(ct_mask(ct_lt(plen, size)), padded[plen], static_cast<std::uint64_t>(eow));
     std::uint64_t symbol = 0, has_symbol = 0;
     for (std::uint64_t k = 0; k < n_symbols; ++k) {
       const std::uint64_t hit = ct_is_zero(static_cast<std::uint64_t>(l.alphabet_[k]) ^ next);
       symbol |= k & ct_mask(hit);
       has_symbol |= hit;
     }
-    const std::uint64_t candidate = prefix * n_symbols + symbol;
+    const std::uint64_t candidate = p_at[i] * n_symbols + symbol;
     const std::uint64_t count = counts_[i];
     const std::uint64_t valid = (ct_is_zero(count) ^ 1) & found & has_symbol & (known ^ 1);
     std::uint64_t* r = slots.data() + i * fields;
