@@ -1232,3 +1232,92 @@ TEST_CASE("constant-time Poisson steps run the gradient pass on the same rows wh
   all.batch_size = 400;
   CHECK(dpsgd<dense_lr>::non_private(6, 400, all).batch_capacity() == 0);
 }
+
+TEST_CASE("user-level steps with a cap of m examples run each unit's pass on m rows") {
+  // 60 users of 1 to 7 examples (240 examples, ids interleaved). With
+  // unit_examples = m = 4 each unit's gradient is the mean of its first 4
+  // examples (all of them when it has fewer). Under constant_time_noise
+  // every unit's pass sees exactly 4 rows and a Poisson step runs on
+  // batch_capacity() units; the gradient is, to rounding, the clipped sum
+  // over the reported users of those means, computed here from scratch.
+  std::vector<std::size_t> unit_of;
+  for (std::size_t u = 0; u < 60; ++u)
+    for (std::size_t k = 0; k <= u % 7; ++k) unit_of.push_back(u);
+  std::mt19937 shuffle(51);
+  std::shuffle(unit_of.begin(), unit_of.end(), shuffle);
+  const std::size_t n = unit_of.size();
+  const auto data = gaussian_rows(n, 4, 3.0, 52);
+  const privacy_units users(unit_of);
+  const double clip = 0.6;
+  const std::size_t m = 4;
+  dense_lr inner(4, true);
+  for (std::size_t j = 0; j < 5; ++j) inner.parameters()[j] = 0.3 - 0.1 * static_cast<double>(j);
+  const auto g = inner.per_example_gradients(data);
+  auto expected = [&](const std::vector<std::size_t>& batch, double b, std::size_t cap) {
+    std::vector<double> out(5, 0.0);
+    for (std::size_t u : batch) {
+      std::vector<double> mean(5, 0.0);
+      double count = 0;
+      for (std::size_t i : users.examples_of(u)) {
+        if (cap > 0 && count == static_cast<double>(cap)) break;
+        for (std::size_t j = 0; j < 5; ++j) mean[j] += g(i, j);
+        ++count;
+      }
+      for (auto& v : mean) v /= count;
+      const double scale = std::min(1.0, clip / norm(mean));
+      for (std::size_t j = 0; j < 5; ++j) out[j] += scale * mean[j] / b;
+    }
+    return out;
+  };
+  for (auto sampling : {batch_sampling::poisson, batch_sampling::fixed_size}) {
+    CAPTURE(to_string(sampling));
+    const std::size_t b = 6;
+    dpsgd_options o{.learning_rate = 1,
+                    .clip_norm = clip,
+                    .batch_size = b,
+                    .sampling = sampling,
+                    .units = users,
+                    .unit_examples = m};
+    auto opt = dpsgd<recording_lr>::non_private(5, n, o);
+    const std::size_t cap = opt.batch_capacity();
+    if (sampling == batch_sampling::poisson) {
+      CHECK(cap == privet::detail::ct_poisson_capacity(60, 6.0 / 60).rows);
+      CHECK(cap > b);
+      CHECK(cap < 60);
+    } else {
+      CHECK(cap == 0);
+    }
+    std::vector<std::size_t> sizes;
+    recording_lr model{{inner}, &sizes};
+    seeded_release_generator gen(53);
+    std::set<std::size_t> batch_sizes;
+    bool truncated = false;
+    for (int step = 0; step < 20; ++step) {
+      sizes.clear();
+      const auto p = opt.privatize(model, data, gen);
+      batch_sizes.insert(p.report.batch.size());
+      for (std::size_t u : p.report.batch) truncated |= users.examples_of(u).size() > m;
+      // Every pass is on m rows: capacity units (Poisson) or b (fixed size).
+      CHECK(sizes.size() == (sampling == batch_sampling::poisson ? cap : b));
+      for (const std::size_t rows : sizes) CHECK(rows == m);
+      const auto want = expected(p.report.batch, static_cast<double>(b), m);
+      for (std::size_t j = 0; j < 5; ++j)
+        CHECK(p.gradient[j] == doctest::Approx(want[j]).epsilon(1e-12));
+    }
+    CHECK(truncated);
+    if (sampling == batch_sampling::poisson) CHECK(batch_sizes.size() > 3);
+    // Exact noise takes the same cap, without the padding.
+    auto exact = dpsgd<recording_lr, privet::secure_noise>::non_private(5, n, o);
+    CHECK(exact.batch_capacity() == 0);
+    seeded_release_generator gen2(54);
+    const auto p = exact.privatize(model, data, gen2);
+    const auto want = expected(p.report.batch, static_cast<double>(b), m);
+    for (std::size_t j = 0; j < 5; ++j)
+      CHECK(p.gradient[j] == doctest::Approx(want[j]).epsilon(1e-12));
+  }
+  // The cap is for user-level units only.
+  const dpsgd_options bad{
+      .learning_rate = 1, .clip_norm = clip, .batch_size = 6, .unit_examples = 3};
+  CHECK_THROWS_WITH_AS(dpsgd<dense_lr>::non_private(5, n, bad), doctest::Contains("unit_examples"),
+                       privet::invalid_parameter);
+}

@@ -229,6 +229,14 @@ struct dpsgd_options {
   /// What one record is: each example (the default), or each unit (user)
   /// of a partition of the n examples (user-level DP-SGD).
   privacy_units units{};
+  /// m, with user-level units: each unit's gradient is the mean over its
+  /// first m examples (in the partition's order), a cap that, like any
+  /// function of a unit's own data, leaves the guarantee unchanged. 0 (the
+  /// default): all of them. With constant_time_noise and m > 0 every
+  /// sampled unit's gradient pass runs on exactly m rows, and Poisson
+  /// steps on batch_capacity() units (see the file comment). Must be 0 for
+  /// example-level units.
+  std::size_t unit_examples = 0;
   double weight_decay = 0;  ///< lambda >= 0: adds lambda w to every update
   /// Threads that draw the noise (0: every core TBB may use). The noise is
   /// drawn by blocks from keyed streams under a secret from the step's
@@ -487,10 +495,14 @@ class dpsgd {
     if (padded()) {
       clipped = padded_clipped_sum(model, data, gen, out.report.batch);
     } else if (out.report.batch = sample(gen); !out.report.batch.empty()) {
-      clipped =
-          options_.units.example_level()
-              ? sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm)
-              : sum_of_clipped_unit_gradients(model, data, out.report.batch);
+      if (options_.units.example_level()) {
+        clipped =
+            sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm);
+      } else if (unit_padded()) {
+        clipped = padded_unit_sum(model, data, out.report.batch, {});
+      } else {
+        clipped = sum_of_clipped_unit_gradients(model, data, out.report.batch);
+      }
     }
     if (clipped) {
       if (clipped->sum.size() != parameter_count_) {
@@ -640,7 +652,8 @@ class dpsgd {
                           ? privet::detail::ct_uniform_subset(population_, options_.batch_size)
                           : privet::detail::ct_uniform_subset()),
         capacity_(constant_time_sampling && options_.sampling == batch_sampling::poisson &&
-                          options_.units.example_level() && rate_ < 1
+                          (options_.units.example_level() || options_.unit_examples > 0) &&
+                          rate_ < 1
                       ? privet::detail::ct_poisson_capacity(population_, rate_)
                       : privet::detail::poisson_capacity{}),
         odometer_(std::move(accounting)) {}
@@ -678,6 +691,11 @@ class dpsgd {
         throw_invalid("batch_size", o.batch_size,
                       "0 when sampling_rate is given (give one of the two)");
       }
+    }
+    if (o.unit_examples != 0 && o.units.example_level()) {
+      throw_invalid("unit_examples", o.unit_examples,
+                    "0 with example-level units (a cap on each user's examples needs "
+                    "user-level units)");
     }
     validate_non_negative(o.weight_decay, "weight_decay");
     validate_parallel_options(o.noise_threads);
@@ -800,7 +818,10 @@ class dpsgd {
                                             std::span<const std::size_t> sampled) const {
     xt::xtensor<real_type, 2> rows({sampled.size(), parameter_count_});
     for (std::size_t k = 0; k < sampled.size(); ++k) {
-      const auto examples = options_.units.examples_of(sampled[k]);
+      auto examples = options_.units.examples_of(sampled[k]);
+      if (options_.unit_examples > 0 && examples.size() > options_.unit_examples) {
+        examples = examples.first(options_.unit_examples);
+      }
       const auto g = sum_of_clipped_gradients(model, data.select(examples),
                                               std::numeric_limits<double>::infinity())
                          .sum;
@@ -832,11 +853,59 @@ class dpsgd {
     // frees nothing and touches nothing.
     batch = rows;
     batch.resize(kept);
+    if (!options_.units.example_level()) {
+      return padded_unit_sum(model, data, rows, std::span<const std::uint8_t>(counted));
+    }
     return sum_of_clipped_gradients(model, data.select(rows), options_.clip_norm,
                                     std::span<const std::uint8_t>(counted));
   }
 
-  // Whether each step runs the gradient pass on capacity_.rows rows.
+  // sum_u clip(mean of u's first m examples) over `units` (counted[k] = 0:
+  // unit k is a filler and adds exactly 0; empty: every unit counts), each
+  // unit's pass on exactly m rows: its examples, then its last example
+  // again, masked to 0. A unit's example count c >= 1 is its own data, so
+  // the rows are chosen by a clamped index and the divisor min(c, m)
+  // without a branch on c.
+  clipped_sum padded_unit_sum(const Model& model, const batch_type& data,
+                              std::span<const std::size_t> units,
+                              std::span<const std::uint8_t> counted) const {
+    namespace ct = privet::detail;
+    const std::size_t m = options_.unit_examples;
+    xt::xtensor<real_type, 2> rows({units.size(), parameter_count_});
+    std::vector<std::size_t> picked(m);
+    std::vector<std::uint8_t> present(m);
+    for (std::size_t k = 0; k < units.size(); ++k) {
+      const auto examples = options_.units.examples_of(units[k]);
+      const std::uint64_t c = examples.size();  // >= 1: every unit has an example
+      for (std::size_t j = 0; j < m; ++j) {
+        const std::uint64_t inside = ct::ct_lt(j, c);
+        picked[j] = examples[ct::ct_select(ct::ct_mask(inside), j, c - 1)];
+        present[j] = static_cast<std::uint8_t>(inside);
+      }
+      const auto g = sum_of_clipped_gradients(model, data.select(picked),
+                                              std::numeric_limits<double>::infinity(),
+                                              std::span<const std::uint8_t>(present))
+                         .sum;
+      if (g.size() != parameter_count_) {
+        throw_invalid("mean gradient size", g.size(),
+                      "the parameter count " + privet::detail::format_value(parameter_count_));
+      }
+      const auto count = static_cast<double>(ct::ct_select(ct::ct_mask(ct::ct_lt(c, m)), c, m));
+      for (std::size_t j = 0; j < parameter_count_; ++j) {
+        rows(k, j) = static_cast<real_type>(g[j] / count);
+      }
+    }
+    return clip_and_sum_rows(rows, options_.clip_norm, counted);
+  }
+
+  // Whether each sampled unit's pass runs on exactly unit_examples rows
+  // (constant_time_noise, user-level units, a cap m > 0).
+  [[nodiscard]] bool unit_padded() const noexcept {
+    return constant_time_sampling && !options_.units.example_level() && options_.unit_examples > 0;
+  }
+
+  // Whether each step runs the gradient pass on capacity_.rows rows (or
+  // units).
   [[nodiscard]] bool padded() const noexcept { return capacity_.rows > 0; }
 
   template <class G>
