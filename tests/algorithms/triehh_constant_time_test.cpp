@@ -204,6 +204,12 @@ TEST_CASE("constant-time client bounds are checked by name") {
   CHECK_THROWS_WITH_AS(th::constant_time_layer(prepared, nullptr, {8, 2}),
                        doctest::Contains("bounds.word_length"), privet::invalid_parameter);
   CHECK_NOTHROW(th::constant_time_layer(prepared, &vocab, {8, 9}));
+  CHECK_THROWS_WITH_AS(th::constant_time_layer(prepared, nullptr, {1u << 24, 16}),
+                       doctest::Contains("bounds = (16777216, 16)"), privet::invalid_parameter);
+  const std::unordered_set<th::word> huge{th::word(70000, U'a')};
+  CHECK_THROWS_WITH_AS(th::constant_time_layer(prepared, &huge, {8, 0}),
+                       doctest::Contains("longest vocabulary word (70000 symbols)"),
+                       privet::invalid_parameter);
   const th::user_data u{{U"abc", 1}};
   CHECK_THROWS_WITH_AS(th::constant_time_client(u, {0, 4}), doctest::Contains("bounds.words"),
                        privet::invalid_parameter);
@@ -216,4 +222,122 @@ TEST_CASE("constant-time client bounds are checked by name") {
   CHECK_THROWS_WITH_AS(other.respond(layer, gen), doctest::Contains("bounds"),
                        privet::invalid_parameter);
   CHECK(th::constant_time_client(u, {8, 4}).respond(layer, gen).indices.size() == 1);
+}
+
+TEST_CASE("the constant-time client matches the ordinary one on random shapes") {
+  // Differential: random alphabets (with U'\0', the end-of-word symbol
+  // inside words, symbols outside the alphabet), layers 0 to 3 with a random
+  // part of the prefixes, vocabularies with the empty word, W below and above
+  // the user's words, B below and above W, L minimal or larger, counts up to
+  // 2^64 - 1, with and without noise. Greedy: the same vote as
+  // triehh::client holding the first W words (without noise in the same
+  // order; with noise the same multiset for the same seed, the reports
+  // being drawn in the same order). Random, without noise: a B-subset of the
+  // same valid prefixes.
+  privet::testing::seeded_release_generator g(12345);
+  auto below = [&g](std::uint64_t n) { return privet::uniform_below(g, n); };
+  const th::word pool{U'\0', U'a', U'b', U'$', 0xFFFFFFFFu, 0x80000000u, U'c'};
+  std::size_t runs = 0;
+  for (int it = 0; it < 1500; ++it) {
+    th::word shuffled = pool;
+    for (std::size_t i = shuffled.size(); i > 1; --i)
+      std::swap(shuffled[i - 1], shuffled[below(i)]);
+    const th::word alpha = shuffled.substr(0, 2 + below(4));
+    const auto layer = static_cast<std::uint32_t>(below(4));
+    std::vector<th::word> all{th::word{}};
+    for (std::uint32_t i = 0; i < layer; ++i) {
+      std::vector<th::word> next;
+      for (const auto& w : all) {
+        for (char32_t c : alpha) next.push_back(w + c);
+      }
+      all = std::move(next);
+    }
+    th::layer_broadcast b{layer, {}, alpha};
+    for (const auto& w : all) {
+      if (below(3) != 0) b.prefixes.push_back(w);
+    }
+    auto random_word = [&](std::size_t longest) {
+      th::word w;
+      const std::uint64_t len = below(longest + 1);
+      for (std::uint64_t j = 0; j < len; ++j) {
+        w.push_back(below(4) != 0 ? alpha[below(alpha.size())] : pool[below(pool.size())]);
+      }
+      return w;
+    };
+    std::unordered_set<th::word> vocab;
+    const std::uint64_t nv = below(6);
+    for (std::uint64_t i = 0; i < nv; ++i) vocab.insert(random_word(5));
+    const bool use_vocab = below(4) != 0;
+    th::parameters p;
+    p.epsilon = below(3) != 0 ? std::numeric_limits<double>::infinity()
+                              : 1.0 + static_cast<double>(below(5));
+    p.contributions = 1 + below(80);
+    p.max_depth = 1 + below(5);
+    const std::size_t w_slots = 1 + below(70);
+    const th::prepared_layer prepared(b, p);
+    std::size_t longest = 0;
+    if (use_vocab) {
+      for (const auto& w : vocab) longest = std::max(longest, w.size());
+    }
+    const std::size_t least = std::max<std::size_t>({longest + 1, layer + std::size_t{1}, 2});
+    const std::size_t length = below(2) != 0 ? 0 : least + below(3);
+    const std::size_t auto_length = std::max(longest + 1, p.max_depth + std::size_t{1});
+    if (length == 0 && auto_length < layer + std::size_t{1}) {
+      CHECK_THROWS_WITH_AS(
+          th::constant_time_layer(prepared, use_vocab ? &vocab : nullptr, {w_slots, length}),
+          doctest::Contains("bounds.word_length = 0"), privet::invalid_parameter);
+      continue;
+    }
+    const th::constant_time_layer ct(prepared, use_vocab ? &vocab : nullptr, {w_slots, length});
+    th::user_data u;
+    const std::uint64_t nw = below(90);
+    for (std::uint64_t i = 0; i < nw; ++i) {
+      th::word w;
+      const std::uint64_t pick = below(10);
+      if (pick == 0 && !vocab.empty()) {
+        auto at = vocab.begin();
+        std::advance(at, static_cast<std::ptrdiff_t>(below(vocab.size())));
+        w = *at;
+      } else if (pick == 1 && !u.empty()) {
+        w = u[below(u.size())].first;
+      } else if (pick == 2 && !b.prefixes.empty()) {
+        w = b.prefixes[below(b.prefixes.size())] + random_word(3);
+      } else {
+        w = random_word(ct.bounds().word_length + 2);
+      }
+      std::uint64_t count = below(4);
+      const std::uint64_t extreme = below(20);
+      if (extreme == 0) count = ~std::uint64_t{0};
+      if (extreme == 1) count = ~std::uint64_t{0} - 1;
+      if (extreme == 2) count = std::uint64_t{1} << 63;
+      u.emplace_back(w, count);
+    }
+    const th::user_data first(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(
+                                                         std::min<std::size_t>(u.size(), w_slots)));
+    const auto shared =
+        use_vocab ? std::make_shared<const std::unordered_set<th::word>>(vocab) : nullptr;
+    const th::client<th::greedy_sampling> greedy(first, shared);
+    privet::testing::seeded_release_generator g1(it), g2(it);
+    const th::vote expected = greedy.respond(prepared, g1);
+    const th::vote got = th::respond_constant_time(u, ct, g2, th::greedy_sampling{});
+    CAPTURE(it);
+    CHECK(got.layer == expected.layer);
+    if (std::isinf(p.epsilon)) {
+      CHECK(got.indices == expected.indices);
+      std::set<std::uint64_t> valid;
+      for (const auto& [c, n] : greedy.valid_prefixes(prepared.broadcast())) valid.insert(c);
+      const th::vote r = th::respond_constant_time(u, ct, g2, th::random_sampling{});
+      const std::set<std::uint64_t> kept(r.indices.begin(), r.indices.end());
+      CHECK(kept.size() == r.indices.size());
+      CHECK(kept.size() == std::min<std::size_t>(p.contributions, valid.size()));
+      CHECK(std::includes(valid.begin(), valid.end(), kept.begin(), kept.end()));
+    } else {
+      auto a = got.indices, e = expected.indices;
+      std::sort(a.begin(), a.end());
+      std::sort(e.begin(), e.end());
+      CHECK(a == e);
+    }
+    ++runs;
+  }
+  CHECK(runs > 1000);
 }

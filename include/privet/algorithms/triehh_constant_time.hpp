@@ -30,8 +30,7 @@
 //   random hash, probability at most (|vocabulary| + |prefixes|) 2^-128 per
 //   word) would be taken as known or vote for that prefix's candidate, a
 //   local change of the user's items that the randomiser's guarantee
-//   covers. The next symbol is found by a scan of the alphabet. The cost is
-//   O(W (|vocabulary| + |prefixes| + |X|)) comparisons a vote.
+//   covers. The next symbol is found by a scan of the alphabet.
 // - The W slots (candidate or "none", count) are sorted by Batcher's network
 //   (detail::ct_sort_records), equal candidates merged by a pass of masks
 //   (counts added saturating at 2^64 - 1, as valid_prefixes does), and the
@@ -41,7 +40,10 @@
 //   first B slots, the empty ones replaced by gamma by masks, are the items,
 //   and every one of the B is reported by the constant-time subset
 //   selection. Gamma's slots are dropped from the vote afterwards by a
-//   compaction without branches (the vote's length shows how many).
+//   compaction without branches (the vote's length shows how many). At
+//   epsilon = +inf (no randomiser) the items themselves are the vote.
+// A vote costs W (|vocabulary| + |prefixes| + |X|) comparisons, two sorts
+// of W records (O(W log^2 W) exchanges) and B subset-selection reports.
 // The vote is that of ldp_triehh.hpp's client holding the first W words:
 // the same items for greedy_sampling (in the same order), the same law for
 // random_sampling (a uniform B-subset of the distinct valid prefixes, in a
@@ -83,8 +85,10 @@ struct client_bounds {
   /// W: the typed words kept, the first W of a user's list (fewer are
   /// padded); in [1, 2^24].
   std::size_t words = 1024;
-  /// L: the symbols kept of each word, in [2, 2^16]; a layer needs at least
-  /// least_word_length() (a layer given 0 takes that).
+  /// L: the symbols kept of each word, in [2, 2^16]. A layer needs L above
+  /// the longest vocabulary word and its prefixes' length; 0 gives a layer
+  /// least_word_length(), which serves every layer of a run (a client needs
+  /// L itself: build it from least_word_length()). W (L + 1) at most 2^28.
   std::size_t word_length = 0;
 
   /// Equal when both W and L are.
@@ -107,13 +111,25 @@ namespace detail {
 
 /// Throws invalid_parameter naming `bounds.words` or `bounds.word_length`
 /// outside [1, 2^24] and [least, 2^16].
-inline void check_bounds(const client_bounds& b, std::size_t least, const char* why) {
+inline void check_bounds(const client_bounds& b, std::size_t given_length, std::size_t least,
+                         const std::string& why) {
+  constexpr std::size_t most = std::size_t{1} << 16;
   if (b.words < 1 || b.words > (std::size_t{1} << 24)) {
     throw_invalid("bounds.words", b.words, "[1, 16777216]");
   }
-  if (b.word_length < least || b.word_length > (std::size_t{1} << 16)) {
-    throw_invalid("bounds.word_length", b.word_length,
+  if (least > most) {
+    throw_invalid("bounds.word_length", given_length,
+                  "at most 65536, which must exceed the longest vocabulary word (" +
+                      std::to_string(least - 1) + " symbols)");
+  }
+  if (b.word_length < least || b.word_length > most) {
+    throw_invalid("bounds.word_length", given_length,
                   "[" + std::to_string(least) + ", 65536]" + why);
+  }
+  if (b.words * (b.word_length + 1) > (std::size_t{1} << 28)) {
+    throw_invalid("bounds",
+                  "(" + std::to_string(b.words) + ", " + std::to_string(b.word_length) + ")",
+                  "W (L + 1) at most 2^28 symbols (1 GiB a client)");
   }
 }
 
@@ -134,11 +150,12 @@ class constant_time_layer;
 /// builds it before a broadcast arrives, not in answer to one.
 class constant_time_client {
  public:
-  /// The first W of `typed`, each word's first L symbols. Throws
-  /// invalid_parameter naming `bounds.words` or `bounds.word_length`
-  /// outside their ranges (client_bounds).
+  /// The first W of `typed`, each word's first L symbols (L as the run's
+  /// layers take it: least_word_length(vocabulary, p) for their default).
+  /// Throws invalid_parameter naming `bounds.words`, `bounds.word_length` or
+  /// `bounds` outside their ranges (client_bounds).
   constant_time_client(const user_data& typed, client_bounds bounds) : bounds_(bounds) {
-    detail::check_bounds(bounds_, 2, "");
+    detail::check_bounds(bounds_, bounds_.word_length, 2, " (least_word_length(vocabulary, p))");
     const std::size_t w = bounds_.words, l = bounds_.word_length;
     symbols_.assign(w * (l + 1), 0);
     counts_.assign(w, 0);
@@ -154,7 +171,8 @@ class constant_time_client {
 
   /// This client's vote for the layer, into `out` (its storage reused), in
   /// work fixed by the layer and the bounds (see the file comment); throws
-  /// invalid_parameter naming `bounds` when the layer's differ.
+  /// invalid_parameter naming `bounds` when the layer's differ. Scratch of
+  /// 11 W words a thread is kept between votes (thread_local, never shrunk).
   template <constant_time_sampling Sampling = random_sampling, random_bit_source G>
   void respond(const constant_time_layer& l, G& gen, vote& out, Sampling sampling = {}) const;
 
@@ -195,11 +213,15 @@ class constant_time_layer {
     if (vocabulary != nullptr) {
       for (const word& w : *vocabulary) longest = std::max(longest, w.size());
     }
-    if (bounds.word_length == 0)
-      bounds.word_length = least_word_length(vocabulary, layer_.params());
-    detail::check_bounds(bounds, std::max(longest + 1, prefix_length_ + 1),
-                         " (one more than the longest vocabulary word and than the layer's "
-                         "prefixes)");
+    const std::size_t given = bounds.word_length;
+    if (given == 0) bounds.word_length = least_word_length(vocabulary, layer_.params());
+    detail::check_bounds(
+        bounds, given, std::max(longest + 1, prefix_length_ + 1),
+        std::string(" (one more than the longest vocabulary word and than the layer's prefixes") +
+            (given == 0 ? "; 0 gave least_word_length(vocabulary, params) = " +
+                              std::to_string(bounds.word_length) + ", below layer + 1"
+                        : "") +
+            ")");
     length_ = bounds.word_length;
     alphabet_.assign(b.alphabet.begin(), b.alphabet.end());
     // The prefixes' 128-bit keys, in candidate order, under a seed for
@@ -249,7 +271,9 @@ class constant_time_layer {
     // position when it is in the table (at most once), else 0 and 0. Every
     // entry is compared with every key, so the memory read is the same
     // whatever the keys; keys go by blocks of eight held in registers, each
-    // block against the whole table.
+    // block against the whole table. The masks are written out without
+    // ct_mask's barrier so that the loop vectorises (GCC 12 at -O2 and -O3:
+    // no branch, checked in the machine code).
     void find_all(const std::uint64_t* kh, const std::uint64_t* kl, std::size_t n,
                   std::uint64_t* hit, std::uint64_t* at) const noexcept {
       constexpr std::size_t block = 8;
@@ -408,7 +432,8 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
   // The first B slots are the items, empty ones gamma (index s).
   const std::uint64_t b_items = p.contributions;
   const subset_selection* ss = l.layer_.randomiser();
-  if (ss == nullptr) {  // epsilon = inf: the items themselves, no gamma (public)
+  if (ss == nullptr) {  // epsilon = inf: no randomiser; the vote shows the items
+                        // themselves, so this branches on them freely
     for (std::uint64_t j = 0; j < b_items && j < w_slots; ++j) {
       const std::uint64_t item = slots[static_cast<std::size_t>(j) * fields + 2];
       if (item != none) out.indices.push_back(item);  // what the vote shows
@@ -424,8 +449,9 @@ void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& o
     (*ss)(item, gen, out.indices);
   }
   // Gamma, which each report holds at most once, leaves the vote by a
-  // compaction whose writes advance by masks: the vote's length shows how
-  // many there were, but nothing else does.
+  // compaction whose writes advance by masks, without a branch. Its write
+  // addresses follow where gamma was, a function of the B reports (which
+  // their guarantee covers, as the vote does), not of the words.
   std::size_t kept = 0;
   for (std::size_t i = 0; i < out.indices.size(); ++i) {
     const std::uint64_t c = out.indices[i];
