@@ -529,6 +529,47 @@ void dpsgd_step(const std::string& name, std::size_t n, bool unpadded) {
       [&](counted_csprng&) { out.assign(batch_units + 1, 0); }, "", true);
 }
 
+// A user-level DP-SGD step (no noise: the pass is what is timed) over 256
+// users of 1 to 16 examples (2,176 examples), Poisson at q = 1/32, split by
+// the number of examples the batch's users hold (bottom against top
+// quartile): the control takes every user's examples and only the batch's
+// users (unit_examples = 0); the padded step runs batch_capacity() users of
+// exactly m = 16 rows each (unit_examples = 16, which caps nothing here).
+void dpsgd_user_step(const std::string& name, std::size_t n, bool padded) {
+  using lr = privet::ml::logistic_regression<double, privet::ml::dense_batch<double>>;
+  constexpr std::size_t users = 256;
+  static const auto setup = [] {
+    std::pair<privet::ml::dense_batch<double>, std::vector<std::size_t>> d;
+    for (std::size_t u = 0; u < users; ++u) {
+      for (std::size_t k = 0; k <= u % 16; ++k) d.second.push_back(u);
+    }
+    const std::size_t rows = d.second.size();
+    d.first.x = xt::xtensor<double, 2>::from_shape({rows, std::size_t{4}});
+    privet::testing::seeded_release_generator g(5);
+    for (auto& v : d.first.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 4 - 2;
+    for (std::size_t i = 0; i < rows; ++i) d.first.y.push_back(static_cast<int>(g() & 1));
+    return d;
+  }();
+  const privet::ml::privacy_units units(setup.second);
+  const lr model(4, true);
+  auto opt = privet::ml::dpsgd<lr>::non_private(5, setup.second.size(),
+                                                {.learning_rate = 0.1,
+                                                 .clip_norm = 1,
+                                                 .batch_size = users / 32,
+                                                 .units = units,
+                                                 .unit_examples = padded ? 16u : 0u});
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        const auto step = opt.privatize(model, setup.first, gen);
+        benchmark_sink = step.gradient[0];
+        std::size_t examples = 0;
+        for (const std::size_t u : step.report.batch) examples += units.examples_of(u).size();
+        return static_cast<double>(examples);
+      },
+      {}, "", true);
+}
+
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
 // the number of members: the control draws the exact binomial count (a walk
 // from success to success) and then that many members by Floyd's algorithm
@@ -832,6 +873,8 @@ int main(int argc, char** argv) {
   fixed_batch("DP-SGD fixed batch, ct_uniform_subset (1024, b 32)", n, false);
   dpsgd_step("control: DP-SGD step, pass over the members only (1024, q 1/32)", n, true);
   dpsgd_step("DP-SGD step, padded to batch_capacity() rows (1024, q 1/32)", n, false);
+  dpsgd_user_step("control: user-level DP-SGD step, unit_examples = 0 (256 users)", slow, false);
+  dpsgd_user_step("user-level DP-SGD step, unit_examples = 16 (256 users)", slow, true);
   sampler_pair("control: binomial_distribution (10^5, mean 100)",
                privet::binomial_distribution(100000, 1e-3), n, false);
   sampler_pair("constant_time_binomial (10^5, mean 100)",
