@@ -100,11 +100,20 @@
 // total variation (sampling_total_variation()). The price is the padding:
 // about 1 + sqrt(140 / (q N)) times the expected pass (463 rows, 1.8x, at
 // q N = 256 of N = 8192; 17 rows at q N = 0.1).
+// User-level units with a cap (`dpsgd_options::unit_examples` = m > 0):
+// each unit's gradient is the mean over its first m examples, and under
+// constant_time_noise every sampled unit's pass runs on exactly m rows (its
+// examples, then its last one again masked to 0, chosen by a clamped index;
+// the divisor min(c, m) without a branch on its count c), Poisson steps on
+// batch_capacity() units as above (fillers masked to 0 in the clipped sum),
+// fixed-size steps on their b units. Without a cap each unit's examples
+// are read in full, so the pass's time follows the sampled users' sizes.
 // Not covered (docs/security_model.md): the records' own contents (a
 // sparse model reads each record's features, so the pass's time follows
 // which records were drawn, members or fillers alike), user-level units
-// (each unit's examples are read in full), the floating-point operations'
-// operand-dependent latencies, and the memory addresses of the rows.
+// without a cap, the floating-point operations' operand-dependent
+// latencies, and the memory addresses of the rows (and of a unit's
+// examples).
 //
 // Privacy units (`dpsgd_options::units`, ml/privacy_units.hpp). By default
 // every example is its own unit. With a partition into U users, all of the
@@ -605,10 +614,10 @@ class dpsgd {
     return privet::detail::add_up(
         privet::detail::mul_up(static_cast<double>(population_), 0x1p-128), capacity_.tail);
   }
-  /// The rows every constant-time Poisson step runs the gradient pass on
-  /// (example-level units, q < 1; see the file comment), or 0 when steps
-  /// are not padded (another policy, fixed-size batches, user-level units,
-  /// q = 1).
+  /// The rows (units of unit_examples rows each, for capped user-level
+  /// units) every constant-time Poisson step runs the gradient pass on (q <
+  /// 1; see the file comment), or 0 when steps are not padded (another
+  /// policy, fixed-size batches, user-level units without a cap, q = 1).
   [[nodiscard]] std::size_t batch_capacity() const noexcept {
     return padded() ? capacity_.rows : 0;
   }
