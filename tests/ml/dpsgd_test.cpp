@@ -617,6 +617,30 @@ std::vector<double> difference_over_lr(const std::vector<double>& before,
   for (std::size_t j = 0; j < before.size(); ++j) out[j] = (before[j] - after[j]) / lr;
   return out;
 }
+
+// A user-level step's gradient from scratch: the sum over the batch's users
+// u of clip(mean of the rows of g whose unit_of is u, the first `cap` of
+// them in increasing order (0: all)) / b.
+std::vector<double> user_level_gradient(const xt::xtensor<double, 2>& g,
+                                        const std::vector<std::size_t>& unit_of,
+                                        const std::vector<std::size_t>& batch, double b,
+                                        double clip, std::size_t cap = 0) {
+  const std::size_t p = g.shape(1);
+  std::vector<double> out(p, 0.0);
+  for (std::size_t u : batch) {
+    std::vector<double> mean(p, 0.0);
+    double count = 0;
+    for (std::size_t i = 0; i < unit_of.size(); ++i) {
+      if (unit_of[i] != u || (cap > 0 && count == static_cast<double>(cap))) continue;
+      for (std::size_t j = 0; j < p; ++j) mean[j] += g(i, j);
+      ++count;
+    }
+    for (auto& v : mean) v /= count;
+    const double scale = std::min(1.0, clip / norm(mean));
+    for (std::size_t j = 0; j < p; ++j) out[j] += scale * mean[j] / b;
+  }
+  return out;
+}
 }  // namespace
 
 TEST_CASE("user-level DP-SGD clips each user's mean gradient as one record") {
@@ -835,20 +859,7 @@ TEST_CASE("each step sums the sampled users' clipped mean gradients, whatever th
   const auto g = model.per_example_gradients(data);
   const double clip = 0.6;
   auto expected = [&](const std::vector<std::size_t>& batch, double b) {
-    std::vector<double> out(5, 0.0);
-    for (std::size_t u : batch) {
-      std::vector<double> mean(5, 0.0);
-      double count = 0;
-      for (std::size_t i = 0; i < unit_of.size(); ++i) {
-        if (unit_of[i] != u) continue;
-        for (std::size_t j = 0; j < 5; ++j) mean[j] += g(i, j);
-        ++count;
-      }
-      for (auto& v : mean) v /= count;
-      const double scale = std::min(1.0, clip / norm(mean));
-      for (std::size_t j = 0; j < 5; ++j) out[j] += scale * mean[j] / b;
-    }
-    return out;
+    return user_level_gradient(g, unit_of, batch, b, clip);
   };
   for (auto sampling : {batch_sampling::poisson, batch_sampling::fixed_size}) {
     const std::size_t b = sampling == batch_sampling::poisson ? 4 : 3;
@@ -1254,20 +1265,7 @@ TEST_CASE("user-level steps with a cap of m examples run each unit's pass on m r
   for (std::size_t j = 0; j < 5; ++j) inner.parameters()[j] = 0.3 - 0.1 * static_cast<double>(j);
   const auto g = inner.per_example_gradients(data);
   auto expected = [&](const std::vector<std::size_t>& batch, double b, std::size_t cap) {
-    std::vector<double> out(5, 0.0);
-    for (std::size_t u : batch) {
-      std::vector<double> mean(5, 0.0);
-      double count = 0;
-      for (std::size_t i : users.examples_of(u)) {
-        if (cap > 0 && count == static_cast<double>(cap)) break;
-        for (std::size_t j = 0; j < 5; ++j) mean[j] += g(i, j);
-        ++count;
-      }
-      for (auto& v : mean) v /= count;
-      const double scale = std::min(1.0, clip / norm(mean));
-      for (std::size_t j = 0; j < 5; ++j) out[j] += scale * mean[j] / b;
-    }
-    return out;
+    return user_level_gradient(g, unit_of, batch, b, clip, cap);
   };
   for (auto sampling : {batch_sampling::poisson, batch_sampling::fixed_size}) {
     CAPTURE(to_string(sampling));

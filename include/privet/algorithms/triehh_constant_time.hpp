@@ -330,6 +330,9 @@ class constant_time_layer {
 template <constant_time_sampling Sampling, random_bit_source G>
 void constant_time_client::respond(const constant_time_layer& l, G& gen, vote& out,
                                    Sampling) const {
+  // A device's vote is a release: its sampling priorities and reports need
+  // a generator nobody else can predict.
+  PRIVET_REQUIRE_SECURE_GENERATOR(G);
   using namespace privet::detail;
   if (!(l.bounds() == bounds_)) {
     throw_invalid(
