@@ -1316,6 +1316,6 @@ TEST_CASE("user-level steps with a cap of m examples run each unit's pass on m r
   // The cap is for user-level units only.
   const dpsgd_options bad{
       .learning_rate = 1, .clip_norm = clip, .batch_size = 6, .unit_examples = 3};
-  CHECK_THROWS_WITH_AS(dpsgd<dense_lr>::non_private(5, n, bad), doctest::Contains("unit_examples"),
-                       privet::invalid_parameter);
+  CHECK_THROWS_WITH_AS(static_cast<void>(dpsgd<dense_lr>::non_private(5, n, bad)),
+                       doctest::Contains("unit_examples"), privet::invalid_parameter);
 }
