@@ -110,7 +110,8 @@
 // are read in full, so the pass's time follows the sampled users' sizes.
 // Not covered (docs/security_model.md): the records' own contents (a
 // sparse model reads each record's features, so the pass's time follows
-// which records were drawn, members or fillers alike), user-level units
+// which records were drawn, members or fillers alike; a sequence model's
+// pass follows the sequences' lengths), user-level units
 // without a cap, the floating-point operations' operand-dependent
 // latencies, and the memory addresses of the rows (and of a unit's
 // examples).
