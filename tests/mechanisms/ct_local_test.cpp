@@ -89,3 +89,39 @@ TEST_CASE("a padded batch has the members first, fillers after, and the same wor
   for (const auto r : rows) ++hits[r];
   for (const int h : hits) CHECK(h > 0);  // P[a row missed] < 40 (39/40)^4000 < 1e-40
 }
+
+TEST_CASE("ct_find_all finds each key's entry by a whole scan") {
+  // A table of 37 distinct keys, some sharing a half with another; 21 keys
+  // (not a multiple of the block of eight), members and non-members alike,
+  // among them keys that match one half of an entry only.
+  privet::testing::seeded_release_generator gen(61);
+  std::vector<std::uint64_t> hi(37), lo(37);
+  for (std::size_t e = 0; e < 37; ++e) {
+    hi[e] = gen();
+    lo[e] = e % 5 == 0 ? 7 : gen();  // lo repeats across entries
+  }
+  hi[3] = hi[4];  // hi repeats too; (hi, lo) stays distinct
+  std::vector<std::uint64_t> kh, kl, want_hit, want_at;
+  for (std::size_t i = 0; i < 21; ++i) {
+    const std::size_t e = (i * 7) % 37;
+    switch (i % 3) {
+      case 0:  // a member
+        kh.push_back(hi[e]), kl.push_back(lo[e]), want_hit.push_back(1), want_at.push_back(e);
+        break;
+      case 1:  // the same hi, another lo
+        kh.push_back(hi[e]), kl.push_back(lo[e] ^ 1), want_hit.push_back(0), want_at.push_back(0);
+        break;
+      default:  // the same lo, another hi
+        kh.push_back(hi[e] + 1), kl.push_back(lo[e]), want_hit.push_back(0), want_at.push_back(0);
+    }
+  }
+  std::vector<std::uint64_t> hit(21, 9), at(21, 9);
+  privet::detail::ct_find_all(hi.data(), lo.data(), 37, kh.data(), kl.data(), 21, hit.data(),
+                              at.data());
+  CHECK(hit == want_hit);
+  CHECK(at == want_at);
+  // An empty table holds nothing.
+  privet::detail::ct_find_all(nullptr, nullptr, 0, kh.data(), kl.data(), 21, hit.data(), at.data());
+  CHECK(hit == std::vector<std::uint64_t>(21, 0));
+  CHECK(at == std::vector<std::uint64_t>(21, 0));
+}

@@ -267,31 +267,10 @@ class constant_time_layer {
       std::sort(k.begin(), k.end());
       return std::adjacent_find(k.begin(), k.end()) == k.end();
     }
-    // For each of n keys (halves kh, kl): hit[i] = 1 and at[i] = its
-    // position when it is in the table (at most once), else 0 and 0. Every
-    // entry is compared with every key, so the memory read is the same
-    // whatever the keys; keys go by blocks of eight held in registers, each
-    // block against the whole table. The masks are written out without
-    // ct_mask's barrier so that the loop vectorises (GCC 12 at -O2 and -O3:
-    // no branch, checked in the machine code).
+    // For each of n keys: hit[i] and at[i] (detail::ct_find_all).
     void find_all(const std::uint64_t* kh, const std::uint64_t* kl, std::size_t n,
                   std::uint64_t* hit, std::uint64_t* at) const noexcept {
-      constexpr std::size_t block = 8;
-      for (std::size_t i0 = 0; i0 < n; i0 += block) {
-        const std::size_t m = std::min(block, n - i0);
-        std::uint64_t bh[block] = {}, bl[block] = {}, bhit[block] = {}, bat[block] = {};
-        for (std::size_t j = 0; j < m; ++j) bh[j] = kh[i0 + j], bl[j] = kl[i0 + j];
-        for (std::size_t e = 0; e < hi.size(); ++e) {
-          const std::uint64_t h = hi[e], l = lo[e];
-          for (std::size_t j = 0; j < block; ++j) {
-            const std::uint64_t x = (bh[j] ^ h) | (bl[j] ^ l);
-            const std::uint64_t is = ((x | (0 - x)) >> 63) ^ 1;  // ct_is_zero
-            bhit[j] |= is;
-            bat[j] |= e & (0 - is);
-          }
-        }
-        for (std::size_t j = 0; j < m; ++j) hit[i0 + j] = bhit[j], at[i0 + j] = bat[j];
-      }
+      privet::detail::ct_find_all(hi.data(), lo.data(), hi.size(), kh, kl, n, hit, at);
     }
   };
   template <class Key>
