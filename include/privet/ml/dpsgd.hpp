@@ -819,6 +819,20 @@ class dpsgd {
     return static_cast<double>(o.batch_size) / static_cast<double>(population_of(o, n));
   }
 
+  // Row k of a user-level step: a unit's summed gradient g over its count
+  // of examples. A g of another size than the parameters is the model
+  // breaking its own contract (not data), refused by name.
+  void set_mean_row(xt::xtensor<real_type, 2>& rows, std::size_t k, const std::vector<double>& g,
+                    double count) const {
+    if (g.size() != parameter_count_) {
+      throw_invalid("mean gradient size", g.size(),
+                    "the parameter count " + privet::detail::format_value(parameter_count_));
+    }
+    for (std::size_t j = 0; j < parameter_count_; ++j) {
+      rows(k, j) = static_cast<real_type>(g[j] / count);
+    }
+  }
+
   // sum_u clip(mean_{i in u} g_i) over the sampled units: each unit's mean
   // gradient is one row, clipped like an example's. The mean is the
   // unclipped per-example sum (sum_of_clipped_gradients at C = +inf, which
@@ -835,14 +849,7 @@ class dpsgd {
       const auto g = sum_of_clipped_gradients(model, data.select(examples),
                                               std::numeric_limits<double>::infinity())
                          .sum;
-      if (g.size() != parameter_count_) {
-        throw_invalid("mean gradient size", g.size(),
-                      "the parameter count " + privet::detail::format_value(parameter_count_));
-      }
-      const auto count = static_cast<double>(examples.size());
-      for (std::size_t j = 0; j < parameter_count_; ++j) {
-        rows(k, j) = static_cast<real_type>(g[j] / count);
-      }
+      set_mean_row(rows, k, g, static_cast<double>(examples.size()));
     }
     return clip_and_sum_rows(rows, options_.clip_norm);
   }
@@ -896,14 +903,8 @@ class dpsgd {
                                               std::numeric_limits<double>::infinity(),
                                               std::span<const std::uint8_t>(present))
                          .sum;
-      if (g.size() != parameter_count_) {
-        throw_invalid("mean gradient size", g.size(),
-                      "the parameter count " + privet::detail::format_value(parameter_count_));
-      }
-      const auto count = static_cast<double>(ct::ct_select(ct::ct_mask(ct::ct_lt(c, m)), c, m));
-      for (std::size_t j = 0; j < parameter_count_; ++j) {
-        rows(k, j) = static_cast<real_type>(g[j] / count);
-      }
+      set_mean_row(rows, k, g,
+                   static_cast<double>(ct::ct_select(ct::ct_mask(ct::ct_lt(c, m)), c, m)));
     }
     return clip_and_sum_rows(rows, options_.clip_norm, counted);
   }
