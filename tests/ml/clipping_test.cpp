@@ -6,6 +6,7 @@
 #include <privet/core/testing.hpp>
 #include <privet/ml/clipping.hpp>
 #include <privet/ml/logistic_regression.hpp>
+#include <privet/ml/lstm.hpp>
 #include <privet/ml/mlp.hpp>
 
 #include <support/errors.hpp>
@@ -514,4 +515,54 @@ TEST_CASE("a padded batch's masked sum is the sum over its counted rows, on ever
                        privet::invalid_parameter);
   CHECK_THROWS_AS((void)md.clipped_gradient_sum(d, 1.0, short_mask), privet::invalid_parameter);
   CHECK_THROWS_AS((void)mm.clipped_gradient_sum(d3, 1.0, short_mask), privet::invalid_parameter);
+}
+
+// The rows form (DP-SGD's steps) against the four-argument form on the
+// selected batch: the same sums for a model that reads rows in place (the
+// LSTM) and one that does not (logistic regression, through select), with
+// and without a mask, repeated rows included.
+TEST_CASE("the clipped sum over rows of the data equals the clipped sum of the selected batch") {
+  using privet::ml::sum_of_clipped_gradients;
+  static_assert(privet::ml::indexed_gradient_model<privet::ml::lstm_classifier<double>,
+                                                   privet::ml::sequence_batch<double>>);
+  static_assert(!privet::ml::indexed_gradient_model<
+                privet::ml::logistic_regression<double, dense_batch<double>>, dense_batch<double>>);
+  privet::testing::seeded_release_generator gen(11);
+  const privet::ml::lstm_classifier<double> lstm(
+      {.input_dim = 2, .hidden = 3, .classes = 2, .gradient_frames = 5}, gen);
+  privet::ml::sequence_batch<double> seqs;
+  for (std::size_t i = 0; i < 9; ++i) {
+    xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({1 + (i * 3) % 8, 2});
+    for (auto& v : x) v = 2 * privet::uniform_real(gen) - 1;
+    seqs.x.push_back(x);
+    seqs.y.push_back(static_cast<int>(i % 2));
+  }
+  privet::ml::logistic_regression<double, dense_batch<double>> md(7);
+  std::mt19937 mt(12);
+  std::normal_distribution<double> nd;
+  for (auto& w : md.parameters()) w = nd(mt);
+  const auto d = gaussian_rows(25, 7, 2, 5);
+  const std::vector<std::size_t> rows = {8, 0, 3, 3, 6, 1};
+  const std::vector<std::uint8_t> counted = {1, 0, 1, 1, 0, 1};
+  for (double c : {0.05, 1.0, std::numeric_limits<double>::infinity()}) {
+    CAPTURE(c);
+    for (const auto mask :
+         {std::span<const std::uint8_t>{}, std::span<const std::uint8_t>(counted)}) {
+      const auto a = sum_of_clipped_gradients(lstm, seqs, rows, c, mask);
+      const auto b = sum_of_clipped_gradients(lstm, seqs.select(rows), c, mask);
+      CHECK(a.sum == b.sum);
+      CHECK(a.clipped == b.clipped);
+      const auto e = sum_of_clipped_gradients(md, d, rows, c, mask);
+      const auto f = sum_of_clipped_gradients(md, d.select(rows), c, mask);
+      CHECK(e.sum == f.sum);
+      CHECK(e.clipped == f.clipped);
+    }
+  }
+  // No rows: the zero sum; a mask of the wrong length: named.
+  CHECK(sum_of_clipped_gradients(lstm, seqs, std::span<const std::size_t>{}, 1.0).sum ==
+        std::vector<double>(lstm.parameter_count(), 0.0));
+  CHECK(privet::test::rejected_parameter([&] {
+          static_cast<void>(sum_of_clipped_gradients(
+              lstm, seqs, rows, 1.0, std::span<const std::uint8_t>(counted).first(2)));
+        }) == "counted.size()");
 }

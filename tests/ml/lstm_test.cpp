@@ -599,3 +599,141 @@ TEST_CASE("LSTM per-example gradients apply record-wise rules to unreadable sequ
     CHECK(row_is(gf, 2, [&](std::size_t j) { return frame_reference(2, j); }));
   }
 }
+
+namespace {
+
+// The same model (dimensions, pooling, parameters) with gradient_frames = cap.
+template <class Real>
+lstm_classifier<Real> with_cap(const lstm_classifier<Real>& m, std::size_t cap) {
+  privet::testing::seeded_release_generator gen(1);
+  lstm_classifier<Real> out({.input_dim = m.input_dim(),
+                             .hidden = m.hidden(),
+                             .classes = m.classes(),
+                             .pooling = m.pooling(),
+                             .gradient_frames = cap},
+                            gen);
+  std::copy(m.parameters().begin(), m.parameters().end(), out.parameters().begin());
+  return out;
+}
+
+// Each sequence cut to its first `cap` frames, and its frame labels with it
+// when there is one per frame (a label count other than the frame count
+// stays a mismatch).
+template <class Batch>
+Batch cut(Batch b, std::size_t cap) {
+  for (std::size_t i = 0; i < b.x.size(); ++i) {
+    auto& x = b.x[i];
+    if (x.shape(0) <= cap || x.shape(1) == 0) continue;
+    if constexpr (std::is_same_v<Batch, frame_sequence_batch<typename Batch::real_type>>) {
+      if (b.y[i].size() == x.shape(0)) b.y[i].resize(cap);
+    }
+    xt::xtensor<typename Batch::real_type, 2> first =
+        xt::xtensor<typename Batch::real_type, 2>::from_shape({cap, x.shape(1)});
+    std::copy(x.data(), x.data() + cap * x.shape(1), first.data());
+    x = first;
+  }
+  return b;
+}
+
+template <class Real>
+double max_difference(const xt::xtensor<Real, 2>& a, const xt::xtensor<Real, 2>& b) {
+  REQUIRE(a.shape(0) == b.shape(0));
+  REQUIRE(a.shape(1) == b.shape(1));
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(a.data()[i] - b.data()[i])));
+  }
+  return worst;
+}
+
+}  // namespace
+
+// The padded pass (gradient_frames = T) against the unpadded one on the
+// same sequences cut to T frames: every sequence runs T steps, the steps
+// past its length must change nothing (exactly 0 flows back from them), so
+// the two agree to the round-off of BLAS products over more rows (1e-13 on
+// gradients of order 1 in double, 1e-5 in float).
+TEST_CASE("LSTM gradient_frames = T: each row is the unpadded gradient of the first T frames") {
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < 21; ++i) lengths.push_back(1 + (i * 7) % 13);  // 1..13
+  const std::size_t cap = 8;
+  for (const auto pooling : {sequence_pooling::mean, sequence_pooling::last}) {
+    CAPTURE(static_cast<int>(pooling));
+    const auto m = tiny_model(pooling, 90);
+    const auto padded = with_cap(m, cap);
+    auto b = random_batch<double>(91, lengths, 3, 3);
+    // Unreadable sequences and non-finite features, before and past the cut.
+    b.y[1] = 5;
+    b.x[2] = xt::xtensor<double, 2>::from_shape({0, 3});
+    b.x[3] = xt::zeros<double>({std::size_t{4}, std::size_t{5}});
+    b.x[4](0, 1) = NAN;
+    b.x[5](lengths[5] - 1, 0) = INFINITY;  // frame 12, past the cut
+    REQUIRE(lengths[5] > cap);
+    const auto g = padded.per_example_gradients(b);
+    const auto expected = m.per_example_gradients(cut(b, cap));
+    CHECK(max_difference(g, expected) < 1e-13);
+    // A cap at least the longest sequence: the unpadded gradients themselves.
+    CHECK(max_difference(with_cap(m, 13).per_example_gradients(b), m.per_example_gradients(b)) <
+          1e-13);
+    // The unreadable rows are exactly zero.
+    for (const std::size_t bad : {1, 2, 3}) {
+      for (std::size_t j = 0; j < m.parameter_count(); ++j) CHECK(g(bad, j) == 0.0);
+    }
+  }
+  // Frames: a label out of range before the cut zeroes the row, one past the
+  // cut is never read.
+  const auto m = tiny_model(sequence_pooling::mean, 92);
+  const auto padded = with_cap(m, cap);
+  auto f = random_frame_batch<double>(93, lengths, 3, 3);
+  REQUIRE(lengths[3] > cap);
+  REQUIRE(lengths[9] > cap);
+  f.y[3][2] = 9;
+  f.y[9][cap + 1] = -4;
+  f.y[7].pop_back();
+  const auto gf = padded.per_example_gradients(f);
+  CHECK(max_difference(gf, m.per_example_gradients(cut(f, cap))) < 1e-13);
+  bool row3_zero = true, row9_zero = true;
+  for (std::size_t j = 0; j < m.parameter_count(); ++j) {
+    row3_zero = row3_zero && gf(3, j) == 0.0;
+    row9_zero = row9_zero && gf(9, j) == 0.0;
+  }
+  CHECK(row3_zero);
+  CHECK_FALSE(row9_zero);
+  // float: the features' masks act on 32-bit words.
+  privet::testing::seeded_release_generator gen(94);
+  const lstm_classifier<float> mf({.input_dim = 3, .hidden = 4, .classes = 3}, gen);
+  auto ff = random_frame_batch<float>(95, lengths, 3, 3);
+  ff.x[2](1, 1) = NAN;
+  CHECK(max_difference(with_cap(mf, cap).per_example_gradients(ff),
+                       mf.per_example_gradients(cut(ff, cap))) < 1e-5);
+}
+
+TEST_CASE("LSTM per_example_gradients at rows: the selected batch's rows, read in place") {
+  std::vector<std::size_t> lengths;
+  for (std::size_t i = 0; i < 19; ++i) lengths.push_back(1 + (i * 5) % 11);
+  const std::vector<std::size_t> rows = {18, 0, 7,  7,  3, 12, 5, 16, 1,  9,
+                                         2,  4, 11, 15, 6, 10, 8, 13, 14, 17};
+  for (const std::size_t cap : {std::size_t{0}, std::size_t{6}}) {
+    CAPTURE(cap);
+    const auto m = with_cap(tiny_model(sequence_pooling::last, 96), cap);
+    auto b = random_batch<double>(97, lengths, 3, 3);
+    b.y[7] = 3;  // unreadable, selected twice
+    CHECK(max_difference(m.per_example_gradients(b, rows),
+                         m.per_example_gradients(b.select(rows))) == 0.0);
+    const auto f = random_frame_batch<double>(98, lengths, 3, 3);
+    CHECK(max_difference(m.per_example_gradients(f, rows),
+                         m.per_example_gradients(f.select(rows))) == 0.0);
+    const auto none = m.per_example_gradients(b, std::span<const std::size_t>{});
+    CHECK(none.shape(0) == 0);
+    CHECK(none.shape(1) == m.parameter_count());
+    const std::vector<std::size_t> outside = {2, 19};
+    CHECK(privet::test::rejected_parameter(
+              [&] { static_cast<void>(m.per_example_gradients(b, outside)); }) == "rows");
+  }
+  privet::testing::seeded_release_generator gen(99);
+  CHECK_THROWS_WITH_AS(
+      lstm_classifier<double>(
+          {.classes = 3, .gradient_frames = lstm_classifier<double>::max_frames + 1}, gen),
+      "privet: gradient_frames = 67108865 is invalid; allowed: [0, 67108864] (0: no cap)",
+      privet::invalid_parameter);
+}

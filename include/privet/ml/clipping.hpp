@@ -475,24 +475,38 @@ concept masked_clipped_sum_model = clipped_sum_model<M, Batch> &&
   { cm.clipped_gradient_sum(b, clip_norm, counted) } -> std::same_as<clipped_sum>;
 };
 
+/// A model whose per-example gradients of the examples at `rows` of a batch
+/// read them where they are (`per_example_gradients(batch, rows)`), so that
+/// a step needs no copy of the selected records, whose time would follow
+/// their sizes (the LSTM's sequences).
+template <class M, class Batch>
+concept indexed_gradient_model = differentiable_model_for<M, Batch> &&
+    requires(const M& cm, const Batch& b, std::span<const std::size_t> rows) {
+  cm.per_example_gradients(b, rows);
+};
+
 namespace detail {
 
-// The model's per-example gradients, refused by name unless they have one
-// row per example and one column per parameter (a model breaking its own
-// contract, not data).
-template <class M, class Batch>
-auto checked_per_example_gradients(const M& model, const Batch& batch) {
-  const std::size_t p = model.parameter_count();
-  auto g = model.per_example_gradients(batch);
-  if (g.shape(0) != batch.size()) {
-    throw_invalid(
-        "per-example gradients' rows", g.shape(0),
-        "one per example: == the batch size = " + privet::detail::format_value(batch.size()));
+// Per-example gradients refused by name unless they have one row per
+// example and one column per parameter (a model breaking its own contract,
+// not data).
+template <class G>
+void check_gradient_shape(const G& g, std::size_t examples, std::size_t p) {
+  if (g.shape(0) != examples) {
+    throw_invalid("per-example gradients' rows", g.shape(0),
+                  "one per example: == the batch size = " + privet::detail::format_value(examples));
   }
   if (g.shape(1) != p) {
     throw_invalid("per-example gradients' columns", g.shape(1),
                   "one per parameter: == parameter_count() = " + privet::detail::format_value(p));
   }
+}
+
+// The model's per-example gradients, their shape checked.
+template <class M, class Batch>
+auto checked_per_example_gradients(const M& model, const Batch& batch) {
+  auto g = model.per_example_gradients(batch);
+  check_gradient_shape(g, batch.size(), model.parameter_count());
   return g;
 }
 
@@ -531,6 +545,29 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
   } else {
     auto g = detail::checked_per_example_gradients(model, batch);
     return clip_and_sum_rows(g, clip_norm, counted);
+  }
+}
+
+/// The four-argument form over the examples at `rows` of `data` (counted as
+/// there, counted.size() 0 or rows.size()): the model's
+/// per_example_gradients(data, rows) when it reads them in place, else the
+/// four-argument form on data.select(rows). Throws as that does, and naming
+/// the index for a row >= data.size().
+template <class M, class Batch>
+requires differentiable_model_for<M, Batch> clipped_sum
+sum_of_clipped_gradients(const M& model, const Batch& data, std::span<const std::size_t> rows,
+                         double clip_norm, std::span<const std::uint8_t> counted = {}) {
+  if constexpr (indexed_gradient_model<M, Batch>) {
+    if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
+    if (!counted.empty()) detail::check_counted(counted, rows.size());
+    const std::size_t p = model.parameter_count();
+    if (rows.empty()) return clipped_sum{std::vector<double>(p, 0.0), 0};
+    auto g = model.per_example_gradients(data, rows);
+    detail::check_gradient_shape(g, rows.size(), p);
+    return counted.empty() ? clip_and_sum_rows(g, clip_norm)
+                           : clip_and_sum_rows(g, clip_norm, counted);
+  } else {
+    return sum_of_clipped_gradients(model, data.select(rows), clip_norm, counted);
   }
 }
 

@@ -108,10 +108,16 @@
 // batch_capacity() units as above (fillers masked to 0 in the clipped sum),
 // fixed-size steps on their b units. Without a cap each unit's examples
 // are read in full, so the pass's time follows the sampled users' sizes.
+// Sequence models: the steps read the sampled records where they are
+// (`sum_of_clipped_gradients` over the data and the rows, for a model with
+// `per_example_gradients(batch, rows)`: no copy whose time follows the
+// records' sizes), and an LSTM built with `gradient_frames` = T runs every
+// sequence for exactly T steps, so with the padding above a step's work no
+// longer follows the sequences' lengths.
 // Not covered (docs/security_model.md): the records' own contents (a
 // sparse model reads each record's features, so the pass's time follows
-// which records were drawn, members or fillers alike; a sequence model's
-// pass follows the sequences' lengths), user-level units
+// which records were drawn, members or fillers alike; an LSTM without
+// gradient_frames runs each block to its longest sequence), user-level units
 // without a cap, the floating-point operations' operand-dependent
 // latencies, and the memory addresses of the rows (and of a unit's
 // examples).
@@ -506,8 +512,8 @@ class dpsgd {
       clipped = padded_clipped_sum(model, data, gen, out.report.batch);
     } else if (out.report.batch = sample(gen); !out.report.batch.empty()) {
       if (options_.units.example_level()) {
-        clipped =
-            sum_of_clipped_gradients(model, data.select(out.report.batch), options_.clip_norm);
+        clipped = sum_of_clipped_gradients(
+            model, data, std::span<const std::size_t>(out.report.batch), options_.clip_norm);
       } else if (unit_padded()) {
         clipped = padded_unit_sum(model, data, out.report.batch, {});
       } else {
@@ -846,9 +852,9 @@ class dpsgd {
       if (options_.unit_examples > 0 && examples.size() > options_.unit_examples) {
         examples = examples.first(options_.unit_examples);
       }
-      const auto g = sum_of_clipped_gradients(model, data.select(examples),
-                                              std::numeric_limits<double>::infinity())
-                         .sum;
+      const auto g =
+          sum_of_clipped_gradients(model, data, examples, std::numeric_limits<double>::infinity())
+              .sum;
       set_mean_row(rows, k, g, static_cast<double>(examples.size()));
     }
     return clip_and_sum_rows(rows, options_.clip_norm);
@@ -873,8 +879,8 @@ class dpsgd {
     if (!options_.units.example_level()) {
       return padded_unit_sum(model, data, rows, std::span<const std::uint8_t>(counted));
     }
-    return sum_of_clipped_gradients(model, data.select(rows), options_.clip_norm,
-                                    std::span<const std::uint8_t>(counted));
+    return sum_of_clipped_gradients(model, data, std::span<const std::size_t>(rows),
+                                    options_.clip_norm, std::span<const std::uint8_t>(counted));
   }
 
   // sum_u clip(mean of u's first m examples) over `units` (counted[k] = 0:
@@ -899,7 +905,7 @@ class dpsgd {
         picked[j] = examples[ct::ct_select(ct::ct_mask(inside), j, c - 1)];
         present[j] = static_cast<std::uint8_t>(inside);
       }
-      const auto g = sum_of_clipped_gradients(model, data.select(picked),
+      const auto g = sum_of_clipped_gradients(model, data, std::span<const std::size_t>(picked),
                                               std::numeric_limits<double>::infinity(),
                                               std::span<const std::uint8_t>(present))
                          .sum;

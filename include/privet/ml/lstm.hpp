@@ -30,7 +30,22 @@
 // Variable lengths: each block of sequences is padded to its longest; padded
 // steps are never computed forward and carry zero gradient backward, so
 // padding changes no result (the per-example products read only each
-// sequence's own frames).
+// sequence's own frames). That makes a pass's time follow the lengths, which
+// are data: with `lstm_options::gradient_frames` = T, DP-SGD's pass
+// (per_example_gradients) runs every sequence for exactly T steps instead,
+// whatever its length. A sequence's first min(T_i, T) frames are read
+// through a clamped row index, the rest are zero and masked; the steps past
+// its length are computed and never read (the heads take h_t by masks, and
+// exactly 0 flows back through them), so its gradient is the one of its
+// first T frames, cut by a rule that looks at no data. The label of a
+// sequence or of a frame is read by masks over the K classes, and a
+// sequence's validity (frames, width, labels) is combined by masks, so the
+// work, the branches and the addresses written depend on the number of
+// sequences, T, D, H and K only. Not covered: the addresses read (where each
+// sequence is stored, a frame's label), and floating-point latencies that
+// depend on operands (exp of the gates, subnormals). Predictions, losses and
+// mean_gradient read every frame, in time that follows the lengths (they
+// are not DP-SGD's release path).
 //
 // Initialisation: W and V Glorot-uniform (Glorot & Bengio 2010), each gate's
 // block of U a random orthogonal matrix (Saxe, McClelland & Ganguli 2014),
@@ -51,6 +66,7 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/csprng.hpp>
+#include <privet/core/detail/ct_word.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/parallel.hpp>
 #include <privet/core/uniform.hpp>
@@ -67,10 +83,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace privet::ml {
@@ -88,6 +104,11 @@ struct lstm_options {
   std::size_t classes = 0;                            ///< K >= 2: softmax outputs
   sequence_pooling pooling = sequence_pooling::mean;  ///< r for sequence labels (file comment)
   double forget_bias = 1.0;                           ///< initial bias of the forget gate
+  /// T > 0: per_example_gradients (DP-SGD's pass) reads exactly T frames of
+  /// every sequence, in time that does not follow the sequences' lengths
+  /// (a longer one contributes its first T frames; see the file comment).
+  /// 0: each block runs to its longest sequence. At most max_frames.
+  std::size_t gradient_frames = 0;
 };
 
 /// Where one parameter block lies in the flat parameter vector: a row-major
@@ -180,7 +201,7 @@ class lstm_classifier {
     check_frames(batch.x);
     xt::xtensor<Real, 2> out = xt::xtensor<Real, 2>::from_shape({batch.x.size(), k_});
     for_each_block(batch.x.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(batch.x, first, n, head_kind());
+      block_state s = forward(batch.x, all_rows, first, n, head_kind(), 0, nullptr);
       std::copy(s.logits.begin(), s.logits.end(), out.data() + first * k_);
     });
     return out;
@@ -203,7 +224,7 @@ class lstm_classifier {
     check(batch);
     xt::xtensor<Real, 1> out = xt::xtensor<Real, 1>::from_shape({batch.size()});
     for_each_block(batch.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(batch.x, first, n, head_kind());
+      block_state s = forward(batch.x, all_rows, first, n, head_kind(), 0, nullptr);
       for (std::size_t j = 0; j < n; ++j) out(first + j) = sequence_loss(s, j, batch.y[first + j]);
     });
     return out;
@@ -214,24 +235,24 @@ class lstm_classifier {
   /// (docs/data_rule.md): a non-finite feature counts as 0, and a sequence
   /// that is empty, longer than max_frames, has frames other than input_dim
   /// wide, or a label outside [0, K), gets the zero row. Each rule looks at
-  /// one sequence only (record-wise), so clipping keeps its bound. Throws
-  /// invalid_parameter only for a label count other than the number of
-  /// sequences (the batch's shape).
+  /// one sequence only (record-wise), so clipping keeps its bound. With
+  /// gradient_frames = T > 0, row i is the gradient of the loss of the
+  /// sequence's first min(T_i, T) frames, computed in time that does not
+  /// follow the lengths (file comment). Throws invalid_parameter only for a
+  /// label count other than the number of sequences (the batch's shape).
   [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
       const sequence_batch<Real>& batch) const {
-    batch.validate();
-    std::vector<int> y(batch.y);
-    std::vector<std::uint8_t> zeroed;
-    const auto clean =
-        readable(batch.x, zeroed, [&](std::size_t i, std::size_t) { return label_in_range(y[i]); });
-    for (std::size_t i = 0; i < y.size(); ++i) {
-      if (zeroed[i] != 0) y[i] = 0;
-    }
-    auto g = per_example(clean ? *clean : batch.x, head_kind(), [&](std::size_t i) {
-      return label_ref{&y[i], 1};
-    });
-    zero_rows(g, zeroed);
-    return g;
+    return gradients_at(batch, all_rows);
+  }
+
+  /// The rows of per_example_gradients(batch) at `rows`, in that order,
+  /// reading those sequences where they are (DP-SGD's steps: no copy of
+  /// the selected sequences, whose time would follow their lengths).
+  /// Throws as per_example_gradients, and naming `rows` for an index >=
+  /// batch.size().
+  [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
+      const sequence_batch<Real>& batch, std::span<const std::size_t> rows) const {
+    return gradients_at(batch, selection{rows, false});
   }
 
   /// The gradient of the mean loss (the mean of the rows of
@@ -239,7 +260,7 @@ class lstm_classifier {
   /// training. Throws as `losses`, and for an empty batch.
   [[nodiscard]] xt::xtensor<Real, 1> mean_gradient(const sequence_batch<Real>& batch) const {
     check(batch);
-    return mean(batch.x, head_kind(), [&](std::size_t i) { return label_ref{&batch.y[i], 1}; });
+    return mean(batch.x, head_kind(), sequence_labels(batch));
   }
 
   // ---- frame classification (one label per frame) ------------------------------
@@ -250,7 +271,7 @@ class lstm_classifier {
     check_frames(batch.x);
     std::vector<xt::xtensor<Real, 2>> out(batch.x.size());
     for_each_block(batch.x.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(batch.x, first, n, head::frames);
+      block_state s = forward(batch.x, all_rows, first, n, head::frames, 0, nullptr);
       for (std::size_t j = 0; j < n; ++j) {
         const std::size_t len = s.len[j];
         out[first + j] = xt::xtensor<Real, 2>::from_shape({len, k_});
@@ -268,7 +289,7 @@ class lstm_classifier {
     check(batch);
     xt::xtensor<Real, 1> out = xt::xtensor<Real, 1>::from_shape({batch.size()});
     for_each_block(batch.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(batch.x, first, n, head::frames);
+      block_state s = forward(batch.x, all_rows, first, n, head::frames, 0, nullptr);
       for (std::size_t j = 0; j < n; ++j) out(first + j) = frame_loss(s, j, batch.y[first + j]);
     });
     return out;
@@ -276,34 +297,27 @@ class lstm_classifier {
 
   /// B x P per-example gradients of the mean frame losses, with the rules of
   /// the sequence version (a sequence with any frame label outside [0, K),
-  /// or a label count other than its frame count, gets the zero row). Throws
-  /// invalid_parameter only for a label count other than the number of
-  /// sequences.
+  /// or a label count other than its frame count, gets the zero row; with
+  /// gradient_frames = T, only the labels of the frames read are looked
+  /// at). Throws invalid_parameter only for a label count other than the
+  /// number of sequences.
   [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
       const frame_sequence_batch<Real>& batch) const {
-    privet::ml::detail::check_label_count(batch.y.size(), batch.x.size(), "y.size()");
-    std::vector<std::uint8_t> zeroed;
-    const auto clean = readable(batch.x, zeroed, [&](std::size_t i, std::size_t frames) {
-      const auto& labels = batch.y[i];
-      return labels.size() == frames &&
-             std::all_of(labels.begin(), labels.end(), [&](int v) { return label_in_range(v); });
-    });
-    const std::vector<int> stand_in{0};
-    auto g = per_example(clean ? *clean : batch.x, head::frames, [&](std::size_t i) {
-      return zeroed[i] != 0 ? label_ref{stand_in.data(), 1}
-                            : label_ref{batch.y[i].data(), batch.y[i].size()};
-    });
-    zero_rows(g, zeroed);
-    return g;
+    return gradients_at(batch, all_rows);
+  }
+
+  /// The rows of per_example_gradients(batch) at `rows`, read in place, as
+  /// the sequence_batch version.
+  [[nodiscard]] xt::xtensor<Real, 2> per_example_gradients(
+      const frame_sequence_batch<Real>& batch, std::span<const std::size_t> rows) const {
+    return gradients_at(batch, selection{rows, false});
   }
 
   /// The gradient of the mean over sequences of their mean frame losses.
   /// Throws as `losses`, and for an empty batch.
   [[nodiscard]] xt::xtensor<Real, 1> mean_gradient(const frame_sequence_batch<Real>& batch) const {
     check(batch);
-    return mean(batch.x, head::frames, [&](std::size_t i) {
-      return label_ref{batch.y[i].data(), batch.y[i].size()};
-    });
+    return mean(batch.x, head::frames, frame_labels(batch));
   }
 
  private:
@@ -324,6 +338,25 @@ class lstm_classifier {
     std::size_t size;
   };
 
+  // The label an unreadable sequence is read with (its row is zeroed).
+  static constexpr int stand_in_label = 0;
+
+  // Which sequences of a batch a pass reads: every one in order (all), or
+  // rows[i] for i < rows.size().
+  struct selection {
+    std::span<const std::size_t> rows;
+    bool all;
+    [[nodiscard]] std::size_t operator()(std::size_t i) const noexcept { return all ? i : rows[i]; }
+  };
+  static constexpr selection all_rows{{}, true};
+
+  static auto sequence_labels(const sequence_batch<Real>& batch) {
+    return [&batch](std::size_t i) { return label_ref{&batch.y[i], 1}; };
+  }
+  static auto frame_labels(const frame_sequence_batch<Real>& batch) {
+    return [&batch](std::size_t i) { return label_ref{batch.y[i].data(), batch.y[i].size()}; };
+  }
+
   // One block's activations. Every per-sequence buffer has `rows` = steps + 1
   // rows per sequence, where row t of
   //   x      holds x_t (zero when t >= the sequence's length),
@@ -335,7 +368,10 @@ class lstm_classifier {
   // whole block, so the summed dU is one product over all rows.
   struct block_state {
     std::size_t n = 0, steps = 0, rows = 0;
-    std::vector<std::size_t> len;
+    bool padded = false;            // steps fixed at gradient_frames
+    std::vector<std::size_t> len;   // the frames read of each sequence
+    std::vector<std::uint8_t> ok;   // 0: unreadable, read as one zero frame
+    std::vector<label_ref> labels;  // each sequence's labels (the stand-in when not ok)
     xt::xtensor<Real, 1> x, gates, h, c, tanh_c;
     xt::xtensor<Real, 1> pooled;   // n x H (sequence heads)
     xt::xtensor<Real, 1> logits;   // n x K, or (n rows) x K for frames
@@ -352,6 +388,10 @@ class lstm_classifier {
                     "[2, " + privet::detail::format_value(max_dimension) + "]");
     }
     validate_finite(o.forget_bias, "forget_bias");
+    if (o.gradient_frames > max_frames) {
+      throw_invalid("gradient_frames", o.gradient_frames,
+                    "[0, " + privet::detail::format_value(max_frames) + "] (0: no cap)");
+    }
     if (o.pooling != sequence_pooling::mean && o.pooling != sequence_pooling::last) {
       throw_invalid("pooling", static_cast<int>(o.pooling),
                     "sequence_pooling::mean (0) or sequence_pooling::last (1)");
@@ -451,55 +491,10 @@ class lstm_classifier {
     }
   }
 
-  [[nodiscard]] bool label_in_range(int y) const noexcept {
-    return y >= 0 && static_cast<std::size_t>(y) < k_;
-  }
-
-  // DP-SGD's reading of the sequences (per_example_gradients): sets
-  // zeroed[i] for a sequence it cannot read (empty, too long, wrong width,
-  // or labels_ok(i, frames) false), which is replaced by one zero frame,
-  // and replaces non-finite features by 0. Returns the cleaned copy, or
-  // nothing when every sequence is readable as it is (no copy).
-  template <class LabelsOk>
-  std::optional<std::vector<xt::xtensor<Real, 2>>> readable(
-      const std::vector<xt::xtensor<Real, 2>>& x, std::vector<std::uint8_t>& zeroed,
-      LabelsOk&& labels_ok) const {
-    zeroed.assign(x.size(), 0);
-    std::vector<std::uint8_t> nonfinite(x.size(), 0);
-    bool any = false;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const std::size_t t = x[i].shape(0);
-      if (t < 1 || t > max_frames || x[i].shape(1) != d_ || !labels_ok(i, t)) {
-        zeroed[i] = 1;
-      } else {
-        for (const Real v : x[i]) {
-          if (!std::isfinite(v)) {
-            nonfinite[i] = 1;
-            break;
-          }
-        }
-      }
-      any = any || zeroed[i] != 0 || nonfinite[i] != 0;
-    }
-    if (!any) return std::nullopt;
-    std::vector<xt::xtensor<Real, 2>> out(x);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (zeroed[i] != 0) {
-        out[i] = xt::zeros<Real>({std::size_t{1}, d_});
-      } else if (nonfinite[i] != 0) {
-        for (Real& v : out[i]) {
-          if (!std::isfinite(v)) v = Real(0);
-        }
-      }
-    }
-    return out;
-  }
-
-  static void zero_rows(xt::xtensor<Real, 2>& g, const std::vector<std::uint8_t>& zeroed) {
-    const std::size_t p = g.shape(1);
-    for (std::size_t i = 0; i < zeroed.size(); ++i) {
-      if (zeroed[i] != 0) std::fill(g.data() + i * p, g.data() + (i + 1) * p, Real(0));
-    }
+  // 1 when y is a class index in [0, K), else 0, without a branch.
+  [[nodiscard]] std::uint64_t label_fits(int y) const noexcept {
+    // A negative y converts to 2^64 + y, never below K.
+    return privet::detail::ct_lt(static_cast<std::uint64_t>(static_cast<std::int64_t>(y)), k_);
   }
 
   void check_label(int y, const std::string& name) const {
@@ -567,26 +562,105 @@ class lstm_classifier {
 
   // ---- forward ----------------------------------------------------------------------
 
-  block_state forward(const std::vector<xt::xtensor<Real, 2>>& x, std::size_t first, std::size_t n,
-                      head kind) const {
-    const std::size_t d = d_, h = h_, g4 = 4 * h_, k = k_;
-    block_state s;
+  // Reads sequences at(first + j), j < n, of x into s (len, ok, labels, x),
+  // with their labels from labels(data index), or none (std::nullptr_t:
+  // every labelled path below checks the batch first).
+  //
+  // A sequence is readable (ok) when it has 1 to max_frames frames of
+  // input_dim features and, with labels, labels that fit (one in [0, K);
+  // for frames, one per frame, each frame read labelled in [0, K));
+  // otherwise it is read as one zero frame with the stand-in label, and the
+  // per-example paths zero its row. Non-finite features are read as 0.
+  //
+  // cap > 0 (gradient_frames): every sequence takes exactly cap steps
+  // whatever its length, min(T_i, cap) frames read through a clamped row
+  // index and the rest masked to 0, its validity, length and labels chosen
+  // by masks, so the block's work and the addresses it writes depend on n,
+  // cap, D and K only (the addresses it reads follow where each sequence is
+  // stored, and a frame's label). cap = 0: the block runs to its longest
+  // sequence.
+  template <class Labels>
+  void load(block_state& s, const std::vector<xt::xtensor<Real, 2>>& x, selection at,
+            std::size_t first, std::size_t n, head kind, std::size_t cap,
+            const Labels& labels) const {
+    namespace ct = privet::detail;
+    const std::size_t d = d_;
+    const label_ref stand_in{&stand_in_label, 1};
+    const auto pick = [](std::uint64_t ok, const label_ref& a, const label_ref& b) {
+      const std::uint64_t m = ct::ct_mask(ok);
+      return label_ref{
+          reinterpret_cast<const int*>(ct::ct_select(m, reinterpret_cast<std::uintptr_t>(a.data),
+                                                     reinterpret_cast<std::uintptr_t>(b.data))),
+          ct::ct_select(m, a.size, b.size)};
+    };
+    const std::vector<Real> zero_frame(d, Real(0));
+    std::vector<const Real*> src(n);
     s.n = n;
-    s.len.resize(n);
+    s.padded = cap > 0;
+    s.len.assign(n, 1);
+    s.ok.assign(n, 0);
+    s.labels.assign(n, stand_in);
     for (std::size_t j = 0; j < n; ++j) {
-      s.len[j] = x[first + j].shape(0);
-      s.steps = std::max(s.steps, s.len[j]);
+      const std::size_t i = at(first + j);
+      const auto& xj = x[i];
+      const std::uint64_t t = xj.shape(0);
+      std::uint64_t ok = ct::ct_lt(0, t) & ct::ct_lt(t, std::uint64_t{max_frames} + 1) &
+                         ct::ct_is_zero(xj.shape(1) ^ d);
+      std::uint64_t len = s.padded ? ct::ct_min(t, cap) : t;
+      label_ref lab = stand_in;
+      if constexpr (!std::is_same_v<Labels, std::nullptr_t>) {
+        const label_ref given = labels(i);
+        ok &= kind == head::frames ? ct::ct_is_zero(given.size ^ t) : label_fits(*given.data);
+        lab = pick(ok, given, stand_in);
+        len = ct::ct_select(ct::ct_mask(ok), len, 1);
+        if (kind == head::frames) {
+          // Each frame read must have a label in [0, K): a scan of the
+          // same length for every sequence when padded.
+          std::uint64_t bad = 0;
+          const std::uint64_t scan = s.padded ? cap : len;
+          for (std::uint64_t u = 0; u < scan; ++u) {
+            bad |= ct::ct_lt(u, len) & (label_fits(lab.data[ct::ct_min(u, len - 1)]) ^ 1);
+          }
+          ok &= bad ^ 1;
+          lab = pick(ok, lab, stand_in);
+        }
+      }
+      len = ct::ct_select(ct::ct_mask(ok), len, 1);
+      s.len[j] = len;
+      s.ok[j] = static_cast<std::uint8_t>(ok);
+      s.labels[j] = lab;
+      src[j] = reinterpret_cast<const Real*>(
+          ct::ct_select(ct::ct_mask(ok), reinterpret_cast<std::uintptr_t>(xj.data()),
+                        reinterpret_cast<std::uintptr_t>(zero_frame.data())));
+      if (!s.padded) s.steps = std::max(s.steps, s.len[j]);
     }
+    if (s.padded) s.steps = cap;
     const std::size_t rows = s.rows = s.steps + 1;
     s.x = zeros(n * rows * d);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::uint64_t len = s.len[j];
+      const std::size_t scan = s.padded ? s.steps : s.len[j];
+      for (std::uint64_t u = 0; u < scan; ++u) {
+        const Real* in = src[j] + ct::ct_min(u, len - 1) * d;
+        Real* out = s.x.data() + (j * rows + u) * d;
+        const std::uint64_t keep = ct::ct_lt(u, len);
+        for (std::size_t q = 0; q < d; ++q) out[q] = ct::ct_keep_finite(in[q], keep);
+      }
+    }
+  }
+
+  template <class Labels>
+  block_state forward(const std::vector<xt::xtensor<Real, 2>>& x, selection at, std::size_t first,
+                      std::size_t n, head kind, std::size_t cap, const Labels& labels) const {
+    namespace ct = privet::detail;
+    const std::size_t d = d_, h = h_, g4 = 4 * h_, k = k_;
+    block_state s;
+    load(s, x, at, first, n, kind, cap, labels);
+    const std::size_t rows = s.rows;
     s.gates = zeros(n * rows * g4);
     s.h = zeros(n * rows * h);
     s.c = zeros(n * rows * h);
     s.tanh_c = zeros(n * rows * h);
-    for (std::size_t j = 0; j < n; ++j) {
-      const auto& xj = x[first + j];
-      std::copy(xj.data(), xj.data() + s.len[j] * d, s.x.data() + j * rows * d);
-    }
     // The input projection of every frame at once: gates = x W^T.
     gemm(cmat{s.x.data(), n * rows, d}, op::none, param_matrix(w_), op::transpose,
          mat{s.gates.data(), n * rows, g4}, Real(0));
@@ -601,7 +675,10 @@ class lstm_classifier {
              mat{step_z.data(), n, g4}, Real(0));
       }
       for (std::size_t j = 0; j < n; ++j) {
-        if (t >= s.len[j]) continue;
+        // Padded, a sequence's steps past its length run on zero frames:
+        // what they compute is never read (the heads below mask them, and
+        // their gradient is exactly 0 backward).
+        if (!s.padded && t >= s.len[j]) continue;
         Real* a = s.gates.data() + (j * rows + t) * g4;
         const Real* rec = step_z.data() + j * g4;  // zero at t = 0
         const Real* c_prev = s.c.data() + (j * rows + t) * h;
@@ -635,17 +712,21 @@ class lstm_classifier {
       add_output_bias(s.logits.data(), n * rows);
     } else {
       s.pooled = zeros(n * h);
+      // r = h at the last frame, or the sum of h over the frames over
+      // their count, reading every row by masks (h is finite: bounded by
+      // tanh); the terms masked out add +0, so the sum is the same as over
+      // the frames alone.
       for (std::size_t j = 0; j < n; ++j) {
         Real* r = s.pooled.data() + j * h;
-        if (kind == head::last) {
-          const Real* hl = s.h.data() + (j * rows + s.len[j]) * h;
-          std::copy(hl, hl + h, r);
-        } else {
-          for (std::size_t t = 1; t <= s.len[j]; ++t) {
-            const Real* ht = s.h.data() + (j * rows + t) * h;
-            for (std::size_t q = 0; q < h; ++q) r[q] += ht[q];
-          }
-          const Real inv = Real(1) / static_cast<Real>(s.len[j]);
+        const std::uint64_t len = s.len[j];
+        for (std::uint64_t t = 1; t <= s.steps; ++t) {
+          const std::uint64_t take =
+              kind == head::last ? ct::ct_is_zero(t ^ len) : ct::ct_lt(t, len + 1);
+          const Real* ht = s.h.data() + (j * rows + t) * h;
+          for (std::size_t q = 0; q < h; ++q) r[q] += ct::ct_keep(ht[q], take);
+        }
+        if (kind == head::mean) {
+          const Real inv = Real(1) / static_cast<Real>(len);
           for (std::size_t q = 0; q < h; ++q) r[q] *= inv;
         }
       }
@@ -665,16 +746,22 @@ class lstm_classifier {
 
   // -log softmax(z)[y], and when grad is given, softmax(z) - onehot(y) scaled by
   // `scale` into grad (log-sum-exp shifted by the maximum, as ml/softmax.hpp).
+  // The label is read by masks over all K classes, never as an address.
   Real cross_entropy(const Real* z, int y, Real* grad, Real scale) const {
-    const Real m = *std::max_element(z, z + k_);
+    namespace ct = privet::detail;
+    Real m = z[0];
+    for (std::size_t q = 1; q < k_; ++q) m = std::max(m, z[q]);
     Real sum = 0;
     for (std::size_t q = 0; q < k_; ++q) sum += std::exp(z[q] - m);
-    const auto label = static_cast<std::size_t>(y);
+    const auto label = static_cast<std::uint64_t>(y);
+    Real zy = 0;
+    for (std::size_t q = 0; q < k_; ++q) zy += ct::ct_keep(z[q], ct::ct_is_zero(q ^ label));
     if (grad != nullptr) {
-      for (std::size_t q = 0; q < k_; ++q) grad[q] = scale * std::exp(z[q] - m) / sum;
-      grad[label] -= scale;
+      for (std::size_t q = 0; q < k_; ++q) {
+        grad[q] = scale * std::exp(z[q] - m) / sum - ct::ct_keep(scale, ct::ct_is_zero(q ^ label));
+      }
     }
-    return std::log(sum) - (z[label] - m);
+    return std::log(sum) - (zy - m);
   }
 
   Real sequence_loss(const block_state& s, std::size_t j, int y) const {
@@ -692,9 +779,14 @@ class lstm_classifier {
   // ---- backward ------------------------------------------------------------------------
 
   // Fills s.dlogits and overwrites s.gates with dL/dz (zero on padded rows),
-  // for the loss of each sequence of the block.
-  template <class Labels>
-  void backward(block_state& s, std::size_t first, head kind, Labels&& labels) const {
+  // for the loss of each sequence of the block, with the labels load() read.
+  // Padded (s.padded), every step of every sequence runs, a frame's share
+  // of the head's gradient masked by whether it was read: the steps past a
+  // sequence's length receive exactly 0 (0 from the head, and 0 times the
+  // finite activations from the step after), so the rows it read get the
+  // same values as unpadded.
+  void backward(block_state& s, head kind) const {
+    namespace ct = privet::detail;
     const std::size_t h = h_, g4 = 4 * h_, k = k_, n = s.n, rows = s.rows;
     // Gradient reaching the hidden states from the head: dr (n x H) for a
     // sequence head, or one row per h row for frames.
@@ -702,11 +794,14 @@ class lstm_classifier {
     s.dlogits = zeros(s.logits.size());
     if (kind == head::frames) {
       for (std::size_t j = 0; j < n; ++j) {
-        const label_ref y = labels(first + j);
-        const Real scale = Real(1) / static_cast<Real>(s.len[j]);
-        for (std::size_t t = 0; t < s.len[j]; ++t) {
+        const label_ref y = s.labels[j];
+        const std::uint64_t len = s.len[j];
+        const Real scale = Real(1) / static_cast<Real>(len);
+        const std::size_t scan = s.padded ? s.steps : s.len[j];
+        for (std::uint64_t t = 0; t < scan; ++t) {
           const std::size_t r = (j * rows + t + 1) * k;
-          cross_entropy(s.logits.data() + r, y.data[t], s.dlogits.data() + r, scale);
+          cross_entropy(s.logits.data() + r, y.data[ct::ct_min(t, len - 1)], s.dlogits.data() + r,
+                        ct::ct_keep(scale, ct::ct_lt(t, len)));
         }
       }
       dhead = zeros(n * rows * h);
@@ -714,7 +809,7 @@ class lstm_classifier {
            mat{dhead.data(), n * rows, h}, Real(0));
     } else {
       for (std::size_t j = 0; j < n; ++j) {
-        cross_entropy(s.logits.data() + j * k, *labels(first + j).data, s.dlogits.data() + j * k,
+        cross_entropy(s.logits.data() + j * k, *s.labels[j].data, s.dlogits.data() + j * k,
                       Real(1));
       }
       dhead = zeros(n * h);
@@ -734,26 +829,29 @@ class lstm_classifier {
       for (std::size_t j = 0; j < n; ++j) {
         Real* a = s.gates.data() + (j * rows + t) * g4;
         Real* dz_step = step_dz.data() + j * g4;
-        if (t >= s.len[j]) {
+        if (!s.padded && t >= s.len[j]) {
           // Masked: no gradient, and nothing flows into the sequence's last
           // real step from here (dh_rec and dc_next stay zero).
           std::fill(a, a + g4, Real(0));
           std::fill(dz_step, dz_step + g4, Real(0));
           continue;
         }
-        const Real* from_head = nullptr;
-        if (kind == head::frames) {
-          from_head = dhead.data() + (j * rows + t + 1) * h;
-        } else if (kind == head::mean || t + 1 == s.len[j]) {
-          from_head = dhead.data() + j * h;
-        }
+        // The head's gradient reaches h_t for every frame (frames: its own
+        // row, zero past the length), every frame read (mean) or the last
+        // (last), selected by a mask.
+        const std::uint64_t len = s.len[j];
+        const Real* from_head =
+            kind == head::frames ? dhead.data() + (j * rows + t + 1) * h : dhead.data() + j * h;
+        const std::uint64_t take = kind == head::frames ? 1
+                                   : kind == head::mean ? ct::ct_lt(t, len)
+                                                        : ct::ct_is_zero((t + 1) ^ len);
         const Real* rec = dh_rec.data() + j * h;
         Real* dcn = dc_next.data() + j * h;
         const Real* c_prev = s.c.data() + (j * rows + t) * h;
         const Real* tc = s.tanh_c.data() + (j * rows + t) * h;
         for (std::size_t q = 0; q < h; ++q) {
           const Real i = a[q], f = a[h + q], g = a[2 * h + q], o = a[3 * h + q];
-          const Real dh = rec[q] + (from_head != nullptr ? from_head[q] : Real(0));
+          const Real dh = rec[q] + ct::ct_keep(from_head[q], take);
           const Real dc = dh * o * (Real(1) - tc[q] * tc[q]) + dcn[q];
           dcn[q] = dc * f;
           const Real dzi = dc * g * i * (Real(1) - i);
@@ -779,8 +877,11 @@ class lstm_classifier {
   }
 
   // One sequence's gradient, from its own rows of the block, into out (P values).
+  // Padded, every sequence's products run over all its steps (the rows past
+  // its length are zero in dz and in the frames' dlogits).
   void write_example_gradient(const block_state& s, std::size_t j, head kind, Real* out) const {
-    const std::size_t d = d_, h = h_, g4 = 4 * h_, k = k_, len = s.len[j], rows = s.rows;
+    const std::size_t d = d_, h = h_, g4 = 4 * h_, k = k_, rows = s.rows;
+    const std::size_t len = s.padded ? s.steps : s.len[j];
     const cmat dz{s.gates.data() + j * rows * g4, len, g4};
     gemm(dz, op::transpose, cmat{s.x.data() + j * rows * d, len, d}, op::none,
          mat{out + w_.offset, g4, d}, Real(0));
@@ -835,24 +936,42 @@ class lstm_classifier {
   }
 
   template <class Labels>
-  xt::xtensor<Real, 2> per_example(const std::vector<xt::xtensor<Real, 2>>& x, head kind,
-                                   Labels&& labels) const {
+  xt::xtensor<Real, 2> per_example(const std::vector<xt::xtensor<Real, 2>>& x, selection at,
+                                   std::size_t count, head kind, const Labels& labels) const {
     const std::size_t p = parameter_count();
     // Every entry of every row is written, so the output starts uninitialised.
-    xt::xtensor<Real, 2> out = xt::xtensor<Real, 2>::from_shape({x.size(), p});
-    for_each_block(x.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(x, first, n, kind);
-      backward(s, first, kind, labels);
+    xt::xtensor<Real, 2> out = xt::xtensor<Real, 2>::from_shape({count, p});
+    for_each_block(count, [&](std::size_t first, std::size_t n) {
+      block_state s = forward(x, at, first, n, kind, options_.gradient_frames, labels);
+      backward(s, kind);
       for (std::size_t j = 0; j < n; ++j) {
-        write_example_gradient(s, j, kind, out.data() + (first + j) * p);
+        Real* row = out.data() + (first + j) * p;
+        write_example_gradient(s, j, kind, row);
+        // An unreadable sequence's row is zero, by a mask.
+        for (std::size_t i = 0; i < p; ++i) row[i] = privet::detail::ct_keep(row[i], s.ok[j]);
       }
     });
     return out;
   }
 
+  // DP-SGD's per-example gradients of the sequences at(i), i < count.
+  template <class Batch>
+  xt::xtensor<Real, 2> gradients_at(const Batch& batch, selection at) const {
+    privet::ml::detail::check_label_count(batch.y.size(), batch.x.size(), "y.size()");
+    const std::size_t count = at.all ? batch.size() : at.rows.size();
+    for (std::size_t i = 0; !at.all && i < count; ++i) {
+      privet::ml::detail::check_index(at.rows[i], batch.size(), "rows");
+    }
+    if constexpr (std::is_same_v<Batch, frame_sequence_batch<Real>>) {
+      return per_example(batch.x, at, count, head::frames, frame_labels(batch));
+    } else {
+      return per_example(batch.x, at, count, head_kind(), sequence_labels(batch));
+    }
+  }
+
   template <class Labels>
   xt::xtensor<Real, 1> mean(const std::vector<xt::xtensor<Real, 2>>& x, head kind,
-                            Labels&& labels) const {
+                            const Labels& labels) const {
     if (x.empty()) throw_empty("batch");
     const std::size_t p = parameter_count();
     const std::size_t blocks = (x.size() + examples_per_task - 1) / examples_per_task;
@@ -860,8 +979,8 @@ class lstm_classifier {
     // depend on how many threads ran.
     xt::xtensor<Real, 2> partial = xt::zeros<Real>({blocks, p});
     for_each_block(x.size(), [&](std::size_t first, std::size_t n) {
-      block_state s = forward(x, first, n, kind);
-      backward(s, first, kind, labels);
+      block_state s = forward(x, all_rows, first, n, kind, 0, labels);
+      backward(s, kind);
       add_block_gradient(s, kind, partial.data() + (first / examples_per_task) * p);
     });
     xt::xtensor<Real, 1> out = zeros(p);

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/ct_word.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/error.hpp>
@@ -69,34 +70,7 @@
 
 namespace privet::detail {
 
-// ---- branch-free word arithmetic ---------------------------------------------
-
-/// x, with the compiler forbidden to know anything about its value: a mask
-/// built from a secret bit stays a mask and does not become a branch.
-inline std::uint64_t ct_barrier(std::uint64_t x) noexcept {
-  __asm__("" : "+r"(x));
-  return x;
-}
-
-/// 1 when a < b, else 0 (Warren, "Hacker's Delight", 2nd ed., section 2-12).
-inline std::uint64_t ct_lt(std::uint64_t a, std::uint64_t b) noexcept {
-  return ((~a & b) | (~(a ^ b) & (a - b))) >> 63;
-}
-
-/// 1 when x == 0, else 0.
-inline std::uint64_t ct_is_zero(std::uint64_t x) noexcept {
-  return ((x | (0 - x)) >> 63) ^ 1;
-}
-
-/// All ones for bit = 1, zero for bit = 0.
-inline std::uint64_t ct_mask(std::uint64_t bit) noexcept {
-  return ct_barrier(0 - bit);
-}
-
-/// mask ? a : b for an all-ones or all-zero mask.
-inline std::uint64_t ct_select(std::uint64_t mask, std::uint64_t a, std::uint64_t b) noexcept {
-  return (a & mask) | (b & ~mask);
-}
+// ---- branch-free word arithmetic (the single words: core/detail/ct_word.hpp) ---
 
 /// 1 when (a_hi 2^64 + a_lo) < (b_hi 2^64 + b_lo), else 0.
 inline std::uint64_t ct_lt_128(std::uint64_t a_hi, std::uint64_t a_lo, std::uint64_t b_hi,
