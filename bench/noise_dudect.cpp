@@ -69,6 +69,9 @@
 #include <privet/mechanisms/subset_selection.hpp>
 #include <privet/ml/dpsgd.hpp>
 #include <privet/ml/logistic_regression.hpp>
+#include <privet/ml/lstm.hpp>
+
+#include <oneapi/tbb/global_control.h>
 
 #include <algorithm>
 #include <cmath>
@@ -570,6 +573,52 @@ void dpsgd_user_step(const std::string& name, std::size_t n, bool padded) {
       {}, "", true);
 }
 
+// A noiseless example-level DP-SGD step on an LSTM (8 units, 2 classes,
+// mean pooling) over 512 sequences of 1 to 16 frames of 4 features,
+// Poisson at q = 1/64, split by the frames the batch's members hold (bottom
+// against top quartile). Both pad the batch to batch_capacity() sequences;
+// the control (gradient_frames = 0) runs each block of sequences to its
+// longest, the padded step (gradient_frames = 16) every sequence for 16
+// steps. One TBB thread, so that the split sees the pass and not the
+// scheduler.
+void dpsgd_lstm_step(const std::string& name, std::size_t n, bool padded) {
+  using lstm = privet::ml::lstm_classifier<double>;
+  constexpr std::size_t count = 512;
+  static const auto data = [] {
+    privet::ml::sequence_batch<double> b;
+    privet::testing::seeded_release_generator g(7);
+    for (std::size_t i = 0; i < count; ++i) {
+      xt::xtensor<double, 2> x =
+          xt::xtensor<double, 2>::from_shape({1 + (i * 7) % 16, std::size_t{4}});
+      for (auto& v : x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 4 - 2;
+      b.x.push_back(std::move(x));
+      b.y.push_back(static_cast<int>(g() & 1));
+    }
+    return b;
+  }();
+  const oneapi::tbb::global_control one(oneapi::tbb::global_control::max_allowed_parallelism, 1);
+  privet::testing::seeded_release_generator init(8);
+  const lstm model({.input_dim = 4,
+                    .hidden = 8,
+                    .classes = 2,
+                    .gradient_frames = padded ? std::size_t{16} : std::size_t{0}},
+                   init);
+  auto opt = privet::ml::dpsgd<lstm>::non_private(
+      model.parameter_count(), count,
+      {.learning_rate = 0.1, .clip_norm = 1, .batch_size = count / 64});
+  run(
+      name, n, false, false,
+      [&](int, counted_csprng& gen) {
+        const auto step = opt.privatize(model, data, gen);
+        benchmark_sink = step.gradient[0];
+        double frames = 0;
+        for (const std::size_t i : step.report.batch)
+          frames += static_cast<double>(data.x[i].shape(0));
+        return frames;
+      },
+      {}, "", true);
+}
+
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
 // the number of members: the control draws the exact binomial count (a walk
 // from success to success) and then that many members by Floyd's algorithm
@@ -875,6 +924,8 @@ int main(int argc, char** argv) {
   dpsgd_step("DP-SGD step, padded to batch_capacity() rows (1024, q 1/32)", n, false);
   dpsgd_user_step("control: user-level DP-SGD step, unit_examples = 0 (256 users)", slow, false);
   dpsgd_user_step("user-level DP-SGD step, unit_examples = 16 (256 users)", slow, true);
+  dpsgd_lstm_step("control: LSTM DP-SGD step, gradient_frames = 0 (512, q 1/64)", slow, false);
+  dpsgd_lstm_step("LSTM DP-SGD step, gradient_frames = 16 (512, q 1/64)", slow, true);
   sampler_pair("control: binomial_distribution (10^5, mean 100)",
                privet::binomial_distribution(100000, 1e-3), n, false);
   sampler_pair("constant_time_binomial (10^5, mean 100)",
