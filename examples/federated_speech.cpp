@@ -118,6 +118,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -184,12 +185,18 @@ struct frame_lstm {
   [[nodiscard]] xt::xtensor<float, 2> per_example_gradients(const batch_type& b) const {
     return net.per_example_gradients(b);
   }
+  // DP-SGD's steps read the sampled utterances in place through this.
+  [[nodiscard]] xt::xtensor<float, 2> per_example_gradients(
+      const batch_type& b, std::span<const std::size_t> rows) const {
+    return net.per_example_gradients(b, rows);
+  }
   [[nodiscard]] xt::xtensor<float, 1> losses(const batch_type& b) const { return net.losses(b); }
   [[nodiscard]] xt::xtensor<float, 1> mean_gradient(const batch_type& b) const {
     return net.mean_gradient(b);
   }
 };
 static_assert(ml::differentiable_model<frame_lstm>);
+static_assert(ml::indexed_gradient_model<frame_lstm, frame_lstm::batch_type>);
 using word_lstm = ml::lstm_classifier<float>;
 
 /// (correct, total): frames for the frame model, utterances for the word model.

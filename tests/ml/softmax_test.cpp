@@ -105,3 +105,26 @@ TEST_CASE("softmax messages name the argument, its value and the allowed range")
       "privet: labels.size() = 2 is invalid; allowed: one label per row of logits (1)",
       invalid_parameter);
 }
+
+// The branch-free forms against the two-sided formulas they replace (each
+// side chosen by the sign, as before): equal bit for bit, at both signs,
+// both zeros, tiny and huge magnitudes and NaN.
+TEST_CASE_TEMPLATE("sigmoid and log_sigmoid without a branch equal the two-sided formulas", Real,
+                   float, double) {
+  using lim = std::numeric_limits<Real>;
+  std::vector<Real> xs = {Real(0),       -Real(0),        lim::denorm_min(), -lim::denorm_min(),
+                          lim::min(),    Real(1e-3),      Real(-0.7),        Real(3.25),
+                          Real(-40),     Real(88),        Real(-700),        lim::max(),
+                          lim::lowest(), lim::infinity(), -lim::infinity()};
+  for (int i = -200; i <= 200; ++i) xs.push_back(static_cast<Real>(i) * Real(0.173));
+  for (const Real x : xs) {
+    CAPTURE(x);
+    const Real s =
+        x >= Real(0) ? Real(1) / (Real(1) + std::exp(-x)) : std::exp(x) / (Real(1) + std::exp(x));
+    const Real ls = x >= Real(0) ? -std::log1p(std::exp(-x)) : x - std::log1p(std::exp(x));
+    CHECK(privet::ml::sigmoid(x) == s);
+    CHECK(privet::ml::log_sigmoid(x) == ls);
+  }
+  CHECK(std::isnan(privet::ml::sigmoid(lim::quiet_NaN())));
+  CHECK(std::isnan(privet::ml::log_sigmoid(lim::quiet_NaN())));
+}

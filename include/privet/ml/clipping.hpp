@@ -40,6 +40,7 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/ct_word.hpp>
 #include <privet/core/detail/fixed_point_sum.hpp>
 #include <privet/core/detail/int128.hpp>
 #include <privet/core/detail/rounding.hpp>
@@ -56,6 +57,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace privet::ml {
@@ -65,12 +67,16 @@ namespace privet::ml {
 /// else slightly less than clip_norm / norm; 0 for a norm that is not finite
 /// (the example then counts as the zero vector: callers must set it to 0,
 /// not multiply, as 0 times a NaN or infinite coordinate is NaN). Never
-/// throws.
+/// throws. Computed without a branch on the norm (both factors formed, one
+/// picked by masks), so whether an example is clipped does not show in the
+/// time.
 inline double clip_factor(double norm, double clip_norm, std::size_t terms) noexcept {
-  if (!std::isfinite(norm)) return 0.0;
+  namespace ct = privet::detail;
   const double margin = static_cast<double>(terms + 8) * std::numeric_limits<double>::epsilon();
-  if (!(norm > clip_norm * (1 - margin))) return 1.0;
-  return clip_norm / norm * (1 - margin);
+  // A zero or non-finite norm makes `shrink` inf or NaN; it is then not picked.
+  const double shrink = clip_norm / norm * (1 - margin);
+  const auto over = static_cast<std::uint64_t>(norm > clip_norm * (1 - margin));
+  return ct::ct_pick(ct::ct_is_finite(norm), ct::ct_pick(over, shrink, 1.0), 0.0);
 }
 
 namespace detail {
@@ -117,13 +123,42 @@ double scaled_norm(const Real* x, std::size_t p) noexcept {
 // s x_j rounded to nearest in Real is at most scale |x_j| in magnitude
 // (while the product is a normal number): scale (1 - 2 eps), rounded
 // toward zero into Real.
+// For float and double (scale in [0, 1]) the step toward zero is a
+// decrement of the bit pattern, picked by a mask: no branch on the scale.
 template <real_number Real>
 Real shrunk_factor(double scale) noexcept {
   const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
   const double t = scale * (1 - 2 * eps);
   auto s = static_cast<Real>(t);
-  if (static_cast<double>(s) >= t) s = std::nextafter(s, Real(0));
-  return s;
+  const auto up = static_cast<std::uint64_t>(static_cast<double>(s) >= t);
+  if constexpr (std::is_same_v<Real, double> || std::is_same_v<Real, float>) {
+    using word = std::conditional_t<std::is_same_v<Real, double>, std::uint64_t, std::uint32_t>;
+    const auto bits = std::bit_cast<word>(s);  // s >= +0
+    const auto down = std::bit_cast<Real>(
+        static_cast<word>(bits - static_cast<word>(1 ^ privet::detail::ct_is_zero(bits))));
+    return privet::detail::ct_pick(up, down, s);
+  } else {
+    if (up != 0) s = std::nextafter(s, Real(0));
+    return s;
+  }
+}
+
+// v rounded toward zero into Real (so that it never grows): for float and
+// double the step toward zero is a decrement of the bit pattern picked by a
+// mask, with no branch on v.
+template <real_number Real>
+Real round_toward_zero(double v) noexcept {
+  auto r = static_cast<Real>(v);
+  const auto over = static_cast<std::uint64_t>(std::abs(static_cast<double>(r)) > std::abs(v));
+  if constexpr (std::is_same_v<Real, double> || std::is_same_v<Real, float>) {
+    using word = std::conditional_t<std::is_same_v<Real, double>, std::uint64_t, std::uint32_t>;
+    // r != 0 whenever it is picked (|r| > |v| >= 0), so the decrement
+    // steps its magnitude down by one unit, for either sign.
+    const auto down = std::bit_cast<Real>(static_cast<word>(std::bit_cast<word>(r) - 1));
+    return privet::detail::ct_pick(over, down, r);
+  } else {
+    return over != 0 ? std::nextafter(r, Real(0)) : r;
+  }
 }
 
 // Whether products rounded to nearest in Real are safe for a row of p
@@ -150,22 +185,30 @@ bool clip_row(Real* row, std::size_t p, double clip_norm, bool fast) {
   double norm = std::sqrt(sum_of_squares(row, p));
   if (!std::isfinite(norm)) norm = scaled_norm(row, p);  // overflow in the squares
   const double scale = clip_factor(norm, clip_norm, p);
+  const auto changed = static_cast<std::uint64_t>(scale != 1.0);
+  if (fast) {
+    // The same pass over every row, clipped or not: times exactly 1 when
+    // within the norm, times the shrunk factor when above, masked to +0
+    // when the norm is not finite. Whether a row is clipped does not show
+    // in the time.
+    const Real s = privet::detail::ct_pick(changed, shrunk_factor<Real>(scale), Real(1));
+    const auto keep = static_cast<std::uint64_t>(scale != 0.0);
+    for (std::size_t j = 0; j < p; ++j) row[j] = privet::detail::ct_keep(row[j] * s, keep);
+    return changed != 0;
+  }
+  // Clip norms so small that the products are subnormal (below about
+  // 1e-290): each product in double, rounded toward zero, with branches.
   if (scale == 1.0) return false;
   if (scale == 0.0) {
     std::fill(row, row + p, Real(0));
     return true;
   }
-  if (fast) {
-    const Real s = shrunk_factor<Real>(scale);
-    for (std::size_t j = 0; j < p; ++j) row[j] *= s;
-  } else {
-    for (std::size_t j = 0; j < p; ++j) {
-      // Rounded toward zero when stored in Real, so the row never grows.
-      const double v = scale * static_cast<double>(row[j]);
-      auto r = static_cast<Real>(v);
-      if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
-      row[j] = r;
-    }
+  for (std::size_t j = 0; j < p; ++j) {
+    // Rounded toward zero when stored in Real, so the row never grows.
+    const double v = scale * static_cast<double>(row[j]);
+    auto r = static_cast<Real>(v);
+    if (std::abs(static_cast<double>(r)) > std::abs(v)) r = std::nextafter(r, Real(0));
+    row[j] = r;
   }
   return true;
 }
@@ -240,17 +283,23 @@ class exact_gradient_sum {
     if (exact_ && ++rows_ == rows_per_block) flush();
   }
 
-  /// Adds factor * x[c] to entry offset + c of the current row, for c < len.
+  /// Adds factor * x[c] to entry offset + c of the current row, for c < len;
+  /// with keep = 0, adds exactly 0 (by a mask on each product, so that a
+  /// left-out example with non-finite entries does the same work and adds
+  /// nothing, where 0 times its entries would be NaN).
   template <real_number Real>
-  void add_scaled(std::size_t offset, double factor, const Real* x, std::size_t len) noexcept {
+  void add_scaled(std::size_t offset, double factor, const Real* x, std::size_t len,
+                  std::uint64_t keep = 1) noexcept {
+    namespace ct = privet::detail;
     if (!exact_) {
       for (std::size_t c = 0; c < len; ++c)
-        plain_[offset + c] += factor * static_cast<double>(x[c]);
+        plain_[offset + c] += ct::ct_keep(factor * static_cast<double>(x[c]), keep);
       return;
     }
     std::uint64_t* b = block_.data() + offset;
     const double hi = scale_hi_, lo = scale_lo_;
-    for (std::size_t c = 0; c < len; ++c) b[c] += units(factor * static_cast<double>(x[c]), hi, lo);
+    for (std::size_t c = 0; c < len; ++c)
+      b[c] += units(ct::ct_keep(factor * static_cast<double>(x[c]), keep), hi, lo);
   }
 
   /// Adds v to every entry listed in `entries` (a sparse binary row scaled
@@ -271,18 +320,22 @@ class exact_gradient_sum {
   /// rows are closed by end_rows(n), and n must be at most rows_left().
   /// Entries are visited by tiles of outputs so that the tile's sums stay
   /// in cache while the examples stream past.
+  /// With `keep` (n entries), row i adds exactly 0 where keep[i] = 0, with
+  /// the same work (add_scaled's mask).
   template <real_number Real>
   void add_outer_products(std::size_t weights, std::size_t bias, const double* u, std::size_t out,
-                          const Real* const* x, std::size_t len, std::size_t n) noexcept {
+                          const Real* const* x, std::size_t len, std::size_t n,
+                          const std::uint64_t* keep = nullptr) noexcept {
     constexpr std::size_t tile = 32;
     for (std::size_t o0 = 0; o0 < out; o0 += tile) {
       const std::size_t o1 = std::min(out, o0 + tile);
       for (std::size_t i = 0; i < n; ++i) {
         const Real* xi = x[i];
+        const std::uint64_t k = keep == nullptr ? 1 : keep[i];
         for (std::size_t o = o0; o < o1; ++o) {
           const double f = u[i * out + o];
-          add_scaled(weights + o * len, f, xi, len);
-          add(bias + o, f);
+          add_scaled(weights + o * len, f, xi, len, k);
+          add(bias + o, privet::detail::ct_keep(f, k));
         }
       }
     }
@@ -485,6 +538,16 @@ concept indexed_gradient_model = differentiable_model_for<M, Batch> &&
   cm.per_example_gradients(b, rows);
 };
 
+/// A model whose clipped sum over the examples at `rows` of a batch reads
+/// them where they are (`clipped_gradient_sum(batch, rows, C, counted)`:
+/// sparse logistic regression).
+template <class M, class Batch>
+concept indexed_clipped_sum_model = differentiable_model_for<M, Batch> &&
+    requires(const M& cm, const Batch& b, std::span<const std::size_t> rows, double clip_norm,
+             std::span<const std::uint8_t> counted) {
+  { cm.clipped_gradient_sum(b, rows, clip_norm, counted) } -> std::same_as<clipped_sum>;
+};
+
 namespace detail {
 
 // Per-example gradients refused by name unless they have one row per
@@ -549,15 +612,18 @@ requires differentiable_model_for<M, Batch> clipped_sum sum_of_clipped_gradients
 }
 
 /// The four-argument form over the examples at `rows` of `data` (counted as
-/// there, counted.size() 0 or rows.size()): the model's
-/// per_example_gradients(data, rows) when it reads them in place, else the
-/// four-argument form on data.select(rows). Throws as that does, and naming
-/// the index for a row >= data.size().
+/// there, counted.size() 0 or rows.size()), reading them where they are
+/// when the model can: its clipped_gradient_sum(data, rows, C, counted),
+/// else its per_example_gradients(data, rows), else the four-argument form
+/// on data.select(rows). Throws as that does, and naming the index for a
+/// row >= data.size().
 template <class M, class Batch>
 requires differentiable_model_for<M, Batch> clipped_sum
 sum_of_clipped_gradients(const M& model, const Batch& data, std::span<const std::size_t> rows,
                          double clip_norm, std::span<const std::uint8_t> counted = {}) {
-  if constexpr (indexed_gradient_model<M, Batch>) {
+  if constexpr (indexed_clipped_sum_model<M, Batch>) {
+    return model.clipped_gradient_sum(data, rows, clip_norm, counted);
+  } else if constexpr (indexed_gradient_model<M, Batch>) {
     if (!(clip_norm > 0)) throw_invalid("clip_norm", clip_norm, "> 0 (or +inf)");
     if (!counted.empty()) detail::check_counted(counted, rows.size());
     const std::size_t p = model.parameter_count();

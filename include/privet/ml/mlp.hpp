@@ -22,6 +22,7 @@
 
 #include <privet/core/concepts.hpp>
 #include <privet/core/csprng.hpp>
+#include <privet/core/detail/ct_word.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/uniform.hpp>
 #include <privet/core/validate.hpp>
@@ -238,15 +239,19 @@ class mlp {
     auto logits = acts.back();
     std::vector<int> labels(batch.y);
     const std::size_t k = classes();
+    // By masks: the same work whichever examples are usable.
     for (std::size_t i = 0; i < n; ++i) {
+      namespace ct = privet::detail;
       Real* z = logits.data() + i * k;
-      bool ok = labels[i] >= 0 && static_cast<std::size_t>(labels[i]) < k;
-      for (std::size_t c = 0; c < k; ++c) ok = ok && std::isfinite(z[c]);
-      if (!ok) {
-        zeroed[i] = 1;
-        std::fill(z, z + k, Real(0));
-        labels[i] = 0;
+      std::uint64_t ok =
+          ct::ct_lt(static_cast<std::uint64_t>(static_cast<std::int64_t>(labels[i])), k);
+      for (std::size_t c = 0; c < k; ++c) {
+        ok &= ct::ct_is_finite(static_cast<double>(z[c]));
       }
+      for (std::size_t c = 0; c < k; ++c) z[c] = ct::ct_keep(z[c], ok);
+      zeroed[i] = static_cast<std::uint8_t>(ok ^ 1);
+      labels[i] = static_cast<int>(ct::ct_select(
+          ct::ct_mask(ok), static_cast<std::uint64_t>(static_cast<std::int64_t>(labels[i])), 0));
     }
     std::vector<xt::xtensor<Real, 2>> deltas(layers_.size());
     std::vector<const Real*> inputs(layers_.size());
@@ -265,44 +270,43 @@ class mlp {
                  sq[i] += d2 * a2;
                }
              });
-    // The kept examples' scaled deltas, in double (each rounded toward zero
-    // in Real first, so that it never grows), and their inputs per layer.
-    std::vector<std::size_t> kept;
-    std::vector<double> scales;
+    // Every example's scaled deltas, in double (each rounded toward zero in
+    // Real first, so that it never grows), and its inputs per layer. An
+    // example left out (zeroed, or a norm that is not finite: scale 0) does
+    // the same work and adds exactly 0 by a mask (0 times its deltas or
+    // activations could be NaN); a finite norm implies finite deltas and
+    // activations. No branch on whether an example is clipped or left out.
+    std::vector<double> scales(n);
+    std::vector<std::uint64_t> keep(n);
     for (std::size_t i = 0; i < n; ++i) {
-      // A finite norm implies finite deltas and activations, so every
-      // product the sum forms is finite.
-      const double scale = zeroed[i] != 0 ? 0.0 : clip_factor(std::sqrt(sq[i]), clip_norm, p);
+      const double scale =
+          privet::detail::ct_pick(zeroed[i], 0.0, clip_factor(std::sqrt(sq[i]), clip_norm, p));
       // 1 unless the row is padding; no branch on it.
       const std::size_t counts = counted.empty() || counted[i] != 0;
       out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
-      if (scale == 0.0) continue;
-      kept.push_back(i);
-      scales.push_back(scale * static_cast<double>(counts));  // padding adds its deltas times 0
+      keep[i] = static_cast<std::uint64_t>(scale != 0.0);
+      scales[i] = scale * static_cast<double>(counts);  // padding adds its deltas times 0
     }
     privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
     std::vector<double> u;
     std::vector<const Real*> x;
-    for (std::size_t first = 0; first < kept.size();) {
-      const std::size_t m = std::min(kept.size() - first, acc.rows_left());
+    for (std::size_t first = 0; first < n;) {
+      const std::size_t m = std::min(n - first, acc.rows_left());
       for (std::size_t l = 0; l < layers_.size(); ++l) {
         const layer_shape& s = layers_[l];
         u.resize(m * s.out);
         x.resize(m);
         for (std::size_t r = 0; r < m; ++r) {
-          const std::size_t i = kept[first + r];
+          const std::size_t i = first + r;
           const Real* d = deltas[l].data() + i * s.out;
           for (std::size_t o = 0; o < s.out; ++o) {
-            const double v = scales[first + r] * static_cast<double>(d[o]);
-            auto rounded = static_cast<Real>(v);
-            if (std::abs(static_cast<double>(rounded)) > std::abs(v)) {
-              rounded = std::nextafter(rounded, Real(0));
-            }
-            u[r * s.out + o] = static_cast<double>(rounded);
+            u[r * s.out + o] = static_cast<double>(
+                privet::ml::detail::round_toward_zero<Real>(scales[i] * static_cast<double>(d[o])));
           }
           x[r] = inputs[l] + i * s.in;
         }
-        acc.add_outer_products(s.weights, s.bias, u.data(), s.out, x.data(), s.in, m);
+        acc.add_outer_products(s.weights, s.bias, u.data(), s.out, x.data(), s.in, m,
+                               keep.data() + first);
       }
       acc.end_rows(m);
       first += m;

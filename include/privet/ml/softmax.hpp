@@ -10,13 +10,16 @@
 #pragma once
 
 #include <privet/core/concepts.hpp>
+#include <privet/core/detail/ct_word.hpp>
 #include <privet/core/detail/format.hpp>
 #include <privet/core/validate.hpp>
 
 #include <xtensor/xtensor.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -25,20 +28,27 @@ namespace privet::ml {
 /// log(1 / (1 + e^-x)) without overflow or loss of precision for any finite x.
 template <real_number Real>
 [[nodiscard]] Real log_sigmoid(Real x) noexcept {
+  using std::abs;
   using std::exp;
   using std::log1p;
+  using std::min;
   // For x >= 0, e^-x <= 1 so log1p is accurate; for x < 0 rewrite as
-  // x - log(1 + e^x) so the exponential again stays <= 1.
-  return x >= Real(0) ? -log1p(exp(-x)) : x - log1p(exp(x));
+  // x - log(1 + e^x) so the exponential again stays <= 1. Both sides are
+  // min(x, 0) - log1p(e^-|x|), with no branch on the sign (DP-SGD's
+  // passes must not time the data).
+  return min(x, Real(0)) - log1p(exp(-abs(x)));
 }
 
-/// 1 / (1 + e^-x) without overflow for any finite x.
+/// 1 / (1 + e^-x) without overflow for any finite x: 1 / (1 + e) for x >= 0
+/// and e / (1 + e) below, e = e^-|x|, the numerator picked by a mask (no
+/// branch on the sign).
 template <real_number Real>
 [[nodiscard]] Real sigmoid(Real x) noexcept {
+  using std::abs;
   using std::exp;
-  if (x >= Real(0)) return Real(1) / (Real(1) + exp(-x));
-  const Real e = exp(x);
-  return e / (Real(1) + e);
+  const Real e = exp(-abs(x));
+  return privet::detail::ct_pick(static_cast<std::uint64_t>(x >= Real(0)), Real(1), e) /
+         (Real(1) + e);
 }
 
 namespace detail {

@@ -66,6 +66,26 @@ Real ct_keep(Real v, std::uint64_t keep) noexcept {
   }
 }
 
+/// a when bit = 1, else b, for float or double by a mask on their bits;
+/// other types take a plain select (not claimed constant time).
+template <class Real>
+Real ct_pick(std::uint64_t bit, Real a, Real b) noexcept {
+  if constexpr (std::is_same_v<Real, double> && sizeof(double) == 8) {
+    return std::bit_cast<double>(ct_select(ct_mask(bit), std::bit_cast<std::uint64_t>(a),
+                                           std::bit_cast<std::uint64_t>(b)));
+  } else if constexpr (std::is_same_v<Real, float> && sizeof(float) == 4) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(ct_select(
+        ct_mask(bit), std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b))));
+  } else {
+    return bit != 0 ? a : b;
+  }
+}
+
+/// 1 when the double v is finite, else 0, from its exponent bits.
+inline std::uint64_t ct_is_finite(double v) noexcept {
+  return ct_lt((std::bit_cast<std::uint64_t>(v) >> 52) & 0x7ffU, 0x7ffU);
+}
+
 /// v when keep = 1 and v is finite, else +0, for a float or double v, by
 /// masks on its bits: a product by 0 would turn an infinity into a NaN, and
 /// std::isfinite may branch. Other types (long double, user-defined reals)
