@@ -74,6 +74,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -619,6 +620,59 @@ void dpsgd_lstm_step(const std::string& name, std::size_t n, bool padded) {
       {}, "", true);
 }
 
+// Clipping 64 per-example rows of 1,024 entries to C = 1 and summing them
+// (clip_and_sum_rows, the LSTM's and every per-example model's path), split
+// by the input: rows of norm 0.5 (none clipped) against rows of norm 2
+// (all clipped). The control is the clip before issue 36's change, which
+// skipped a row within C (no pass over its entries).
+void clip_rows(const std::string& name, std::size_t n, bool control) {
+  constexpr std::size_t rows = 64, p = 1024;
+  static const auto base = [] {
+    std::array<xt::xtensor<double, 2>, 2> g;
+    privet::testing::seeded_release_generator gen(9);
+    for (int c = 0; c < 2; ++c) {
+      g[c] = xt::xtensor<double, 2>::from_shape({rows, p});
+      for (std::size_t i = 0; i < rows; ++i) {
+        double sq = 0;
+        double* r = g[c].data() + i * p;
+        for (std::size_t j = 0; j < p; ++j) {
+          r[j] = static_cast<double>(gen() >> 11) * 0x1p-53 - 0.5;
+          sq += r[j] * r[j];
+        }
+        const double target = c == 0 ? 0.5 : 2.0;
+        for (std::size_t j = 0; j < p; ++j) r[j] *= target / std::sqrt(sq);
+      }
+    }
+    return g;
+  }();
+  xt::xtensor<double, 2> g = base[0];
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng&) {
+        std::copy(base[cls].begin(), base[cls].end(), g.begin());
+        if (!control) {
+          const auto sum = privet::ml::clip_and_sum_rows(g, 1.0);
+          benchmark_sink = sum.sum[0];
+          return 0.0;
+        }
+        for (std::size_t i = 0; i < rows; ++i) {
+          double* r = g.data() + i * p;
+          double sq = 0;
+          for (std::size_t j = 0; j < p; ++j) sq += r[j] * r[j];
+          const double norm = std::sqrt(sq);
+          const double margin = static_cast<double>(p + 8) * 0x1p-52;
+          if (!(norm > 1.0 - margin)) continue;  // within C: no pass
+          const double f = (1.0 - margin) / norm;
+          for (std::size_t j = 0; j < p; ++j) r[j] *= f;
+        }
+        privet::ml::detail::exact_gradient_sum acc(p, 1.0);
+        for (std::size_t i = 0; i < rows; ++i) acc.add_row(g.data() + i * p);
+        benchmark_sink = acc.result()[0];
+        return 0.0;
+      },
+      {}, "", false, "rows within C vs all above C");
+}
+
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
 // the number of members: the control draws the exact binomial count (a walk
 // from success to success) and then that many members by Floyd's algorithm
@@ -926,6 +980,8 @@ int main(int argc, char** argv) {
   dpsgd_user_step("user-level DP-SGD step, unit_examples = 16 (256 users)", slow, true);
   dpsgd_lstm_step("control: LSTM DP-SGD step, gradient_frames = 0 (512, q 1/64)", slow, false);
   dpsgd_lstm_step("LSTM DP-SGD step, gradient_frames = 16 (512, q 1/64)", slow, true);
+  clip_rows("control: clip rows, skipping rows within C (64 x 1024)", n, true);
+  clip_rows("clip_and_sum_rows (64 x 1024)", n, false);
   sampler_pair("control: binomial_distribution (10^5, mean 100)",
                privet::binomial_distribution(100000, 1e-3), n, false);
   sampler_pair("constant_time_binomial (10^5, mean 100)",

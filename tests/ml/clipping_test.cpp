@@ -567,58 +567,36 @@ TEST_CASE("the clipped sum over rows of the data equals the clipped sum of the s
         }) == "counted.size()");
 }
 
-// Sparse logistic regression read in T slots (gradient_features) against
-// the model without slots on the same rows cut to their first T features:
-// the same clipped sums and counts. The rows carry every record-wise rule:
-// labels 5 and -2, an index at the dimension and a repeated index within
-// the first T (the row left out) and past it (never read, the row kept).
-// And the rows form against select, with and without slots.
-TEST_CASE("sparse logistic regression in gradient_features slots: the sum of the cut rows") {
+// The rows form of sparse logistic regression (read in place) against its
+// clipped sum on the selected batch, with every record-wise rule among the
+// rows: labels 5 and -2, an index at the dimension, a repeated index, no
+// features.
+TEST_CASE("sparse logistic regression sums over rows in place as over the selected batch") {
   using privet::ml::sum_of_clipped_gradients;
   static_assert(privet::ml::indexed_clipped_sum_model<privet::ml::logistic_regression<double>,
                                                       sparse_binary_batch>);
   std::mt19937 gen(21);
   std::normal_distribution<double> nd;
   auto s = sparse_rows(gen, [](int i) { return i % 11 == 4 ? 5 : (i % 13 == 6 ? -2 : i % 2); });
-  const std::size_t t = 9;
-  s.features[1] = {3, 30, 4};                             // index at the dimension: left out
-  s.features[2] = {5, 7, 5};                              // repeated within t: left out
-  s.features[3] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 40};  // repeated and outside past t: kept
-  s.features[5].clear();                                  // no features: the intercept alone
-  privet::ml::logistic_regression<double> plain(30, true);
-  for (auto& w : plain.parameters()) w = 0.3 * nd(gen);
-  privet::ml::logistic_regression<double> slots(30, true, t);
-  std::copy(plain.parameters().begin(), plain.parameters().end(), slots.parameters().begin());
-  auto cut = s;
-  for (auto& row : cut.features) {
-    if (row.size() > t) row.resize(t);
-  }
-  std::vector<std::uint8_t> counted(s.size());
-  for (std::size_t i = 0; i < counted.size(); ++i)
-    counted[i] = static_cast<std::uint8_t>(i % 3 != 1);
+  s.features[1] = {3, 30, 4};
+  s.features[2] = {5, 7, 5};
+  s.features[5].clear();
+  privet::ml::logistic_regression<double> m(30, true);
+  for (auto& w : m.parameters()) w = 0.3 * nd(gen);
+  const std::vector<std::size_t> rows = {39, 0, 3, 3, 2, 17, 5, 1, 4, 6};
+  const std::vector<std::uint8_t> row_mask = {1, 1, 0, 1, 1, 0, 1, 1, 1, 1};
   for (double c : {0.05, 1.0, std::numeric_limits<double>::infinity()}) {
     CAPTURE(c);
     for (const auto mask :
-         {std::span<const std::uint8_t>{}, std::span<const std::uint8_t>(counted)}) {
-      const auto a = slots.clipped_gradient_sum(s, c, mask);
-      const auto b = plain.clipped_gradient_sum(cut, c, mask);
-      CHECK(a.sum == b.sum);
-      CHECK(a.clipped == b.clipped);
-    }
-    const std::vector<std::size_t> rows = {39, 0, 3, 3, 2, 17, 5, 1};
-    const std::vector<std::uint8_t> row_mask = {1, 1, 0, 1, 1, 0, 1, 1};
-    for (const auto* m : {&plain, &slots}) {
-      const auto e = sum_of_clipped_gradients(*m, s, rows, c, row_mask);
-      const auto f = sum_of_clipped_gradients(*m, s.select(rows), c, row_mask);
+         {std::span<const std::uint8_t>{}, std::span<const std::uint8_t>(row_mask)}) {
+      const auto e = sum_of_clipped_gradients(m, s, rows, c, mask);
+      const auto f = sum_of_clipped_gradients(m, s.select(rows), c, mask);
       CHECK(e.sum == f.sum);
       CHECK(e.clipped == f.clipped);
     }
   }
-  CHECK(privet::test::rejected_parameter([] {
-          privet::ml::logistic_regression<double> bad(30, false, 31);
-        }) == "gradient_features");
   CHECK(privet::test::rejected_parameter([&] {
           const std::vector<std::size_t> outside = {40};
-          static_cast<void>(slots.clipped_gradient_sum(s, outside, 1.0));
+          static_cast<void>(m.clipped_gradient_sum(s, outside, 1.0));
         }) == "rows");
 }

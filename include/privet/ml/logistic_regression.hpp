@@ -109,26 +109,16 @@ class logistic_regression {
   using batch_type = Batch;  ///< The batch type DP-SGD trains on.
 
   /// All-zero weights over `dimension` >= 1 features, plus an intercept when
-  /// asked. With `gradient_features` = T > 0, DP-SGD's pass over sparse rows
-  /// (clipped_gradient_sum) reads exactly T feature slots of every example,
-  /// in time that does not follow how many features it has: an example
-  /// with more contributes its first T (a rule that looks at no data; see
-  /// clipped_gradient_sum). Throws invalid_parameter naming `dimension`
-  /// when it is 0, or `gradient_features` above the dimension.
-  explicit logistic_regression(std::size_t dimension, bool intercept = false,
-                               std::size_t gradient_features = 0)
+  /// asked. Throws invalid_parameter naming `dimension` when it is 0.
+  explicit logistic_regression(std::size_t dimension, bool intercept = false)
       : dimension_(validate_at_least<std::size_t>(dimension, 1, "dimension")),
         intercept_(intercept),
-        gradient_features_(checked_features(gradient_features, dimension)),
         params_(dimension + (intercept ? 1 : 0), Real(0)) {}
 
   /// D, the number of features.
   [[nodiscard]] std::size_t dimension() const noexcept { return dimension_; }
   /// Whether the model has an intercept b.
   [[nodiscard]] bool has_intercept() const noexcept { return intercept_; }
-  /// T, the feature slots DP-SGD's pass reads of every sparse example (0:
-  /// each example's own features).
-  [[nodiscard]] std::size_t gradient_features() const noexcept { return gradient_features_; }
   /// D, plus 1 with an intercept.
   [[nodiscard]] std::size_t parameter_count() const noexcept { return params_.size(); }
   /// The weights, then the intercept if there is one (writable: the
@@ -240,11 +230,8 @@ class logistic_regression {
   ///
   /// Timing: on dense rows every example does the same work, whether its
   /// label is valid, its gradient clipped or left out (masks, no branch).
-  /// On sparse rows that holds with gradient_features = T > 0, where each
-  /// example is read in exactly T slots (its first min(n, T) features; the
-  /// validity rules apply to those, and a duplicate or out-of-range index
-  /// past the T-th is never read). With T = 0 a sparse example's work
-  /// follows its feature count, and an ill-formed one is skipped.
+  /// On sparse rows an example's work and the weights it reads follow its
+  /// features, and an ill-formed one is skipped (docs/security_model.md).
   template <logistic_input<Real> B>
   [[nodiscard]] clipped_sum clipped_gradient_sum(const B& batch, double clip_norm,
                                                  std::span<const std::uint8_t> counted = {}) const {
@@ -359,13 +346,12 @@ class logistic_regression {
   }
 
   // clipped_gradient_sum's work over the examples rows[k] (every example in
-  // order when `all`), checked by the callers. Dense rows, and sparse rows
-  // read in gradient_features slots, take the same work for every example:
-  // the label's validity and sign, the norm, the clip factor and whether
-  // the example is left out are combined by masks, and a left-out example
-  // adds exactly 0 (add_scaled's and ct_keep's masks, as 0 times a
-  // non-finite feature would be NaN). Sparse rows without gradient_features
-  // read each example's own features and skip an ill-formed one.
+  // order when `all`), checked by the callers. Dense rows take the same
+  // work for every example: the label's validity and sign, the norm, the
+  // clip factor and whether the example is left out are combined by masks,
+  // and a left-out example adds exactly 0 (add_scaled's mask, as 0 times a
+  // non-finite feature would be NaN). Sparse rows read each example's own
+  // features and skip an ill-formed one.
   template <class B>
   clipped_sum clipped_sum_at(const B& batch, std::span<const std::size_t> rows, bool all,
                              double clip_norm, std::span<const std::uint8_t> counted) const {
@@ -375,127 +361,55 @@ class logistic_regression {
     privet::ml::detail::exact_gradient_sum acc(p, clip_norm);
     [[maybe_unused]] xt::xtensor<Real, 1> dense_scores;
     [[maybe_unused]] std::vector<std::uint8_t> seen;
-    [[maybe_unused]] std::vector<std::uint32_t> seen_count, slot;
-    [[maybe_unused]] std::vector<std::uint64_t> live;
-    const bool slots = std::same_as<B, sparse_binary_batch> && gradient_features_ > 0;
     if constexpr (std::same_as<B, sparse_binary_batch>) {
-      if (slots) {
-        seen_count.assign(dimension_, 0);
-        slot.resize(gradient_features_);
-        live.resize(gradient_features_);
-      } else {
-        seen.assign(dimension_, 0);
-      }
+      seen.assign(dimension_, 0);
     } else {
       dense_scores = raw_scores(batch, 0, batch.size());
     }
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = all ? k : rows[k];
-      const auto y = static_cast<std::uint64_t>(static_cast<std::int64_t>(batch.y[i]));
-      const std::uint64_t positive = ct::ct_is_zero(y - 1);
-      std::uint64_t usable = positive | ct::ct_is_zero(y) | ct::ct_is_zero(y + 1);
-      // y sigma(-y s) for the label's sign y (coefficient(), without a branch).
-      const Real sign = ct::ct_pick(positive, Real(1), Real(-1));
       // 1 unless the row is padding; no branch on it.
       const std::uint64_t counts = counted.empty() || counted[k] != 0;
       if constexpr (std::same_as<B, sparse_binary_batch>) {
-        if (!slots) {
-          const bool ok = usable != 0 && well_formed(batch.features[i], seen);
-          double c = 0, x_sq = intercept_ ? 1.0 : 0.0;
-          if (ok) {
-            Real score = intercept();
-            for (auto j : batch.features[i]) score += params_[j];
-            c = static_cast<double>(coefficient(batch.y[i], score));
-            x_sq += static_cast<double>(batch.features[i].size());
-          }
-          const double scale = ok ? clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p) : 0.0;
-          out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
-          if (scale == 0.0) continue;  // the zero gradient (a finite norm implies finite entries)
-          // The loss gradient is -c (x_i, 1); padding adds it times 0.
-          const double w = -c * scale * static_cast<double>(counts);
-          acc.add_to_each(std::span<const std::uint32_t>(batch.features[i]), w);
-          if (intercept_) acc.add(dimension_, w);
-          acc.end_row();
-          continue;
+        const int y = batch.y[i];
+        const bool ok = (y == 1 || y == 0 || y == -1) && well_formed(batch.features[i], seen);
+        double c = 0, x_sq = intercept_ ? 1.0 : 0.0;
+        if (ok) {
+          Real score = intercept();
+          for (auto j : batch.features[i]) score += params_[j];
+          c = static_cast<double>(coefficient(y, score));
+          x_sq += static_cast<double>(batch.features[i].size());
         }
-      }
-      double x_sq = intercept_ ? 1.0 : 0.0;
-      Real score;
-      [[maybe_unused]] const Real* x = nullptr;
-      if constexpr (std::same_as<B, sparse_binary_batch>) {
-        const auto r = read_slots(batch.features[i], seen_count, slot.data(), live.data());
-        usable &= r.ok;
-        score = r.score;
-        x_sq += static_cast<double>(r.count);
+        const double scale = ok ? clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p) : 0.0;
+        out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
+        if (scale == 0.0) continue;  // the zero gradient (a finite norm implies finite entries)
+        // The loss gradient is -c (x_i, 1); padding adds it times 0.
+        const double w = -c * scale * static_cast<double>(counts);
+        acc.add_to_each(std::span<const std::uint32_t>(batch.features[i]), w);
+        if (intercept_) acc.add(dimension_, w);
       } else {
-        x = batch.x.data() + i * dimension_;
+        const auto y = static_cast<std::uint64_t>(static_cast<std::int64_t>(batch.y[i]));
+        const std::uint64_t positive = ct::ct_is_zero(y - 1);
+        const std::uint64_t usable = positive | ct::ct_is_zero(y) | ct::ct_is_zero(y + 1);
+        // y sigma(-y s) for the label's sign y (coefficient(), without a branch).
+        const Real sign = ct::ct_pick(positive, Real(1), Real(-1));
+        const Real* x = batch.x.data() + i * dimension_;
+        double x_sq = intercept_ ? 1.0 : 0.0;
         for (std::size_t j = 0; j < dimension_; ++j) x_sq += static_cast<double>(x[j]) * x[j];
-        score = dense_scores(i);
-      }
-      const double c = static_cast<double>(sign * sigmoid(-sign * score));
-      const double scale =
-          ct::ct_pick(usable, clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p), 0.0);
-      out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
-      const auto keep = static_cast<std::uint64_t>(scale != 0.0);
-      // The loss gradient is -c (x_i, 1); padding adds it times 0.
-      const double w = -c * scale * static_cast<double>(counts);
-      if constexpr (std::same_as<B, sparse_binary_batch>) {
-        for (std::size_t s = 0; s < gradient_features_; ++s) {
-          acc.add(slot[s], ct::ct_keep(w, keep & live[s]));
-        }
-      } else {
+        const double c = static_cast<double>(sign * sigmoid(-sign * dense_scores(i)));
+        const double scale =
+            ct::ct_pick(usable, clip_factor(std::abs(c) * std::sqrt(x_sq), clip_norm, p), 0.0);
+        out.clipped += counts & static_cast<std::size_t>(scale != 1.0);
+        const auto keep = static_cast<std::uint64_t>(scale != 0.0);
+        // The loss gradient is -c (x_i, 1); padding adds it times 0.
+        const double w = -c * scale * static_cast<double>(counts);
         acc.add_scaled(0, w, x, dimension_, keep);
+        if (intercept_) acc.add(dimension_, ct::ct_keep(w, keep));
       }
-      if (intercept_) acc.add(dimension_, ct::ct_keep(w, keep));
       acc.end_row();
     }
     out.sum = acc.result();
     return out;
-  }
-
-  // What read_slots found in one sparse example.
-  struct slots_read {
-    std::uint64_t ok;     // 1: every index read is below the dimension and none twice
-    Real score;           // w^T x + b over the features read
-    std::uint64_t count;  // features read, min(n, T)
-  };
-
-  // A sparse example read in exactly T = gradient_features_ slots: its
-  // first min(n, T) indices through a clamped slot, the rest masked, its
-  // validity by masks (an index at or past the dimension is read as 0).
-  // Sets slot[k] (an index below the dimension to add to) and live[k] (1
-  // for a feature read, 0 for a masked slot); `seen` (dimension_ zero
-  // counts) is left all zero again. The work, the branches and the
-  // addresses written to depend on T only; the addresses read follow the
-  // indices (the weights and counts at each feature).
-  slots_read read_slots(const std::vector<std::uint32_t>& row, std::vector<std::uint32_t>& seen,
-                        std::uint32_t* slot, std::uint64_t* live) const {
-    namespace ct = privet::detail;
-    static constexpr std::uint32_t none = 0;
-    const std::uint64_t n = row.size();
-    const std::uint64_t len = ct::ct_min(n, gradient_features_);
-    const auto* src = reinterpret_cast<const std::uint32_t*>(
-        ct::ct_select(ct::ct_mask(ct::ct_is_zero(n)), reinterpret_cast<std::uintptr_t>(&none),
-                      reinterpret_cast<std::uintptr_t>(row.data())));
-    const std::uint64_t last = len - 1 + ct::ct_is_zero(len);  // 0 when len is 0
-    std::uint64_t bad = 0;
-    Real score = intercept();
-    for (std::uint64_t k = 0; k < gradient_features_; ++k) {
-      const std::uint64_t in = ct::ct_lt(k, len);
-      const std::uint64_t j = src[ct::ct_min(k, last)];
-      const std::uint64_t inside = ct::ct_lt(j, dimension_);
-      const std::uint64_t jj = ct::ct_select(ct::ct_mask(inside), j, 0);
-      const std::uint64_t l = in & inside;
-      bad |= (in & (inside ^ 1)) | (l & (ct::ct_is_zero(seen[jj]) ^ 1));
-      seen[jj] += static_cast<std::uint32_t>(l);
-      slot[k] = static_cast<std::uint32_t>(jj);
-      live[k] = l;
-      score += ct::ct_keep(params_[jj], l);
-    }
-    for (std::uint64_t k = 0; k < gradient_features_; ++k) {
-      seen[slot[k]] -= static_cast<std::uint32_t>(live[k]);
-    }
-    return {bad ^ 1, score, len};
   }
 
   // Every index below the dimension and none twice; `seen` (dimension_
@@ -592,17 +506,8 @@ class logistic_regression {
     return moved;
   }
 
-  static std::size_t checked_features(std::size_t t, std::size_t dimension) {
-    if (t > dimension) {
-      throw_invalid("gradient_features", t,
-                    "[0, dimension = " + privet::detail::format_value(dimension) + "] (0: no cap)");
-    }
-    return t;
-  }
-
   std::size_t dimension_;
   bool intercept_;
-  std::size_t gradient_features_;
   std::vector<Real> params_;
 };
 
