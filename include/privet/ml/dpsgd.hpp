@@ -113,10 +113,15 @@
 // `per_example_gradients(batch, rows)`: no copy whose time follows the
 // records' sizes), and an LSTM built with `gradient_frames` = T runs every
 // sequence for exactly T steps, so with the padding above a step's work no
-// longer follows the sequences' lengths.
+// longer follows the sequences' lengths. Clipping takes the same work for
+// every example whether its gradient is within the clip norm, scaled down
+// or left out (clip_factor and the row pass by masks, ml/clipping.hpp; the
+// models' own clipped sums likewise), so the number of clipped examples
+// does not show either.
 // Not covered (docs/security_model.md): the records' own contents (a
 // sparse model reads each record's features, so the pass's time follows
-// which records were drawn, members or fillers alike; an LSTM without
+// which records were drawn, members or fillers alike, through the weights'
+// cache footprint as much as the loop; an LSTM without
 // gradient_frames runs each block to its longest sequence), user-level units
 // without a cap, the floating-point operations' operand-dependent
 // latencies, and the memory addresses of the rows (and of a unit's
