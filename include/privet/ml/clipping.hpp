@@ -192,8 +192,8 @@ bool clip_row(Real* row, std::size_t p, double clip_norm, bool fast) {
     // when the norm is not finite. Whether a row is clipped does not show
     // in the time.
     const Real s = privet::detail::ct_pick(changed, shrunk_factor<Real>(scale), Real(1));
-    const auto keep = static_cast<std::uint64_t>(scale != 0.0);
-    for (std::size_t j = 0; j < p; ++j) row[j] = privet::detail::ct_keep(row[j] * s, keep);
+    const std::uint64_t mask = privet::detail::ct_mask(static_cast<std::uint64_t>(scale != 0.0));
+    for (std::size_t j = 0; j < p; ++j) row[j] = privet::detail::ct_and(row[j] * s, mask);
     return changed != 0;
   }
   // Clip norms so small that the products are subnormal (below about
@@ -291,15 +291,16 @@ class exact_gradient_sum {
   void add_scaled(std::size_t offset, double factor, const Real* x, std::size_t len,
                   std::uint64_t keep = 1) noexcept {
     namespace ct = privet::detail;
+    const std::uint64_t mask = ct::ct_mask(keep);  // built once: the loop vectorises
     if (!exact_) {
       for (std::size_t c = 0; c < len; ++c)
-        plain_[offset + c] += ct::ct_keep(factor * static_cast<double>(x[c]), keep);
+        plain_[offset + c] += ct::ct_and(factor * static_cast<double>(x[c]), mask);
       return;
     }
     std::uint64_t* b = block_.data() + offset;
     const double hi = scale_hi_, lo = scale_lo_;
     for (std::size_t c = 0; c < len; ++c)
-      b[c] += units(ct::ct_keep(factor * static_cast<double>(x[c]), keep), hi, lo);
+      b[c] += units(ct::ct_and(factor * static_cast<double>(x[c]), mask), hi, lo);
   }
 
   /// Adds v to every entry listed in `entries` (a sparse binary row scaled

@@ -723,7 +723,8 @@ class lstm_classifier {
           const std::uint64_t take =
               kind == head::last ? ct::ct_is_zero(t ^ len) : ct::ct_lt(t, len + 1);
           const Real* ht = s.h.data() + (j * rows + t) * h;
-          for (std::size_t q = 0; q < h; ++q) r[q] += ct::ct_keep(ht[q], take);
+          const std::uint64_t mask = ct::ct_mask(take);
+          for (std::size_t q = 0; q < h; ++q) r[q] += ct::ct_and(ht[q], mask);
         }
         if (kind == head::mean) {
           const Real inv = Real(1) / static_cast<Real>(len);
@@ -849,9 +850,10 @@ class lstm_classifier {
         Real* dcn = dc_next.data() + j * h;
         const Real* c_prev = s.c.data() + (j * rows + t) * h;
         const Real* tc = s.tanh_c.data() + (j * rows + t) * h;
+        const std::uint64_t take_mask = ct::ct_mask(take);
         for (std::size_t q = 0; q < h; ++q) {
           const Real i = a[q], f = a[h + q], g = a[2 * h + q], o = a[3 * h + q];
-          const Real dh = rec[q] + ct::ct_keep(from_head[q], take);
+          const Real dh = rec[q] + ct::ct_and(from_head[q], take_mask);
           const Real dc = dh * o * (Real(1) - tc[q] * tc[q]) + dcn[q];
           dcn[q] = dc * f;
           const Real dzi = dc * g * i * (Real(1) - i);
@@ -948,7 +950,8 @@ class lstm_classifier {
         Real* row = out.data() + (first + j) * p;
         write_example_gradient(s, j, kind, row);
         // An unreadable sequence's row is zero, by a mask.
-        for (std::size_t i = 0; i < p; ++i) row[i] = privet::detail::ct_keep(row[i], s.ok[j]);
+        const std::uint64_t mask = privet::detail::ct_mask(s.ok[j]);
+        for (std::size_t i = 0; i < p; ++i) row[i] = privet::detail::ct_and(row[i], mask);
       }
     });
     return out;

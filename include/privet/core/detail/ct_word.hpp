@@ -51,19 +51,27 @@ inline std::uint64_t ct_min(std::uint64_t a, std::uint64_t b) noexcept {
   return ct_select(ct_mask(ct_lt(a, b)), a, b);
 }
 
+/// v when mask is all ones, else +0, for a float or double v, by an AND of
+/// its bits with a mask built once (ct_mask) outside a loop: no barrier per
+/// element, so the loop vectorises. Other types take a plain select, which
+/// is not claimed to be constant time.
+template <class Real>
+Real ct_and(Real v, std::uint64_t mask) noexcept {
+  if constexpr (std::is_same_v<Real, double> && sizeof(double) == 8) {
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & mask);
+  } else if constexpr (std::is_same_v<Real, float> && sizeof(float) == 4) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(std::bit_cast<std::uint32_t>(v) & mask));
+  } else {
+    return mask != 0 ? v : Real(0);
+  }
+}
+
 /// v when keep = 1, else +0, for a float or double v, by a mask on its
 /// bits (a product by 0 would turn an infinity into a NaN). Other types take
 /// a plain select, which is not claimed to be constant time.
 template <class Real>
 Real ct_keep(Real v, std::uint64_t keep) noexcept {
-  if constexpr (std::is_same_v<Real, double> && sizeof(double) == 8) {
-    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & ct_mask(keep));
-  } else if constexpr (std::is_same_v<Real, float> && sizeof(float) == 4) {
-    return std::bit_cast<float>(
-        static_cast<std::uint32_t>(std::bit_cast<std::uint32_t>(v) & ct_mask(keep)));
-  } else {
-    return keep != 0 ? v : Real(0);
-  }
+  return ct_and(v, ct_mask(keep));
 }
 
 /// a when bit = 1, else b, for float or double by a mask on their bits;
@@ -71,11 +79,11 @@ Real ct_keep(Real v, std::uint64_t keep) noexcept {
 template <class Real>
 Real ct_pick(std::uint64_t bit, Real a, Real b) noexcept {
   if constexpr (std::is_same_v<Real, double> && sizeof(double) == 8) {
-    return std::bit_cast<double>(ct_select(ct_mask(bit), std::bit_cast<std::uint64_t>(a),
-                                           std::bit_cast<std::uint64_t>(b)));
+    return std::bit_cast<double>(
+        ct_select(ct_mask(bit), std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)));
   } else if constexpr (std::is_same_v<Real, float> && sizeof(float) == 4) {
-    return std::bit_cast<float>(static_cast<std::uint32_t>(ct_select(
-        ct_mask(bit), std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b))));
+    return std::bit_cast<float>(static_cast<std::uint32_t>(
+        ct_select(ct_mask(bit), std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b))));
   } else {
     return bit != 0 ? a : b;
   }
