@@ -5,7 +5,10 @@
 //   lstm_per_example_gradients — B x P per-example gradients (what DP-SGD needs);
 //   lstm_dpsgd_gradient        — the same, then each row clipped to L2 norm 1
 //                                and the rows summed (DP-SGD's gradient before noise);
-//   lstm_mean_gradient         — the batch's mean gradient only (non-private SGD).
+//   lstm_mean_gradient         — the batch's mean gradient only (non-private SGD);
+//   lstm_padded_gradients      — per-example gradients with gradient_frames =
+//                                110 (every sequence runs the longest one's
+//                                steps: constant time in the lengths).
 // Parallelism is over blocks of examples (TBB); OpenBLAS is held at one
 // thread per call so the two do not oversubscribe the cores.
 #include <privet/core/seeded_generator.hpp>
@@ -41,7 +44,7 @@ privet::ml::sequence_batch<Real> speech_like_batch(std::size_t size) {
   return b;
 }
 
-enum class workload { per_example, dpsgd, batch_mean };
+enum class workload { per_example, dpsgd, batch_mean, padded };
 
 template <class Real, workload W>
 void lstm_gradients(benchmark::State& state) {
@@ -51,7 +54,11 @@ void lstm_gradients(benchmark::State& state) {
   oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
   privet::testing::seeded_release_generator gen(1);
   const privet::ml::lstm_classifier<Real> model(
-      {.input_dim = input_dim, .hidden = hidden, .classes = classes}, gen);
+      {.input_dim = input_dim,
+       .hidden = hidden,
+       .classes = classes,
+       .gradient_frames = W == workload::padded ? std::size_t{110} : std::size_t{0}},
+      gen);
   const auto batch = speech_like_batch<Real>(size);
   const std::size_t p = model.parameter_count();
   std::vector<Real> sum(p);
@@ -95,6 +102,9 @@ BENCHMARK_TEMPLATE(lstm_gradients, float, workload::dpsgd)
     ->Apply(sizes);
 BENCHMARK_TEMPLATE(lstm_gradients, float, workload::batch_mean)
     ->Name("lstm_mean_gradient<float>")
+    ->Apply(sizes);
+BENCHMARK_TEMPLATE(lstm_gradients, float, workload::padded)
+    ->Name("lstm_padded_gradients<float>")
     ->Apply(sizes);
 BENCHMARK_TEMPLATE(lstm_gradients, double, workload::per_example)
     ->Name("lstm_per_example_gradients<double>")
