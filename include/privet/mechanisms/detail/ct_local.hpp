@@ -316,6 +316,19 @@ struct poisson_capacity {
   double tail = 0;       ///< P[more members than rows] <= tail
 };
 
+/// n D(a / n || mu / n) = a ln(a / mu) + (n - a) ln((n - a) / (n - mu)),
+/// Hoeffding's exponent for Bin(n, q) with mean mu in (0, n] at a in [0,
+/// n] (both logarithms through log1p, of (a - mu) / mu and -(a - mu) / (n -
+/// mu)); +inf for a below n when mu = n, whose law is a point mass.
+inline double binomial_chernoff_exponent(std::size_t n, double mu, std::size_t a) noexcept {
+  const double d = static_cast<double>(a) - mu;
+  const double head = static_cast<double>(a) * std::log1p(d / mu);
+  if (a == n) return head;  // (n - a) ln(...) is 0 there
+  const double rest = static_cast<double>(n) - mu;
+  if (!(rest > 0)) return HUGE_VAL;
+  return head + static_cast<double>(n - a) * std::log1p(-d / rest);
+}
+
 /// The least capacity the Chernoff bound certifies at P[Bin(n, q) > rows]
 /// <= 2^-100 (the scale of the noise samplers' own distances), or n when
 /// that is no smaller. For X ~ Bin(n, q) and any
@@ -336,13 +349,7 @@ inline poisson_capacity ct_poisson_capacity(std::size_t n, double q) noexcept {
   if (!(q > 0)) return {0, 0.0};
   constexpr double l = 70;
   const double mu = privet::detail::mul_up(static_cast<double>(n), q);
-  const double rest = static_cast<double>(n) - mu;  // n - mu > 0 below
-  const auto exponent = [mu, rest, n](std::size_t a) {
-    const double over = static_cast<double>(a) - mu;  // > 0
-    const double head = static_cast<double>(a) * std::log1p(over / mu);
-    // (n - a) ln((n - a) / (n - mu)), 0 at a = n
-    return a == n ? head : head + static_cast<double>(n - a) * std::log1p(-over / rest);
-  };
+  const auto exponent = [mu, n](std::size_t a) { return binomial_chernoff_exponent(n, mu, a); };
   if (!(mu < static_cast<double>(n)) || exponent(n) < l) return {n, 0.0};
   // The least a in [lo, n] with exponent(a) >= l, lo the least integer above mu.
   std::size_t lo = static_cast<std::size_t>(std::floor(mu)) + 1, hi = n;
@@ -371,12 +378,7 @@ inline poisson_capacity ct_binomial_floor(std::size_t n, double q) noexcept {
   const double at_zero = q < 1 ? -static_cast<double>(n) * std::log1p(-q) : HUGE_VAL;
   if (!(at_zero >= l)) return {0, 0.0};
   const double mu = std::nextafter(static_cast<double>(n) * q, 0.0);
-  const double rest = static_cast<double>(n) - mu;  // >= 0
-  const auto exponent = [mu, rest, n](std::size_t b) {
-    const double under = mu - static_cast<double>(b);  // > 0
-    const double head = static_cast<double>(b) * std::log1p(-under / mu);
-    return rest > 0 ? head + static_cast<double>(n - b) * std::log1p(under / rest) : HUGE_VAL;
-  };
+  const auto exponent = [mu, n](std::size_t b) { return binomial_chernoff_exponent(n, mu, b); };
   // The greatest b in [0, hi) with exponent(b) >= l, hi the least integer at
   // or above mu (exponent(0) >= l above).
   std::size_t lo = 0, hi = static_cast<std::size_t>(std::ceil(mu));
