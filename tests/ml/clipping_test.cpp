@@ -16,6 +16,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -599,4 +600,27 @@ TEST_CASE("sparse logistic regression sums over rows in place as over the select
           const std::vector<std::size_t> outside = {40};
           static_cast<void>(m.clipped_gradient_sum(s, outside, 1.0));
         }) == "rows");
+}
+
+// round_toward_zero (the MLP's clipped deltas) against the branchy
+// reference it replaced: the float nearest v, stepped toward zero by
+// std::nextafter when it is larger in magnitude than v; never larger than
+// v in magnitude; exact for double.
+TEST_CASE("round_toward_zero steps toward zero exactly when rounding to nearest grew the value") {
+  std::mt19937_64 gen(31);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> vs = {
+      0.0,    -0.0,   1.0, -1.0, 0x1.000001p0, -0x1.000001p0, 1e-40, -1e-40, 0x1.fffffffp127,
+      3.4e38, -3.4e38};
+  for (int i = 0; i < 20000; ++i)
+    vs.push_back(std::ldexp(unit(gen), static_cast<int>(gen() % 200) - 100));
+  for (const double v : vs) {
+    CAPTURE(v);
+    auto ref = static_cast<float>(v);
+    if (std::abs(static_cast<double>(ref)) > std::abs(v)) ref = std::nextafter(ref, 0.0f);
+    const float r = privet::ml::detail::round_toward_zero<float>(v);
+    CHECK(std::bit_cast<std::uint32_t>(r) == std::bit_cast<std::uint32_t>(ref));
+    CHECK(std::abs(static_cast<double>(r)) <= std::abs(v));
+    CHECK(privet::ml::detail::round_toward_zero<double>(v) == v);
+  }
 }

@@ -144,20 +144,19 @@ Real shrunk_factor(double scale) noexcept {
 }
 
 // v rounded toward zero into Real (so that it never grows): for float and
-// double the step toward zero is a decrement of the bit pattern picked by a
-// mask, with no branch on v.
+// double the step toward zero is the bit pattern minus the comparison's 0
+// or 1, arithmetic with no branch on v (and no mask, so loops vectorise).
 template <real_number Real>
 Real round_toward_zero(double v) noexcept {
   auto r = static_cast<Real>(v);
-  const auto over = static_cast<std::uint64_t>(std::abs(static_cast<double>(r)) > std::abs(v));
+  const bool over = std::abs(static_cast<double>(r)) > std::abs(v);
   if constexpr (std::is_same_v<Real, double> || std::is_same_v<Real, float>) {
     using word = std::conditional_t<std::is_same_v<Real, double>, std::uint64_t, std::uint32_t>;
-    // r != 0 whenever it is picked (|r| > |v| >= 0), so the decrement
-    // steps its magnitude down by one unit, for either sign.
-    const auto down = std::bit_cast<Real>(static_cast<word>(std::bit_cast<word>(r) - 1));
-    return privet::detail::ct_pick(over, down, r);
+    // r != 0 whenever over (|r| > |v| >= 0), so the decrement steps its
+    // magnitude down by one unit, for either sign.
+    return std::bit_cast<Real>(static_cast<word>(std::bit_cast<word>(r) - static_cast<word>(over)));
   } else {
-    return over != 0 ? std::nextafter(r, Real(0)) : r;
+    return over ? std::nextafter(r, Real(0)) : r;
   }
 }
 
