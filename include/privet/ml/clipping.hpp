@@ -123,8 +123,8 @@ double scaled_norm(const Real* x, std::size_t p) noexcept {
 // s x_j rounded to nearest in Real is at most scale |x_j| in magnitude
 // (while the product is a normal number): scale (1 - 2 eps), rounded
 // toward zero into Real.
-// For float and double (scale in [0, 1]) the step toward zero is a
-// decrement of the bit pattern, picked by a mask: no branch on the scale.
+// For float and double (scale in [0, 1], so s >= +0) the step toward zero
+// is the bit pattern minus 0 or 1 (never below +0): no branch on the scale.
 template <real_number Real>
 Real shrunk_factor(double scale) noexcept {
   const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
@@ -133,10 +133,9 @@ Real shrunk_factor(double scale) noexcept {
   const auto up = static_cast<std::uint64_t>(static_cast<double>(s) >= t);
   if constexpr (std::is_same_v<Real, double> || std::is_same_v<Real, float>) {
     using word = std::conditional_t<std::is_same_v<Real, double>, std::uint64_t, std::uint32_t>;
-    const auto bits = std::bit_cast<word>(s);  // s >= +0
-    const auto down = std::bit_cast<Real>(
-        static_cast<word>(bits - static_cast<word>(1 ^ privet::detail::ct_is_zero(bits))));
-    return privet::detail::ct_pick(up, down, s);
+    const auto bits = std::bit_cast<word>(s);
+    return std::bit_cast<Real>(
+        static_cast<word>(bits - static_cast<word>(up & (1 ^ privet::detail::ct_is_zero(bits)))));
   } else {
     if (up != 0) s = std::nextafter(s, Real(0));
     return s;
