@@ -624,3 +624,26 @@ TEST_CASE("round_toward_zero steps toward zero exactly when rounding to nearest 
     CHECK(privet::ml::detail::round_toward_zero<double>(v) == v);
   }
 }
+
+// shrunk_factor against the branchy reference it replaced (scale (1 - 2 eps)
+// rounded to nearest, stepped toward zero by std::nextafter when not below
+// it), over scales in [0, 1] including 0, 1 and tiny ones.
+TEST_CASE_TEMPLATE("shrunk_factor equals the nextafter reference and stays below the scale", Real,
+                   float, double) {
+  std::mt19937_64 gen(37);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<double> scales = {0.0, 1.0, 0.5, 1e-300, 1e-40, 0x1p-149, 0x1p-126};
+  for (int i = 0; i < 20000; ++i)
+    scales.push_back(std::ldexp(unit(gen), -static_cast<int>(gen() % 64)));
+  const double eps = static_cast<double>(std::numeric_limits<Real>::epsilon());
+  for (const double scale : scales) {
+    CAPTURE(scale);
+    const double t = scale * (1 - 2 * eps);
+    auto ref = static_cast<Real>(t);
+    if (static_cast<double>(ref) >= t) ref = std::nextafter(ref, Real(0));
+    const Real s = privet::ml::detail::shrunk_factor<Real>(scale);
+    CHECK(s == ref);
+    CHECK_FALSE(std::signbit(s));
+    CHECK((static_cast<double>(s) < t || s == Real(0)));
+  }
+}
