@@ -143,12 +143,19 @@ template <real_number Real>
     for (std::size_t c = 1; c < k; ++c) m = z[c] > m ? z[c] : m;
     Real s = 0;
     for (std::size_t c = 0; c < k; ++c) s += (g[c] = std::exp(z[c] - m));
-    const auto y = static_cast<std::size_t>(labels[i]);
+    // The label is read by masks over the K classes, never as an address
+    // (DP-SGD's passes run through here; the values are the same as
+    // z[y] and g[y] -= 1).
+    const auto y = static_cast<std::uint64_t>(labels[i]);
+    Real zy = 0;
+    for (std::size_t c = 0; c < k; ++c)
+      zy += privet::detail::ct_keep(z[c], privet::detail::ct_is_zero(c ^ y));
     // -log p_y = log-sum-exp - z_y, computed from the shifted values so the
     // loss of a confidently right prediction is an accurate small number.
-    r.loss(i) = std::log(s) - (z[y] - m);
-    for (std::size_t c = 0; c < k; ++c) g[c] /= s;
-    g[y] -= Real(1);
+    r.loss(i) = std::log(s) - (zy - m);
+    for (std::size_t c = 0; c < k; ++c) {
+      g[c] = g[c] / s - privet::detail::ct_keep(Real(1), privet::detail::ct_is_zero(c ^ y));
+    }
   }
   return r;
 }
