@@ -70,6 +70,7 @@
 #include <privet/ml/dpsgd.hpp>
 #include <privet/ml/logistic_regression.hpp>
 #include <privet/ml/lstm.hpp>
+#include <privet/ml/mlp.hpp>
 
 #include <oneapi/tbb/global_control.h>
 
@@ -673,6 +674,59 @@ void clip_rows(const std::string& name, std::size_t n, bool control) {
       {}, "", false, "rows within C vs all above C");
 }
 
+// The MLP's clipped sum (64-64-10, relu, 64 examples, C = 1) split by the
+// input: every label usable against half of them out of range (those
+// examples are left out of the sum). Both classes share one batch; only the
+// labels are copied in. The control sums over the usable examples alone,
+// which is what skipping the others does.
+void mlp_left_out(const std::string& name, std::size_t n, bool control) {
+  using mlp = privet::ml::mlp<double>;
+  constexpr std::size_t rows = 64, features = 64;
+  privet::testing::seeded_release_generator init(12);
+  static const mlp model({{features, 64, 10}, privet::ml::activation::relu}, init);
+  static auto batch = [] {
+    privet::ml::dense_batch<double> b;
+    b.x = xt::xtensor<double, 2>::from_shape({rows, features});
+    privet::testing::seeded_release_generator g(13);
+    for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 2 - 1;
+    b.y.assign(rows, 0);
+    return b;
+  }();
+  static const auto labels = [] {
+    std::array<std::vector<int>, 2> y;
+    for (std::size_t i = 0; i < rows; ++i) {
+      y[0].push_back(static_cast<int>(i % 10));
+      y[1].push_back(i % 2 == 0 ? static_cast<int>(i % 10) : 99);
+    }
+    return y;
+  }();
+  static const auto usable = [] {
+    std::array<privet::ml::dense_batch<double>, 2> u;
+    for (int c = 0; c < 2; ++c) {
+      std::vector<std::size_t> keep;
+      for (std::size_t i = 0; i < rows; ++i) {
+        if (labels[c][i] != 99) keep.push_back(i);
+      }
+      auto b = batch;
+      b.y = labels[c];
+      u[c] = b.select(keep);
+    }
+    return u;
+  }();
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng&) {
+        if (control) {
+          benchmark_sink = model.clipped_gradient_sum(usable[cls], 1.0).sum[0];
+          return 0.0;
+        }
+        std::copy(labels[cls].begin(), labels[cls].end(), batch.y.begin());
+        benchmark_sink = model.clipped_gradient_sum(batch, 1.0).sum[0];
+        return 0.0;
+      },
+      {}, "", false, "labels all usable vs half left out");
+}
+
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
 // the number of members: the control draws the exact binomial count (a walk
 // from success to success) and then that many members by Floyd's algorithm
@@ -982,6 +1036,8 @@ int main(int argc, char** argv) {
   dpsgd_lstm_step("LSTM DP-SGD step, gradient_frames = 16 (512, q 1/64)", slow, true);
   clip_rows("control: clip rows, skipping rows within C (64 x 1024)", n, true);
   clip_rows("clip_and_sum_rows (64 x 1024)", n, false);
+  mlp_left_out("control: MLP clipped sum over the usable examples", n, true);
+  mlp_left_out("MLP clipped_gradient_sum (64-64-10, 64)", n, false);
   sampler_pair("control: binomial_distribution (10^5, mean 100)",
                privet::binomial_distribution(100000, 1e-3), n, false);
   sampler_pair("constant_time_binomial (10^5, mean 100)",

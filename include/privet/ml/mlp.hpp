@@ -233,7 +233,7 @@ class mlp {
     clipped_sum out{std::vector<double>(p, 0.0), 0};
     if (n == 0) return out;
     const auto acts = forward(batch);
-    // Unusable examples get logits 0 and label 0 (any valid pair): their
+    // Unusable examples get fixed logits and label 0 (any valid pair): their
     // gradient is computed like the others' and then left out.
     std::vector<std::uint8_t> zeroed(n, 0);
     auto logits = acts.back();
@@ -248,7 +248,10 @@ class mlp {
       for (std::size_t c = 0; c < k; ++c) {
         ok &= ct::ct_is_finite(static_cast<double>(z[c]));
       }
-      for (std::size_t c = 0; c < k; ++c) z[c] = ct::ct_keep(z[c], ok);
+      // A left-out example's logits become 0, -1, -2, ...: not all zero, so
+      // that the softmax's exponentials take the same path as a usable
+      // example's (exp(0) alone is a special case in the C library).
+      for (std::size_t c = 0; c < k; ++c) z[c] = ct::ct_pick(ok, z[c], -static_cast<Real>(c));
       zeroed[i] = static_cast<std::uint8_t>(ok ^ 1);
       labels[i] = static_cast<int>(ct::ct_select(
           ct::ct_mask(ok), static_cast<std::uint64_t>(static_cast<std::int64_t>(labels[i])), 0));
