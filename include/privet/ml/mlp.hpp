@@ -243,15 +243,19 @@ class mlp {
     for (std::size_t i = 0; i < n; ++i) {
       namespace ct = privet::detail;
       Real* z = logits.data() + i * k;
-      std::uint64_t ok =
+      const std::uint64_t label_ok =
           ct::ct_lt(static_cast<std::uint64_t>(static_cast<std::int64_t>(labels[i])), k);
+      std::uint64_t finite = 1;
       for (std::size_t c = 0; c < k; ++c) {
-        ok &= ct::ct_is_finite(static_cast<double>(z[c]));
+        finite &= ct::ct_is_finite(static_cast<double>(z[c]));
       }
-      // A left-out example's logits become 0, -1, -2, ...: not all zero, so
-      // that the softmax's exponentials take the same path as a usable
-      // example's (exp(0) alone is a special case in the C library).
-      for (std::size_t c = 0; c < k; ++c) z[c] = ct::ct_pick(ok, z[c], -static_cast<Real>(c));
+      // Non-finite logits become 0, -1, -2, ... (not all zero, so that the
+      // softmax's exponentials take the same path as a usable example's:
+      // exp(0) alone is a special case in the C library); a label out of
+      // range becomes 0 with the logits kept, so that a left-out example's
+      // arithmetic is a usable one's.
+      for (std::size_t c = 0; c < k; ++c) z[c] = ct::ct_pick(finite, z[c], -static_cast<Real>(c));
+      const std::uint64_t ok = label_ok & finite;
       zeroed[i] = static_cast<std::uint8_t>(ok ^ 1);
       labels[i] = static_cast<int>(ct::ct_select(
           ct::ct_mask(ok), static_cast<std::uint64_t>(static_cast<std::int64_t>(labels[i])), 0));
