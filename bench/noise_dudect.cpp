@@ -733,6 +733,67 @@ void mlp_left_out(const std::string& name, std::size_t n, bool control) {
       {}, "", false, "labels all usable vs half left out");
 }
 
+// Dense logistic regression's clipped sum (256 examples of 64 features, an
+// intercept, C = 1) split by the input: every label usable against half of
+// them out of range (left out), the labels picked by a mask from both sets.
+// The control sums over the usable examples alone (the previous code
+// skipped the others' rows).
+void lr_left_out(const std::string& name, std::size_t n, bool control) {
+  using lr = privet::ml::logistic_regression<double, privet::ml::dense_batch<double>>;
+  constexpr std::size_t rows = 256, features = 64;
+  static const lr model = [] {
+    lr m(features, true);
+    privet::testing::seeded_release_generator g(14);
+    for (auto& w : m.parameters()) w = static_cast<double>(g() >> 11) * 0x1p-53 - 0.5;
+    return m;
+  }();
+  static auto batch = [] {
+    privet::ml::dense_batch<double> b;
+    b.x = xt::xtensor<double, 2>::from_shape({rows, features});
+    privet::testing::seeded_release_generator g(15);
+    for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 2 - 1;
+    b.y.assign(rows, 0);
+    return b;
+  }();
+  static const auto labels = [] {
+    std::array<std::vector<int>, 2> y;
+    for (std::size_t i = 0; i < rows; ++i) {
+      y[0].push_back(static_cast<int>(i % 2));
+      y[1].push_back(i % 2 == 0 ? 1 : 7);
+    }
+    return y;
+  }();
+  static const auto usable = [] {
+    std::array<privet::ml::dense_batch<double>, 2> u;
+    for (int c = 0; c < 2; ++c) {
+      std::vector<std::size_t> keep;
+      for (std::size_t i = 0; i < rows; ++i) {
+        if (labels[c][i] != 7) keep.push_back(i);
+      }
+      auto b = batch;
+      b.y = labels[c];
+      u[c] = b.select(keep);
+    }
+    return u;
+  }();
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng&) {
+        if (control) {
+          benchmark_sink = model.clipped_gradient_sum(usable[cls], 1.0).sum[0];
+          return 0.0;
+        }
+        const auto pick = static_cast<unsigned>(0) - static_cast<unsigned>(cls);
+        for (std::size_t i = 0; i < rows; ++i) {
+          batch.y[i] = static_cast<int>((static_cast<unsigned>(labels[0][i]) & ~pick) |
+                                        (static_cast<unsigned>(labels[1][i]) & pick));
+        }
+        benchmark_sink = model.clipped_gradient_sum(batch, 1.0).sum[0];
+        return 0.0;
+      },
+      {}, "", false, "labels all usable vs half left out");
+}
+
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
 // the number of members: the control draws the exact binomial count (a walk
 // from success to success) and then that many members by Floyd's algorithm
@@ -1044,6 +1105,8 @@ int main(int argc, char** argv) {
   clip_rows("clip_and_sum_rows (64 x 1024)", n, false);
   mlp_left_out("control: MLP clipped sum over the usable examples", n, true);
   mlp_left_out("MLP clipped_gradient_sum (64-64-10, 64)", n, false);
+  lr_left_out("control: dense LR clipped sum over the usable examples", n, true);
+  lr_left_out("dense LR clipped_gradient_sum (256 x 64)", n, false);
   sampler_pair("control: binomial_distribution (10^5, mean 100)",
                privet::binomial_distribution(100000, 1e-3), n, false);
   sampler_pair("constant_time_binomial (10^5, mean 100)",
