@@ -674,45 +674,26 @@ void clip_rows(const std::string& name, std::size_t n, bool control) {
       {}, "", false, "rows within C vs all above C");
 }
 
-// The MLP's clipped sum (64-64-10, relu, 64 examples, C = 1) split by the
-// input: every label usable against half of them out of range (those
-// examples are left out of the sum). Both classes share one batch; only the
-// labels are copied in. The control sums over the usable examples alone,
-// which is what skipping the others does.
-void mlp_left_out(const std::string& name, std::size_t n, bool control) {
-  using mlp = privet::ml::mlp<double>;
-  constexpr std::size_t rows = 64, features = 64;
-  privet::testing::seeded_release_generator init(12);
-  static const mlp model({{features, 64, 10}, privet::ml::activation::relu}, init);
-  static auto batch = [] {
-    privet::ml::dense_batch<double> b;
-    b.x = xt::xtensor<double, 2>::from_shape({rows, features});
-    privet::testing::seeded_release_generator g(13);
-    for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 2 - 1;
-    b.y.assign(rows, 0);
-    return b;
-  }();
-  static const auto labels = [] {
-    std::array<std::vector<int>, 2> y;
-    for (std::size_t i = 0; i < rows; ++i) {
-      y[0].push_back(static_cast<int>(i % 10));
-      y[1].push_back(i % 2 == 0 ? static_cast<int>(i % 10) : 99);
+// A model's clipped sum (C = 1) over a dense batch, split by the input:
+// labels[0] (every label usable) against labels[1] (some equal to
+// `invalid`, left out of the sum). Both classes share one batch; the
+// labels are picked by a mask from both sets, so the classes differ in
+// values only, not in memory read. The control sums over the usable
+// examples alone, which is what skipping the others amounts to.
+template <class Model>
+void left_out_split(const std::string& name, std::size_t n, bool control, const Model& model,
+                    privet::ml::dense_batch<double>& batch,
+                    const std::array<std::vector<int>, 2>& labels, int invalid) {
+  std::array<privet::ml::dense_batch<double>, 2> usable;
+  for (int c = 0; c < 2; ++c) {
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < labels[c].size(); ++i) {
+      if (labels[c][i] != invalid) keep.push_back(i);
     }
-    return y;
-  }();
-  static const auto usable = [] {
-    std::array<privet::ml::dense_batch<double>, 2> u;
-    for (int c = 0; c < 2; ++c) {
-      std::vector<std::size_t> keep;
-      for (std::size_t i = 0; i < rows; ++i) {
-        if (labels[c][i] != 99) keep.push_back(i);
-      }
-      auto b = batch;
-      b.y = labels[c];
-      u[c] = b.select(keep);
-    }
-    return u;
-  }();
+    auto b = batch;
+    b.y = labels[c];
+    usable[c] = b.select(keep);
+  }
   run(
       name, n, true, false,
       [&](int cls, counted_csprng&) {
@@ -720,10 +701,8 @@ void mlp_left_out(const std::string& name, std::size_t n, bool control) {
           benchmark_sink = model.clipped_gradient_sum(usable[cls], 1.0).sum[0];
           return 0.0;
         }
-        // Both label sets read for either class, one picked by a mask, so
-        // that the classes differ in values only, not in memory read.
         const auto pick = static_cast<unsigned>(0) - static_cast<unsigned>(cls);
-        for (std::size_t i = 0; i < rows; ++i) {
+        for (std::size_t i = 0; i < batch.y.size(); ++i) {
           batch.y[i] = static_cast<int>((static_cast<unsigned>(labels[0][i]) & ~pick) |
                                         (static_cast<unsigned>(labels[1][i]) & pick));
         }
@@ -733,11 +712,33 @@ void mlp_left_out(const std::string& name, std::size_t n, bool control) {
       {}, "", false, "labels all usable vs half left out");
 }
 
-// Dense logistic regression's clipped sum (256 examples of 64 features, an
-// intercept, C = 1) split by the input: every label usable against half of
-// them out of range (left out), the labels picked by a mask from both sets.
-// The control sums over the usable examples alone (the previous code
-// skipped the others' rows).
+// rows x features uniform in [-1, 1), labels 0.
+privet::ml::dense_batch<double> uniform_rows(std::size_t rows, std::size_t features,
+                                             std::uint64_t seed) {
+  privet::ml::dense_batch<double> b;
+  b.x = xt::xtensor<double, 2>::from_shape({rows, features});
+  privet::testing::seeded_release_generator g(seed);
+  for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 2 - 1;
+  b.y.assign(rows, 0);
+  return b;
+}
+
+// The MLP (64-64-10, relu) on 64 examples; half the labels 99 in class 1.
+void mlp_left_out(const std::string& name, std::size_t n, bool control) {
+  constexpr std::size_t rows = 64;
+  privet::testing::seeded_release_generator init(12);
+  static const privet::ml::mlp<double> model({{64, 64, 10}, privet::ml::activation::relu}, init);
+  static auto batch = uniform_rows(rows, 64, 13);
+  std::array<std::vector<int>, 2> labels;
+  for (std::size_t i = 0; i < rows; ++i) {
+    labels[0].push_back(static_cast<int>(i % 10));
+    labels[1].push_back(i % 2 == 0 ? static_cast<int>(i % 10) : 99);
+  }
+  left_out_split(name, n, control, model, batch, labels, 99);
+}
+
+// Dense logistic regression (64 features and an intercept) on 256
+// examples; half the labels 7 in class 1.
 void lr_left_out(const std::string& name, std::size_t n, bool control) {
   using lr = privet::ml::logistic_regression<double, privet::ml::dense_batch<double>>;
   constexpr std::size_t rows = 256, features = 64;
@@ -747,51 +748,13 @@ void lr_left_out(const std::string& name, std::size_t n, bool control) {
     for (auto& w : m.parameters()) w = static_cast<double>(g() >> 11) * 0x1p-53 - 0.5;
     return m;
   }();
-  static auto batch = [] {
-    privet::ml::dense_batch<double> b;
-    b.x = xt::xtensor<double, 2>::from_shape({rows, features});
-    privet::testing::seeded_release_generator g(15);
-    for (auto& v : b.x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 2 - 1;
-    b.y.assign(rows, 0);
-    return b;
-  }();
-  static const auto labels = [] {
-    std::array<std::vector<int>, 2> y;
-    for (std::size_t i = 0; i < rows; ++i) {
-      y[0].push_back(static_cast<int>(i % 2));
-      y[1].push_back(i % 2 == 0 ? 1 : 7);
-    }
-    return y;
-  }();
-  static const auto usable = [] {
-    std::array<privet::ml::dense_batch<double>, 2> u;
-    for (int c = 0; c < 2; ++c) {
-      std::vector<std::size_t> keep;
-      for (std::size_t i = 0; i < rows; ++i) {
-        if (labels[c][i] != 7) keep.push_back(i);
-      }
-      auto b = batch;
-      b.y = labels[c];
-      u[c] = b.select(keep);
-    }
-    return u;
-  }();
-  run(
-      name, n, true, false,
-      [&](int cls, counted_csprng&) {
-        if (control) {
-          benchmark_sink = model.clipped_gradient_sum(usable[cls], 1.0).sum[0];
-          return 0.0;
-        }
-        const auto pick = static_cast<unsigned>(0) - static_cast<unsigned>(cls);
-        for (std::size_t i = 0; i < rows; ++i) {
-          batch.y[i] = static_cast<int>((static_cast<unsigned>(labels[0][i]) & ~pick) |
-                                        (static_cast<unsigned>(labels[1][i]) & pick));
-        }
-        benchmark_sink = model.clipped_gradient_sum(batch, 1.0).sum[0];
-        return 0.0;
-      },
-      {}, "", false, "labels all usable vs half left out");
+  static auto batch = uniform_rows(rows, features, 15);
+  std::array<std::vector<int>, 2> labels;
+  for (std::size_t i = 0; i < rows; ++i) {
+    labels[0].push_back(static_cast<int>(i % 2));
+    labels[1].push_back(i % 2 == 0 ? 1 : 7);
+  }
+  left_out_split(name, n, control, model, batch, labels, 7);
 }
 
 // The Poisson sample of 10^5 elements at rate 10^-3 (mean 100), split by
