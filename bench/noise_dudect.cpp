@@ -86,8 +86,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -575,37 +578,70 @@ void dpsgd_user_step(const std::string& name, std::size_t n, bool padded) {
       {}, "", true);
 }
 
-// A noiseless example-level DP-SGD step on an LSTM (8 units, 2 classes,
-// mean pooling) over 512 sequences of 1 to 16 frames of 4 features,
-// Poisson at q = 1/64, split by the frames the batch's members hold (bottom
-// against top quartile). Both pad the batch to batch_capacity() sequences;
-// the control (gradient_frames = 0) runs each block of sequences to its
-// longest, the padded step (gradient_frames = 16) every sequence for 16
-// steps. One TBB thread, so that the split sees the pass and not the
-// scheduler.
+// The LSTM with one label per frame behind the batch type DP-SGD trains on
+// (as the speech example's frame_lstm), reading the sampled rows in place.
+struct frame_lstm {
+  using real_type = double;
+  using batch_type = privet::ml::frame_sequence_batch<double>;
+  privet::ml::lstm_classifier<double> net;
+  [[nodiscard]] std::size_t parameter_count() const { return net.parameter_count(); }
+  [[nodiscard]] std::span<const double> parameters() const {
+    return std::as_const(net).parameters();
+  }
+  [[nodiscard]] std::span<double> parameters() { return net.parameters(); }
+  [[nodiscard]] xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
+    return net.per_example_gradients(b);
+  }
+  [[nodiscard]] xt::xtensor<double, 2> per_example_gradients(
+      const batch_type& b, std::span<const std::size_t> rows) const {
+    return net.per_example_gradients(b, rows);
+  }
+  [[nodiscard]] xt::xtensor<double, 1> losses(const batch_type& b) const { return net.losses(b); }
+  [[nodiscard]] xt::xtensor<double, 1> mean_gradient(const batch_type& b) const {
+    return net.mean_gradient(b);
+  }
+};
+
+// A noiseless example-level DP-SGD step on an LSTM (8 units, 2 classes;
+// mean pooling, or a label per frame with Frames) over 512 sequences of 1
+// to 16 frames of 4 features, Poisson at q = 1/64, split by the frames the
+// batch's members hold (bottom against top quartile). Both pad the batch to
+// batch_capacity() sequences; the control (gradient_frames = 0) runs each
+// block of sequences to its longest, the padded step (gradient_frames = 16)
+// every sequence for 16 steps. One TBB thread, so that the split sees the
+// pass and not the scheduler.
+template <bool Frames>
 void dpsgd_lstm_step(const std::string& name, std::size_t n, bool padded) {
   using lstm = privet::ml::lstm_classifier<double>;
+  using model_type = std::conditional_t<Frames, frame_lstm, lstm>;
+  using batch = typename model_type::batch_type;
   constexpr std::size_t count = 512;
   static const auto data = [] {
-    privet::ml::sequence_batch<double> b;
+    batch b;
     privet::testing::seeded_release_generator g(7);
     for (std::size_t i = 0; i < count; ++i) {
-      xt::xtensor<double, 2> x =
-          xt::xtensor<double, 2>::from_shape({1 + (i * 7) % 16, std::size_t{4}});
+      const std::size_t frames = 1 + (i * 7) % 16;
+      xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({frames, std::size_t{4}});
       for (auto& v : x) v = static_cast<double>(g() >> 11) * 0x1p-53 * 4 - 2;
       b.x.push_back(std::move(x));
-      b.y.push_back(static_cast<int>(g() & 1));
+      if constexpr (Frames) {
+        std::vector<int> y(frames);
+        for (auto& v : y) v = static_cast<int>(g() & 1);
+        b.y.push_back(std::move(y));
+      } else {
+        b.y.push_back(static_cast<int>(g() & 1));
+      }
     }
     return b;
   }();
   const oneapi::tbb::global_control one(oneapi::tbb::global_control::max_allowed_parallelism, 1);
   privet::testing::seeded_release_generator init(8);
-  const lstm model({.input_dim = 4,
-                    .hidden = 8,
-                    .classes = 2,
-                    .gradient_frames = padded ? std::size_t{16} : std::size_t{0}},
-                   init);
-  auto opt = privet::ml::dpsgd<lstm>::non_private(
+  const model_type model{lstm({.input_dim = 4,
+                               .hidden = 8,
+                               .classes = 2,
+                               .gradient_frames = padded ? std::size_t{16} : std::size_t{0}},
+                              init)};
+  auto opt = privet::ml::dpsgd<model_type>::non_private(
       model.parameter_count(), count,
       {.learning_rate = 0.1, .clip_norm = 1, .batch_size = count / 64});
   run(
@@ -1062,8 +1098,11 @@ int main(int argc, char** argv) {
   dpsgd_step("DP-SGD step, padded to batch_capacity() rows (1024, q 1/32)", n, false);
   dpsgd_user_step("control: user-level DP-SGD step, unit_examples = 0 (256 users)", slow, false);
   dpsgd_user_step("user-level DP-SGD step, unit_examples = 16 (256 users)", slow, true);
-  dpsgd_lstm_step("control: LSTM DP-SGD step, gradient_frames = 0 (512, q 1/64)", slow, false);
-  dpsgd_lstm_step("LSTM DP-SGD step, gradient_frames = 16 (512, q 1/64)", slow, true);
+  dpsgd_lstm_step<false>("control: LSTM DP-SGD step, gradient_frames = 0 (512, q 1/64)", slow,
+                         false);
+  dpsgd_lstm_step<false>("LSTM DP-SGD step, gradient_frames = 16 (512, q 1/64)", slow, true);
+  dpsgd_lstm_step<true>("control: frame-label LSTM step, gradient_frames = 0", slow, false);
+  dpsgd_lstm_step<true>("frame-label LSTM step, gradient_frames = 16", slow, true);
   clip_rows("control: clip rows, skipping rows within C (64 x 1024)", n, true);
   clip_rows("clip_and_sum_rows (64 x 1024)", n, false);
   mlp_left_out("control: MLP clipped sum over the usable examples", n, true);
