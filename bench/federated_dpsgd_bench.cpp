@@ -35,19 +35,7 @@ namespace ml = privet::ml;
 constexpr std::size_t classes = 10, per_worker = 200;
 constexpr double rate = 0.1;
 
-struct frame_lstm {
-  using real_type = float;
-  using batch_type = ml::frame_sequence_batch<float>;
-  ml::lstm_classifier<float> net;
-  std::size_t parameter_count() const { return net.parameter_count(); }
-  std::span<const float> parameters() const { return std::as_const(net).parameters(); }
-  std::span<float> parameters() { return net.parameters(); }
-  xt::xtensor<float, 2> per_example_gradients(const batch_type& b) const {
-    return net.per_example_gradients(b);
-  }
-  xt::xtensor<float, 1> losses(const batch_type& b) const { return net.losses(b); }
-  xt::xtensor<float, 1> mean_gradient(const batch_type& b) const { return net.mean_gradient(b); }
-};
+using frame_lstm = ml::frame_lstm_classifier<float>;
 
 ml::frame_sequence_batch<float> speech_like(std::size_t n, std::uint64_t seed) {
   privet::testing::seeded_release_generator gen(seed);
@@ -82,7 +70,7 @@ void federated_round(benchmark::State& state) {
   const auto workers = static_cast<std::size_t>(state.range(1));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   privet::testing::seeded_release_generator init(1);
-  const frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
+  const frame_lstm model({.hidden = hidden, .classes = classes}, init);
   std::vector<typename fed::federation<frame_lstm, Noise>::member> members;
   std::vector<privet::testing::seeded_release_generator> gens;
   for (std::size_t w = 0; w < workers; ++w) {
@@ -107,7 +95,7 @@ void user_level_round(benchmark::State& state) {
   const auto hidden = static_cast<std::size_t>(state.range(0));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   privet::testing::seeded_release_generator init(1);
-  const frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
+  const frame_lstm model({.hidden = hidden, .classes = classes}, init);
   auto o = private_worker(0);
   o.batch_size = 0;
   o.sampling_rate = rate;
@@ -136,7 +124,7 @@ void pooled_sgd_step(benchmark::State& state) {
   const auto workers = static_cast<std::size_t>(state.range(1));
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   privet::testing::seeded_release_generator init(1);
-  frame_lstm model{ml::lstm_classifier<float>({.hidden = hidden, .classes = classes}, init)};
+  frame_lstm model({.hidden = hidden, .classes = classes}, init);
   ml::frame_sequence_batch<float> all;
   for (std::size_t w = 0; w < workers; ++w) {
     auto part = speech_like(per_worker, 10 + w);

@@ -578,30 +578,6 @@ void dpsgd_user_step(const std::string& name, std::size_t n, bool padded) {
       {}, "", true);
 }
 
-// The LSTM with one label per frame behind the batch type DP-SGD trains on
-// (as the speech example's frame_lstm), reading the sampled rows in place.
-struct frame_lstm {
-  using real_type = double;
-  using batch_type = privet::ml::frame_sequence_batch<double>;
-  privet::ml::lstm_classifier<double> net;
-  [[nodiscard]] std::size_t parameter_count() const { return net.parameter_count(); }
-  [[nodiscard]] std::span<const double> parameters() const {
-    return std::as_const(net).parameters();
-  }
-  [[nodiscard]] std::span<double> parameters() { return net.parameters(); }
-  [[nodiscard]] xt::xtensor<double, 2> per_example_gradients(const batch_type& b) const {
-    return net.per_example_gradients(b);
-  }
-  [[nodiscard]] xt::xtensor<double, 2> per_example_gradients(
-      const batch_type& b, std::span<const std::size_t> rows) const {
-    return net.per_example_gradients(b, rows);
-  }
-  [[nodiscard]] xt::xtensor<double, 1> losses(const batch_type& b) const { return net.losses(b); }
-  [[nodiscard]] xt::xtensor<double, 1> mean_gradient(const batch_type& b) const {
-    return net.mean_gradient(b);
-  }
-};
-
 // A noiseless example-level DP-SGD step on an LSTM (8 units, 2 classes;
 // mean pooling, or a label per frame with Frames) over 512 sequences of 1
 // to 16 frames of 4 features, Poisson at q = 1/64, split by the frames the
@@ -613,7 +589,7 @@ struct frame_lstm {
 template <bool Frames>
 void dpsgd_lstm_step(const std::string& name, std::size_t n, bool padded) {
   using lstm = privet::ml::lstm_classifier<double>;
-  using model_type = std::conditional_t<Frames, frame_lstm, lstm>;
+  using model_type = std::conditional_t<Frames, privet::ml::frame_lstm_classifier<double>, lstm>;
   using batch = typename model_type::batch_type;
   constexpr std::size_t count = 512;
   static const auto data = [] {
@@ -636,11 +612,11 @@ void dpsgd_lstm_step(const std::string& name, std::size_t n, bool padded) {
   }();
   const oneapi::tbb::global_control one(oneapi::tbb::global_control::max_allowed_parallelism, 1);
   privet::testing::seeded_release_generator init(8);
-  const model_type model{lstm({.input_dim = 4,
-                               .hidden = 8,
-                               .classes = 2,
-                               .gradient_frames = padded ? std::size_t{16} : std::size_t{0}},
-                              init)};
+  const model_type model({.input_dim = 4,
+                          .hidden = 8,
+                          .classes = 2,
+                          .gradient_frames = padded ? std::size_t{16} : std::size_t{0}},
+                         init);
   auto opt = privet::ml::dpsgd<model_type>::non_private(
       model.parameter_count(), count,
       {.learning_rate = 0.1, .clip_norm = 1, .batch_size = count / 64});

@@ -170,38 +170,15 @@ struct config {
 
 // ---- models -----------------------------------------------------------------
 
-/// The LSTM with one label per frame: lstm_classifier's frame head behind
-/// the batch type the optimisers use.
-struct frame_lstm {
-  using real_type = float;
-  using batch_type = ml::frame_sequence_batch<float>;
-  ml::lstm_classifier<float> net;
-
-  [[nodiscard]] std::size_t parameter_count() const { return net.parameter_count(); }
-  [[nodiscard]] std::span<const float> parameters() const {
-    return std::as_const(net).parameters();
-  }
-  [[nodiscard]] std::span<float> parameters() { return net.parameters(); }
-  [[nodiscard]] xt::xtensor<float, 2> per_example_gradients(const batch_type& b) const {
-    return net.per_example_gradients(b);
-  }
-  // DP-SGD's steps read the sampled utterances in place through this.
-  [[nodiscard]] xt::xtensor<float, 2> per_example_gradients(
-      const batch_type& b, std::span<const std::size_t> rows) const {
-    return net.per_example_gradients(b, rows);
-  }
-  [[nodiscard]] xt::xtensor<float, 1> losses(const batch_type& b) const { return net.losses(b); }
-  [[nodiscard]] xt::xtensor<float, 1> mean_gradient(const batch_type& b) const {
-    return net.mean_gradient(b);
-  }
-};
+/// The LSTM with one label per frame, and the one with a label per word.
+using frame_lstm = ml::frame_lstm_classifier<float>;
 static_assert(ml::differentiable_model<frame_lstm>);
 static_assert(ml::indexed_gradient_model<frame_lstm, frame_lstm::batch_type>);
 using word_lstm = ml::lstm_classifier<float>;
 
 /// (correct, total): frames for the frame model, utterances for the word model.
 std::pair<std::size_t, std::size_t> hits(const frame_lstm& m, const frame_lstm::batch_type& b) {
-  const auto z = m.net.frame_logits(b);
+  const auto z = m.frame_logits(b);
   std::size_t right = 0, total = 0;
   for (std::size_t i = 0; i < z.size(); ++i) {
     const std::size_t k = z[i].shape(1);
@@ -229,11 +206,7 @@ double accuracy(const Model& m, const typename Model::batch_type& b) {
 template <class Model>
 Model make_model(const config& c, std::size_t classes, privet::seeded_generator& gen) {
   const ml::lstm_options o{.input_dim = 13, .hidden = c.hidden, .classes = classes};
-  if constexpr (std::is_same_v<Model, frame_lstm>) {
-    return frame_lstm{ml::lstm_classifier<float>(o, gen)};
-  } else {
-    return word_lstm(o, gen);
-  }
+  return Model(o, gen);
 }
 
 // ---- data -------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include <privet/core/seeded_generator.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/core/uniform.hpp>
+#include <privet/ml/clipping.hpp>
 #include <privet/ml/lstm.hpp>
 #include <privet/ml/model.hpp>
 
@@ -28,6 +29,13 @@ static_assert(privet::ml::differentiable_model<lstm_classifier<double>>);
 static_assert(privet::ml::differentiable_model<lstm_classifier<float>>);
 static_assert(
     privet::ml::differentiable_model_for<lstm_classifier<float>, frame_sequence_batch<float>>);
+// The frame-label model is the same class with frame_sequence_batch as what
+// DP-SGD trains on.
+static_assert(privet::ml::differentiable_model<privet::ml::frame_lstm_classifier<float>>);
+static_assert(std::is_same_v<privet::ml::frame_lstm_classifier<float>::batch_type,
+                             frame_sequence_batch<float>>);
+static_assert(privet::ml::indexed_gradient_model<privet::ml::frame_lstm_classifier<double>,
+                                                 frame_sequence_batch<double>>);
 
 namespace {
 

@@ -80,6 +80,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
@@ -133,11 +134,17 @@ struct parameter_block {
 /// and b in the order i, f, g, o.
 ///
 /// @tparam Real the parameter and feature type.
-template <real_number Real>
+/// @tparam Batch the batch type DP-SGD and the federations train on:
+///   sequence_batch<Real> (a label per sequence, the default) or
+///   frame_sequence_batch<Real> (a label per frame: frame_lstm_classifier).
+///   Every member accepts both; only batch_type differs.
+template <real_number Real, class Batch = sequence_batch<Real>>
+requires std::same_as<Batch, sequence_batch<Real>> ||
+    std::same_as<Batch, frame_sequence_batch<Real>>
 class lstm_classifier {
  public:
-  using real_type = Real;                   ///< The parameter and feature type.
-  using batch_type = sequence_batch<Real>;  ///< What DP-SGD trains on by default.
+  using real_type = Real;    ///< The parameter and feature type.
+  using batch_type = Batch;  ///< What DP-SGD trains on.
 
   /// Sequences per TBB task (and per padded block).
   static constexpr std::size_t examples_per_task = 16;
@@ -958,14 +965,14 @@ class lstm_classifier {
   }
 
   // DP-SGD's per-example gradients of the sequences at(i), i < count.
-  template <class Batch>
-  xt::xtensor<Real, 2> gradients_at(const Batch& batch, selection at) const {
+  template <class B>
+  xt::xtensor<Real, 2> gradients_at(const B& batch, selection at) const {
     privet::ml::detail::check_label_count(batch.y.size(), batch.x.size(), "y.size()");
     const std::size_t count = at.all ? batch.size() : at.rows.size();
     for (std::size_t i = 0; !at.all && i < count; ++i) {
       privet::ml::detail::check_index(at.rows[i], batch.size(), "rows");
     }
-    if constexpr (std::is_same_v<Batch, frame_sequence_batch<Real>>) {
+    if constexpr (std::is_same_v<B, frame_sequence_batch<Real>>) {
       return per_example(batch.x, at, count, head::frames, frame_labels(batch));
     } else {
       return per_example(batch.x, at, count, head_kind(), sequence_labels(batch));
@@ -1000,5 +1007,10 @@ class lstm_classifier {
   parameter_block w_{}, u_{}, b_{}, v_{}, c_{};
   xt::xtensor<Real, 1> params_;
 };
+
+/// The LSTM trained on a label per frame (senones): lstm_classifier with
+/// frame_sequence_batch as the batch type DP-SGD and the federations use.
+template <real_number Real>
+using frame_lstm_classifier = lstm_classifier<Real, frame_sequence_batch<Real>>;
 
 }  // namespace privet::ml
