@@ -239,4 +239,28 @@ void discrete_gaussian_tail(benchmark::State& state) {
 }
 BENCHMARK(discrete_gaussian_tail);
 
+// The certified bounds DPNE's levels draw their spurious grams against:
+// Euler-Maclaurin at DPSU's grid (sigma about 10^6 units, range 0) and the
+// term-by-term sum below sigma = 2048 (range 1: sigma = 1000, k = 2.3 sigma).
+void discrete_gaussian_tail_bounds(benchmark::State& state) {
+  const bool direct = state.range(0) == 1;
+  const privet::discrete_gaussian_distribution d(direct ? 1000.0 : 1.3e6);
+  std::int64_t k = direct ? 2300 : 3'000'000;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(privet::discrete_gaussian_upper_tail_bounds(d, k));
+    k ^= 1;
+  }
+}
+BENCHMARK(discrete_gaussian_tail_bounds)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// 1 - e^-rate in 128-bit fixed point (exp_neg_bounds), at p about 0.01.
+void success_probability_bounds(benchmark::State& state) {
+  double rate = 0.01005;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(privet::success_probability_bounds(rate));
+    rate = std::nextafter(rate, 1.0);
+  }
+}
+BENCHMARK(success_probability_bounds)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

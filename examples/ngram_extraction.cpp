@@ -487,9 +487,10 @@ int run(const options& o, const text_data& text, G& gen) {
   for (double s : pr.sigmas) std::printf(" %.3f", s);
   if (pr.total_variation > 0) {
     std::printf(
-        "\n  constant-time samplers: total variation TV = %.3g to the exact noise (2^64 items "
-        "per length, a bound that does not depend on the data), (1 + e^eps) TV = %.3g of the "
-        "delta spent",
+        "\n  total variation TV = %.3g to Algorithm 1's law (constant-time samplers: 2^64 "
+        "items per length, a bound that does not depend on the data; the spurious grams' "
+        "certified pass probability: Delta_0 (2^-48 eta + 2^-70) a length), (1 + e^eps) TV = "
+        "%.3g of the delta spent",
         pr.total_variation,
         privet::add_total_variation(privet::approx_dp(pr.spent.epsilon(), 0), pr.total_variation)
             .delta());

@@ -42,6 +42,13 @@ inline text sample_text() {
   return privet::test::dpne_sample_text();
 }
 
+// The pass probabilities' share of TV: Delta_0 (2^-48 eta + 2^-70) at each
+// level k >= 2 (dpne.hpp's file comment), for exact noise too.
+long double pass_tv(const dpne::parameters& p) {
+  return static_cast<long double>(p.max_length - 1) * static_cast<long double>(p.max_ngrams) *
+         (std::ldexp(static_cast<long double>(p.eta), -48) + 0x1p-70L);
+}
+
 // TV = sum_k 2^64 tau_k in long double, tau_k of the constant-time sampler
 // at sigma_k in the fixed point's units (built here from the sigmas alone),
 // plus, for DPNE (not the baselines, which draw no spurious grams), the
@@ -70,7 +77,8 @@ TEST_CASE("constant-time DPNE spends the exact steps' guarantee raised by (1 + e
   REQUIRE(pr.sigmas.size() == 6);
   // The halves are (delta - share) / 2, the share tiny against delta.
   const double half = x.threshold_delta();
-  CHECK(exact.threshold_delta() == 5e-8);
+  CHECK(exact.threshold_delta() < 5e-8);
+  CHECK(exact.threshold_delta() > half);
   CHECK(half < 5e-8);
   CHECK(half > 5e-8 * (1 - 1e-3));
   for (std::size_t k = 0; k < 6; ++k) {
@@ -83,10 +91,27 @@ TEST_CASE("constant-time DPNE spends the exact steps' guarantee raised by (1 + e
   const privet::approx_dp e = privet::compose_basic(
       {privet::to_approx_dp(privet::compose(steps), half), privet::approx_dp(0, half)});
   CHECK(pr.spent.epsilon() == e.epsilon());
-  const long double tv = levels_tv(pr.sigmas);
+  const long double tv = levels_tv(pr.sigmas) + pass_tv(p);
   CHECK(static_cast<long double>(pr.total_variation) >= tv * (1 - 1e-15L));
   CHECK(static_cast<long double>(pr.total_variation) <= tv * (1 + 1e-15L));
-  CHECK(exact.privacy().total_variation == 0);
+  // Exact noise pays for the pass probabilities alone.
+  CHECK(static_cast<long double>(exact.privacy().total_variation) >= pass_tv(p) * (1 - 1e-15L));
+  CHECK(static_cast<long double>(exact.privacy().total_variation) <= pass_tv(p) * (1 + 1e-15L));
+  {
+    // Its spent delta: both halves, plus (1 + e^eps) times that distance.
+    const privet::approx_dp es = exact.privacy().spent;
+    const long double want_exact =
+        2.0L * exact.threshold_delta() +
+        (1 + std::exp(static_cast<long double>(es.epsilon()))) * pass_tv(p);
+    CHECK(static_cast<long double>(es.delta()) >= want_exact * (1 - 1e-12L));
+    CHECK(static_cast<long double>(es.delta()) <= want_exact * (1 + 1e-12L));
+    CHECK(es.delta() <= p.delta);
+    // A delta that cannot hold it, about 2 (1 + e^4) 5 100 2^-48 0.01 =
+    // 2e-12, is refused by name.
+    dpne::parameters small = p;
+    small.delta = 1e-13;
+    CHECK(rejected_parameter([&] { dpne::extractor<privet::secure_noise>{small}; }) == "delta");
+  }
   const long double want = static_cast<long double>(e.delta()) +
                            (1 + std::exp(static_cast<long double>(e.epsilon()))) * tv;
   CHECK(static_cast<long double>(pr.spent.delta()) >= want * (1 - 1e-15L));

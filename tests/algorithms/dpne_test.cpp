@@ -13,6 +13,7 @@
 #include <support/gaussian_reference.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -87,8 +88,17 @@ TEST_CASE("sigma_k: equal and geometric schedules match an independent computati
     privet::testing::seeded_release_generator gen(1);
     const auto secure = dpne::extract(t.corpus, t.vocabulary, p, gen);
     const auto sim = dpne::extract<privet::simulation_only_noise>(t.corpus, t.vocabulary, p, gen);
-    for (const auto& [r, star, tol] : {std::tuple{&secure, zcdp_sigma(4, 5e-8), 1e-5L},
-                                       std::tuple{&sim, analytic_sigma(4, 5e-8), 1e-9L}}) {
+    // The noise's half of delta: delta / 2 less a share for the total
+    // variation (the pass probabilities', and the constant-time samplers'),
+    // tiny against delta.
+    const double secure_half = dpne::extractor<>(p).threshold_delta();
+    const double sim_half = dpne::extractor<privet::simulation_only_noise>(p).threshold_delta();
+    for (const double half : {secure_half, sim_half}) {
+      CHECK(half < 5e-8);
+      CHECK(half > 5e-8 * (1 - 1e-3));
+    }
+    for (const auto& [r, star, tol] : {std::tuple{&secure, zcdp_sigma(4, secure_half), 1e-5L},
+                                       std::tuple{&sim, analytic_sigma(4, sim_half), 1e-9L}}) {
       // sigma_1 = sigma* sqrt(sum_k c^(-2(k-1))), sigma_k = sigma_1 c^(k-1):
       // then sum_k 1 / sigma_k^2 = 1 / sigma*^2 (Theorem 2.1).
       long double weight = 0;
@@ -123,7 +133,8 @@ TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") 
   REQUIRE(levels.size() == 6);
   // rho_1 = max_t 1/sqrt(t) + sigma_1 Phi^-1((1 - delta/2)^(1/t)) at the
   // sampler's sigma.
-  const long double rho1 = rho_gauss(20, levels[0].sigma_sampled, 5e-8);
+  const long double rho1 = rho_gauss(20, levels[0].sigma_sampled,
+                                     dpne::extractor<privet::secure_noise>(p).threshold_delta());
   CHECK(levels[0].threshold >= rho1);
   CHECK(levels[0].threshold <= rho1 * (1 + 1e-8L));
   CHECK(levels[0].sigma_sampled >= levels[0].sigma);
@@ -140,6 +151,11 @@ TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") 
     CHECK(l.threshold >= rho * (1 - 1e-9L) - 1e-12L);
     CHECK(l.threshold <= rho + 1e-8L * (1 + std::fabs(rho)));
     CHECK(l.pass_probability == doctest::Approx(static_cast<double>(0.05L * share)).epsilon(1e-4));
+    // The spurious grams' probability is certified within the tolerance the
+    // plan pays for (a few times 2^-52 of it, far inside 2^-48 eta).
+    CHECK(l.pass_probability_error > 0);
+    CHECK(l.pass_probability_error <= dpne::detail::pass_probability_tolerance(p.eta));
+    CHECK(l.pass_probability_error <= 0x1p-49 * l.pass_probability);
     // |V_k| by brute force: x.w for x in S_1, w in S_{k-1}, valid when x.y in
     // S_{k-1} (y = w without its last word).
     const std::set<ngram_table::id> in_prev(prev.begin(), prev.end());
@@ -170,6 +186,44 @@ TEST_CASE("rho_1 and rho_k match independent computations; releases are valid") 
   CHECK(all.count("a stitch in time saves nine") == 1);
   // Nothing private: a word of one user has weight <= 1.
   for (const auto& g : all) CHECK(g.find("private") == std::string::npos);
+}
+
+TEST_CASE(
+    "certify_pass: the pass probability within tolerance, the threshold raised only if needed") {
+  using noise_type =
+      privet::dpsu::fixed_point_noise<privet::dpsu::update_norm::l2, privet::secure_noise>;
+  for (double sigma : {0.7, 3.0, 40.0}) {
+    const noise_type noise(sigma);
+    const std::int64_t tau = noise.to_units(2.3 * sigma);  // p about 0.01
+    const double tol = dpne::detail::pass_probability_tolerance(0.01);
+    const auto c = dpne::detail::certify_pass(noise, tau, tol);
+    INFO("sigma = " << sigma);
+    CHECK(c.tau == tau);
+    CHECK(c.probability == noise.pass_probability(0, tau));
+    CHECK(c.rate == -std::log1p(-c.probability));
+    CHECK(c.error > 0);
+    CHECK(c.error <= tol);
+    // The bound covers the exact tail and the sampler's 1 - e^-rate.
+    const auto exact = noise.pass_probability_bounds(0, tau);
+    const auto used = privet::success_probability_bounds(c.rate);
+    CHECK(static_cast<long double>(c.error) >= used.upper - exact.lower);
+    CHECK(static_cast<long double>(c.error) >= exact.upper - used.lower);
+    // A tolerance below what the bounds can certify at tau: the threshold
+    // goes up (by max(1, |tau|) a step) until they can, and p falls with it.
+    const double tight = 1e-4 * c.error;
+    const auto raised = dpne::detail::certify_pass(noise, tau, tight);
+    CHECK(raised.tau > tau);
+    CHECK(raised.error <= tight);
+    CHECK(raised.probability < c.probability);
+    // The rule's steps double a positive threshold: tau 2^i.
+    CHECK(raised.tau % tau == 0);
+    CHECK(std::has_single_bit(static_cast<std::uint64_t>(raised.tau / tau)));
+  }
+  // A threshold below the noise's median (p near 1) still ends within tolerance.
+  const noise_type noise(3.0);
+  const auto low = dpne::detail::certify_pass(noise, noise.to_units(-20.0), 1e-20);
+  CHECK(low.error <= 1e-20);
+  CHECK(low.probability < 1);
 }
 
 TEST_CASE("spurious grams: drawn from V_k outside the support, and only those are unwritten") {

@@ -83,13 +83,29 @@
 // up to 2^20 (a mean of about 10^6 spurious grams); beyond it, or for a pass
 // probability above 1 - e^-16, the level falls back to the variable-time
 // draws and says so (level_report::spurious_constant_time).
-// Two caveats. p_k is pass_probability()'s tail, computed in long double
-// and rounded to a double (about 1e-16 relative, not certified), the p_k the
-// variable-time path uses too: the sample's law is Poisson at that p_k, and
-// the distance to the exact tail's, at most |V_k| |p_k - p_k'|, is not in
-// the accounting. With candidate_count::sampled the constant-time path
-// draws over the counted |V_k| (the law of Algorithm 1), the variable-time
-// path over the estimate, as the paper does.
+// The pass probability (either path, any noise). p_k is an irrational
+// tail; the grams are drawn with p = 1 - e^-rate for a double rate, which
+// cannot equal it. Both are bounded with certified error
+// (discrete_gaussian_upper_tail_bounds: Euler-Maclaurin with a bounded
+// remainder above sigma = 2048 units, a term-by-term sum below, over the
+// Poisson-summation normaliser; success_probability_bounds: exp(-rate) in
+// 128-bit fixed point), and the level's threshold is raised, by a rule on
+// public numbers, until |p - p_k| <= tol = 2^-48 eta + 2^-70
+// (pass_probability_tolerance; at DPNE's thresholds it already is, the
+// bounds being a few times 2^-52 p_k apart). What that costs: for
+// neighbouring corpora D, D' let U be the union of their supports at level
+// k. The members of V_k outside U pass with p under both, independently of
+// the rest, so they cannot tell D from D'. On U the run differs from
+// Algorithm 1 (which gives U's zero entries p_k) only on U's members
+// outside supp H_k(D), at most Delta_0 grams (one user's), so its law is
+// within TV Delta_0 tol of Algorithm 1's on U, for D and for D' alike. The
+// plan adds Delta_0 tol per level k >= 2 to the total variation (for exact
+// noise too), and the spent guarantee pays (1 + e^eps) times it in delta
+// (plan_within sets the share aside). Each level reports its certified
+// |p - p_k| (level_report::pass_probability_error). With
+// candidate_count::sampled the constant-time path draws over the counted
+// |V_k| (the law of Algorithm 1), the variable-time path over the
+// estimate, as the paper does.
 // With either path S_k is released in key order, which says nothing about
 // which grams are spurious. What stays variable time: the user passes and
 // the number of noised items, |supp H_k| (docs/security_model.md).
@@ -280,8 +296,12 @@ struct level_report {
   std::uint64_t candidates_exact = 0;   ///< |V_k| counted
   std::uint64_t candidate_samples = 0;  ///< pairs drawn for the estimate (sampled only)
   double pass_probability = 0;          ///< P[noise > rho_k]: a zero count passes
-  std::uint64_t spurious_trials = 0;    ///< |V_k| - |supp H_k| (as used)
-  std::uint64_t spurious = 0;           ///< B_k: members of V_k outside the support released
+  /// A certified bound on |p - p_k|: the probability p the spurious grams
+  /// are drawn with against the exact tail p_k, at most
+  /// detail::pass_probability_tolerance(eta) (see the file comment).
+  double pass_probability_error = 0;
+  std::uint64_t spurious_trials = 0;  ///< |V_k| - |supp H_k| (as used)
+  std::uint64_t spurious = 0;         ///< B_k: members of V_k outside the support released
   /// Whether B_k and its members were drawn in constant time
   /// (constant_time_noise when constant_time_poisson_sample::supports |V_k|
   /// and the pass probability; see the file comment).
@@ -296,8 +316,11 @@ struct privacy_report {
   double sigma_star = 0;       ///< the single Gaussian the schedule composes to (calibrated)
   std::vector<double> sigmas;  ///< sigma_1..sigma_T asked for
   std::string method;          ///< how spent was computed
-  /// The samplers' total variation TV that spent includes (constant_time_noise:
-  /// 2^64 tau per noised histogram, summed; 0 for exact noise).
+  /// The total variation TV that spent includes: constant_time_noise's
+  /// 2^64 tau per noised histogram and 2^-98 per spurious sample, and for
+  /// every noise Delta_0 detail::pass_probability_tolerance(eta) per level
+  /// k >= 2 (the pass probability's rounding, see the file comment), summed;
+  /// 0 for the baselines with exact noise.
   double total_variation = 0;
 };
 
@@ -435,8 +458,57 @@ inline bool is_word(const ngram_table& vocabulary, gram_id w) {
   return w < vocabulary.size() && vocabulary.length(w) == 1;
 }
 
+/// How far the probability a level draws its spurious grams with may be
+/// from the exact tail p_k: 2^-48 eta + 2^-70. The certified bounds of both
+/// (discrete_gaussian_upper_tail_bounds, success_probability_bounds) are a
+/// few times 2^-52 p_k apart where p_k <= eta, so a level meets it at its
+/// eta-based threshold; the plan adds Delta_0 times it per level k >= 2 to
+/// the total variation (see the file comment).
+inline double pass_probability_tolerance(double eta) {
+  return std::ldexp(eta, -48) + 0x1p-70;
+}
+
+/// The spurious grams' pass probability at a level: tau (in units), the
+/// double p drawn with as binomial.hpp's rate = -log1p(-p) (0 when p is 0:
+/// nothing is drawn), and the certified bound on |1 - e^-rate - p_k|.
+struct certified_pass {
+  std::int64_t tau = 0;
+  double probability = 0;
+  double rate = 0;
+  double error = 0;
+};
+
+/// certified_pass at threshold tau, the threshold raised (tau += max(1,
+/// |tau|), a rule on public numbers alone) until the bound is within
+/// `tolerance`: every raise lowers p_k, and with it the bounds' width, so
+/// this ends (at the latest where the tail is below the smallest long
+/// double); it does not happen at DPNE's thresholds (see
+/// pass_probability_tolerance).
+template <class LevelNoise>
+certified_pass certify_pass(const LevelNoise& noise, std::int64_t tau, double tolerance) {
+  for (;;) {
+    const probability_bounds exact = noise.pass_probability_bounds(0, tau);
+    certified_pass c;
+    c.tau = tau;
+    c.probability = static_cast<double>(exact.estimate);
+    long double error = exact.upper;  // p = 0: nothing passes
+    if (c.probability > 0 && c.probability < 1) {
+      c.rate = -std::log1p(-c.probability);
+      error = max_distance(exact, success_probability_bounds(c.rate));
+    }
+    if (c.probability < 1 && error <= tolerance) {
+      c.error = static_cast<double>(privet::detail::step_up(error));
+      return c;
+    }
+    const std::int64_t step = std::max<std::int64_t>(1, tau < 0 ? -tau : tau);
+    tau = tau > std::numeric_limits<std::int64_t>::max() - step
+              ? std::numeric_limits<std::int64_t>::max()
+              : tau + step;
+  }
+}
+
 /// sigma_1..sigma_T for the target: sigma* at (eps, half), half = delta / 2
-/// (less the constant-time samplers' share, see plan_within), spread.
+/// (less the share for the total variation, see plan_within), spread.
 template <mechanism_noise_policy Noise>
 std::pair<double, std::vector<double>> schedule(const parameters& p, double half, double inflate) {
   const double star = dpsu::gaussian_sigma<Noise>(approx_dp(p.epsilon, half)) * inflate;
@@ -466,28 +538,27 @@ double total_variation_of(const std::vector<Guarantee>& steps) {
 
 /// The half of delta the noise and the thresholds each get, and the plan
 /// made for it by plan_at(half) (a privacy_report whose spent is the run's
-/// guarantee): delta / 2; with constant_time_noise (delta - share) / 2,
-/// the share at least twice what the samplers' total variation adds to the
-/// plan made at delta / 2, doubled until the spent delta fits the target
-/// (plan_at keeps epsilon within it). Throws invalid_parameter (`delta`)
-/// when delta is below twice that share.
+/// guarantee): delta / 2 when the plan made for it fits the target (the
+/// baselines with exact noise), else (delta - share) / 2, the share at
+/// least twice what the total variation (the constant-time samplers', the
+/// pass probabilities') adds to the plan made at delta / 2, doubled until
+/// the spent delta fits the target (plan_at keeps epsilon within it).
+/// Throws invalid_parameter (`delta`) when delta is below twice that share.
 template <mechanism_noise_policy Noise, class PlanAt>
 std::pair<privacy_report, double> plan_within(const parameters& p, PlanAt&& plan_at) {
-  if constexpr (!std::same_as<Noise, constant_time_noise>) {
-    return {plan_at(p.delta / 2), p.delta / 2};
-  } else {
-    const privacy_report whole = plan_at(p.delta / 2);
-    const double extra = whole.spent.delta() - p.delta;
-    for (double share = std::max(2 * extra, std::ldexp(p.delta, -48)); share < p.delta / 2;
-         share *= 2) {
-      const double half = (p.delta - share) / 2;
-      privacy_report r = plan_at(half);
-      if (r.spent.delta() <= p.delta) return {std::move(r), half};
-    }
-    throw_invalid("delta", p.delta,
-                  "(0, 1) and above twice the constant-time samplers' share (1 + e^eps) TV = " +
-                      privet::detail::format_value(extra));
+  privacy_report whole = plan_at(p.delta / 2);
+  if (whole.spent.delta() <= p.delta) return {std::move(whole), p.delta / 2};
+  const double extra = whole.spent.delta() - p.delta;
+  for (double share = std::max(2 * extra, std::ldexp(p.delta, -48)); share < p.delta / 2;
+       share *= 2) {
+    const double half = (p.delta - share) / 2;
+    privacy_report r = plan_at(half);
+    if (r.spent.delta() <= p.delta) return {std::move(r), half};
   }
+  throw_invalid(
+      "delta", p.delta,
+      "(0, 1) and above twice the share (1 + e^eps) TV = " + privet::detail::format_value(extra) +
+          " of the samplers' total variation (constant-time noise, pass probabilities)");
 }
 
 template <mechanism_noise_policy Noise>
@@ -497,28 +568,40 @@ std::string method_text();
 /// least inflate = (1 + 1e-9)^i, spends at most p.epsilon with the delta
 /// share `half` for the noise and the thresholds each (spent(), by the
 /// accounting layer); NoiseType(sigma).guarantee() is a step's guarantee.
+/// Every step after the first adds later_steps_tv to the total variation:
+/// to its within_tv guarantee (constant-time noise), or for exact noise to
+/// the run's (eps, delta) by add_total_variation.
 template <class NoiseType, mechanism_noise_policy Noise, class SigmasAt>
 privacy_report plan_inflated(const parameters& p, double half, SigmasAt&& sigmas_at,
                              double later_steps_tv = 0) {
   using step_guarantee = typename NoiseType::guarantee_type;
+  constexpr bool exact = std::same_as<step_guarantee, exact_guarantee_t<step_guarantee>>;
   double inflate = 1;
   for (;;) {
     auto [star, sigmas] = sigmas_at(inflate);
     std::vector<step_guarantee> steps;
+    double exact_tv = 0;
     for (double s : sigmas) {
       step_guarantee g = NoiseType(s).guarantee();
-      if constexpr (!std::same_as<step_guarantee, exact_guarantee_t<step_guarantee>>) {
-        if (!steps.empty() && later_steps_tv > 0) {
-          g = step_guarantee(g.base(), privet::detail::add_up(g.total_variation(), later_steps_tv));
+      if (!steps.empty() && later_steps_tv > 0) {
+        if constexpr (exact) {
+          exact_tv = privet::detail::add_up(exact_tv, later_steps_tv);
+        } else {
+          g = step_guarantee(
+              g.base(), std::min(1.0, privet::detail::add_up(g.total_variation(), later_steps_tv)));
         }
       }
       steps.push_back(g);
     }
-    const approx_dp used = spent(steps, half, half);
+    exact_tv = std::min(1.0, exact_tv);
+    const approx_dp used = add_total_variation(spent(steps, half, half), exact_tv);
     if (used.epsilon() <= p.epsilon) {
-      return privacy_report{
-          approx_dp(p.epsilon, p.delta), used, star, std::move(sigmas), method_text<Noise>(),
-          total_variation_of(steps)};
+      return privacy_report{approx_dp(p.epsilon, p.delta),
+                            used,
+                            star,
+                            std::move(sigmas),
+                            method_text<Noise>(),
+                            privet::detail::add_up(total_variation_of(steps), exact_tv)};
     }
     inflate *= 1 + 1e-9;
   }
@@ -532,15 +615,20 @@ std::string method_text() {
            "by their Corollary 13, plus the thresholds' half (basic composition), both halves "
            "(delta - share) / 2, then raised by (1 + e^eps) TV for the samplers' total variation "
            "TV = sum over steps of 2^64 tau, plus 2^-98 a level k >= 2 for the spurious grams' "
-           "Poisson sample (add_total_variation)";
+           "Poisson sample and Delta_0 (2^-48 eta + 2^-70) a level k >= 2 for their pass "
+           "probability's rounding (add_total_variation)";
   } else if constexpr (std::same_as<Noise, secure_noise>) {
     return "discrete Gaussian steps composed in zCDP (Canonne, Kamath & Steinke 2020, Thm 14), "
-           "converted at delta/2 by their Corollary 13, plus (0, delta/2) for the thresholds "
-           "(basic composition)";
+           "converted at the noise's half of delta by their Corollary 13, plus the thresholds' "
+           "half (basic composition), both halves (delta - share) / 2, then raised by (1 + e^eps) "
+           "TV for the spurious grams' pass probability's rounding, TV = Delta_0 (2^-48 eta + "
+           "2^-70) a level k >= 2 (add_total_variation)";
   } else {
-    return "continuous Gaussian steps composed in GDP (Dong, Roth & Su 2022), converted at "
-           "delta/2 exactly (analytic Gaussian), plus (0, delta/2) for the thresholds (basic "
-           "composition)";
+    return "continuous Gaussian steps composed in GDP (Dong, Roth & Su 2022), converted at the "
+           "noise's half of delta exactly (analytic Gaussian), plus the thresholds' half (basic "
+           "composition), both halves (delta - share) / 2, then raised by (1 + e^eps) TV for the "
+           "spurious grams' pass probability's rounding, TV = Delta_0 (2^-48 eta + 2^-70) a "
+           "level k >= 2 (add_total_variation)";
   }
 }
 
@@ -798,8 +886,14 @@ class extractor {
       const double share =
           std::min(1.0, static_cast<double>(prev.size()) / std::max(1.0, r.candidates));
       r.threshold = noise.scale() * normal_upper_quantile(p.eta * share);
-      const std::int64_t tau = noise.to_units(r.threshold);
-      r.pass_probability = noise.pass_probability(0, tau);
+      const detail::certified_pass pass = detail::certify_pass(
+          noise, noise.to_units(r.threshold), detail::pass_probability_tolerance(p.eta));
+      const std::int64_t tau = pass.tau;
+      if (tau != noise.to_units(r.threshold)) {
+        r.threshold = std::ldexp(static_cast<double>(tau), -static_cast<int>(noise.scale_bits()));
+      }
+      r.pass_probability = pass.probability;
+      r.pass_probability_error = pass.error;
 
       // The support's grams that pass, then the zero entries of V_k that
       // pass (how many, then which), then all of them in key order: the
@@ -808,10 +902,9 @@ class extractor {
       const std::uint64_t in_support = std::min<std::uint64_t>(h.size(), exact);
       std::vector<std::uint64_t> kept;
       if constexpr (std::same_as<Noise, constant_time_noise>) {
-        const double rate = -std::log1p(-r.pass_probability);  // p = 1 - e^-rate
-        if (constant_time_poisson_sample::supports(exact, rate)) {
-          kept = detail::constant_time_level(support, noise, tau, rate, middles, cumulative, exact,
-                                             r, gen);
+        if (pass.rate > 0 && constant_time_poisson_sample::supports(exact, pass.rate)) {
+          kept = detail::constant_time_level(support, noise, tau, pass.rate, middles, cumulative,
+                                             exact, r, gen);
         }
       }
       if (!r.spurious_constant_time) {
@@ -820,9 +913,8 @@ class extractor {
         const double used = std::max(0.0, std::round(r.candidates) - static_cast<double>(h.size()));
         r.spurious_trials = static_cast<std::uint64_t>(std::min(used, 0x1p64 - 2048));
         std::uint64_t spurious = 0;
-        if (r.spurious_trials > 0 && r.pass_probability > 0) {
-          spurious =
-              binomial_distribution(r.spurious_trials, -std::log1p(-r.pass_probability))(gen);
+        if (r.spurious_trials > 0 && pass.rate > 0) {
+          spurious = binomial_distribution(r.spurious_trials, pass.rate)(gen);
         }
         spurious = std::min(spurious, exact - in_support);  // only the estimate can exceed it
         r.spurious = spurious;
@@ -902,11 +994,18 @@ class extractor {
   // only add noise, but the maps round up too), at the half of delta
   // plan_within gives the noise and the thresholds each.
   static std::pair<privacy_report, double> plan(const parameters& p) {
-    return detail::plan_within<Noise>(p, [&p](double half) {
-      // Levels 2..T also draw their spurious count in constant time.
+    // Levels 2..T draw their spurious grams at a pass probability within
+    // pass_probability_tolerance of the exact tail, which a user's Delta_0
+    // grams can tell apart (file comment); with constant_time_noise also by
+    // a Poisson sample within max_total_variation of the exact one.
+    double later = static_cast<double>(p.max_ngrams) * detail::pass_probability_tolerance(p.eta);
+    if constexpr (std::same_as<Noise, constant_time_noise>) {
+      later = privet::detail::add_up(later, constant_time_poisson_sample::max_total_variation);
+    }
+    return detail::plan_within<Noise>(p, [&p, later](double half) {
       return detail::plan_inflated<noise_type, Noise>(
           p, half, [&](double inflate) { return detail::schedule<Noise>(p, half, inflate); },
-          constant_time_poisson_sample::max_total_variation);
+          later);
     });
   }
 

@@ -458,30 +458,59 @@ class fixed_point_noise {
     }
   }
 
-  /// P[weight + noise > tau], accurate to about 1e-14 relative (for DPNE's
-  /// count of spurious grams and for tests).
+  /// P[weight + noise > tau], accurate to about 1e-16 relative (for DPNE's
+  /// count of spurious grams and for tests): pass_probability_bounds'
+  /// estimate.
   [[nodiscard]] double pass_probability(std::int64_t weight, std::int64_t tau) const {
+    return static_cast<double>(pass_probability_bounds(weight, tau).estimate);
+  }
+
+  /// P[weight + noise > tau] for the exact law (for constant_time_noise
+  /// too: its samples are within sampler_total_variation() of it), with
+  /// certified bounds (mechanisms/tail_threshold.hpp): the discrete
+  /// Gaussian's tail, the normal tail, or the Laplace tails in closed form
+  /// with libm_allowance per exponential (amplified by the exponent).
+  [[nodiscard]] probability_bounds pass_probability_bounds(std::int64_t weight,
+                                                           std::int64_t tau) const {
     const auto gap = static_cast<long double>(tau) - static_cast<long double>(weight);
-    // The exact law's (for constant_time_noise too: its samples are within
-    // sampler_total_variation() of it).
+    const long double allowance = privet::detail::libm_allowance;
+    // Beyond 2^62 units (2^62 / 2^bits weight units, more than 2^30 sigma for
+    // every grid) the tail is below the smallest long double.
+    const long double tiny = std::numeric_limits<long double>::denorm_min();
+    if constexpr (grid_noise<Noise>) {
+      if (!(gap < 0x1p62L && gap > -0x1p62L)) {
+        return gap > 0 ? probability_bounds{0, 0, tiny} : probability_bounds{1 - tiny, 1, 1};
+      }
+    }
     if constexpr (Norm == update_norm::l2 && grid_noise<Noise>) {
-      if (!(gap < 0x1p62L && gap > -0x1p62L)) return gap > 0 ? 0.0 : 1.0;
-      return discrete_gaussian_upper_tail(gauss_->distribution(),
-                                          static_cast<std::int64_t>(gap) + 1);
+      return discrete_gaussian_upper_tail_bounds(gauss_->distribution(),
+                                                 static_cast<std::int64_t>(gap) + 1);
     } else if constexpr (Norm == update_norm::l2) {
-      return normal_upper_tail(static_cast<double>(gap / scale_units_));
-    } else if constexpr (grid_noise<Noise>) {
-      // P[Z >= k] = q^k / (1 + q) for k >= 1, 1 - q^(1-k) / (1 + q) below.
-      const auto& d = lap_->distribution();
-      const long double inv =
-          static_cast<long double>(d.scale_den()) / static_cast<long double>(d.scale_num());
-      const long double k = gap + 1;
-      const long double one_plus_q = 1 + std::exp(-inv);
-      if (k >= 1) return static_cast<double>(std::exp(-k * inv) / one_plus_q);
-      return static_cast<double>(1 - std::exp(-(1 - k) * inv) / one_plus_q);
+      return normal_upper_tail_bounds(gap / static_cast<long double>(scale_units_));
     } else {
-      const long double x = gap / scale_units_;
-      return static_cast<double>(x >= 0 ? std::exp(-x) / 2 : 1 - std::exp(x) / 2);
+      // Laplace: P[Z >= k] = q^k / (1 + q) for k >= 1 and 1 - q^(1-k) / (1 + q)
+      // below (discrete, q = e^{-1/b}); P[L > x] = e^{-x} / 2 for x >= 0 and
+      // 1 - e^{x} / 2 below (continuous, x in scales).
+      long double part = 0, exponent = 0;
+      bool upper_part = true;
+      if constexpr (grid_noise<Noise>) {
+        const auto& d = lap_->distribution();
+        const long double inv =
+            static_cast<long double>(d.scale_den()) / static_cast<long double>(d.scale_num());
+        const long double k = gap + 1;
+        upper_part = k >= 1;
+        exponent = (upper_part ? k : 1 - k) * inv;
+        part = std::exp(-exponent) / (1 + std::exp(-inv));
+      } else {
+        const long double x = gap / static_cast<long double>(scale_units_);
+        upper_part = x >= 0;
+        exponent = std::fabs(x);
+        part = std::exp(-exponent) / 2;
+      }
+      const long double rel = allowance * (4 + exponent);
+      probability_bounds b{std::max(0.0L, privet::detail::step_down(part * (1 - rel))), part,
+                           part == 0 ? tiny : privet::detail::step_up(part * (1 + rel))};
+      return upper_part ? b : privet::detail::complement(b);
     }
   }
 
