@@ -429,6 +429,38 @@ TEST_CASE("the clipped sum's neighbouring distance stays within its sensitivity 
   CHECK(plain - plain_alone > 1.0);
 }
 
+TEST_CASE("a sum beyond 2^63 grid units is rounded once, as the runtime's int128 conversion") {
+  // C = 2: the grid is G = 2^(ilogb(2) + 1 - 50) = 2^-48, so 1.0 is 2^48
+  // units and 2^15 + 3 rows of it pass 2^63 units: the int128 totals after
+  // the blocks' flushes, converted without a branch (ct_round_to_double).
+  const std::size_t n = (std::size_t{1} << 15) + 3;
+  xt::xtensor<double, 2> rows = xt::xtensor<double, 2>::from_shape({n + 1, std::size_t{3}});
+  for (std::size_t i = 0; i < n; ++i) {
+    rows(i, 0) = 1.0;
+    rows(i, 1) = -1.0;
+    rows(i, 2) = 0.75;
+  }
+  // One more row of a single unit (2^-48) and of 2^-10: the totals need 64
+  // bits, so the conversion rounds.
+  rows(n, 0) = std::ldexp(1.0, -48);
+  rows(n, 1) = -std::ldexp(1.0, -10);
+  rows(n, 2) = 0;
+  const auto got = privet::ml::clip_and_sum_rows(rows, 2.0).sum;
+  using privet::detail::int128;
+  const int128 unit = int128{1} << 48;
+  const int128 totals[3] = {static_cast<int128>(n) * unit + 1,
+                            -static_cast<int128>(n) * unit - (int128{1} << 38),
+                            static_cast<int128>(n) * 3 * (unit / 4)};
+  REQUIRE(got.size() == 3);
+  CHECK(totals[0] > (int128{1} << 63));
+  CHECK(-totals[1] > (int128{1} << 63));
+  for (int j = 0; j < 3; ++j) {
+    INFO("entry " << j);
+    CHECK(got[static_cast<std::size_t>(j)] ==
+          std::ldexp(static_cast<double>(totals[j]), -48));  // the runtime's conversion
+  }
+}
+
 TEST_CASE("clipped_gradient_sum_sensitivity: C plus a margin that grows with P and N") {
   using privet::ml::clipped_gradient_sum_sensitivity;
   // One row, one parameter: C + C 2^-49 + 2 (2^-52 (C + C 2^-49)) + rounding up.

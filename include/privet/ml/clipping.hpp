@@ -377,14 +377,16 @@ class exact_gradient_sum {
     // exact product rounded once, like ldexp, at a fraction of its cost.
     const bool representable = exponent_ >= std::numeric_limits<double>::min_exponent - 53;
     const double grid = representable ? std::ldexp(1.0, exponent_) : 0.0;
+    // Whether a block was flushed depends on the number of rows alone. A
+    // block holds at most 2^11 2^51 = 2^62 units in magnitude: int64, which
+    // the hardware converts rounding once. A flushed total is int128 and
+    // converted by ct_round_to_double, which also rounds once, with the same
+    // instructions whatever the sum (the runtime library's conversion
+    // branches on its size, and the int64 shortcut on whether it fits).
+    const bool wide = !total_.empty();
     for (std::size_t j = 0; j < out.size(); ++j) {
-      // A block alone holds at most 2^11 2^51 = 2^62 units in magnitude.
-      const privet::detail::int128 t =
-          total_.empty() ? static_cast<std::int64_t>(block_[j]) : total_[j];
-      // Either conversion rounds once: from int64 in hardware, from int128
-      // in the runtime library (only for sums beyond 2^63 units).
-      const auto small = static_cast<std::int64_t>(t);
-      const double d = small == t ? static_cast<double>(small) : static_cast<double>(t);
+      const double d = wide ? privet::detail::ct_round_to_double(total_[j])
+                            : static_cast<double>(static_cast<std::int64_t>(block_[j]));
       out[j] = std::clamp(representable ? d * grid : std::ldexp(d, exponent_), -top, top);
     }
     return out;

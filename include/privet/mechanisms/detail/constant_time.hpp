@@ -72,12 +72,6 @@ namespace privet::detail {
 
 // ---- branch-free word arithmetic (the single words: core/detail/ct_word.hpp) ---
 
-/// 1 when (a_hi 2^64 + a_lo) < (b_hi 2^64 + b_lo), else 0.
-inline std::uint64_t ct_lt_128(std::uint64_t a_hi, std::uint64_t a_lo, std::uint64_t b_hi,
-                               std::uint64_t b_lo) noexcept {
-  return ct_lt(a_hi, b_hi) | (ct_is_zero(a_hi ^ b_hi) & ct_lt(a_lo, b_lo));
-}
-
 /// A 256-bit unsigned integer as four little-endian words.
 using ct_u256 = std::array<std::uint64_t, 4>;
 

@@ -148,53 +148,10 @@ Real release_on_grid(Real x, double g, std::int64_t noise) {
 // is a noise scale below about 2^-980) may take the floating-point unit's
 // slow path, and wide long double releases use release_on_grid.
 
-/// Bit width of x (0 for 0) by a branch-free binary search.
-inline int ct_bit_width(std::uint64_t x) noexcept {
-  int r = 0;
-  for (int step = 32; step > 0; step /= 2) {
-    const std::uint64_t above = ct_is_zero(x >> step) ^ 1;
-    const int shift = step * static_cast<int>(above);
-    x >>= shift;
-    r += shift;
-  }
-  return r + static_cast<int>(x);
-}
-
 /// mask ? a : b on the bits of two doubles.
 inline double ct_select_double(std::uint64_t mask, double a, double b) noexcept {
   return std::bit_cast<double>(
       ct_select(mask, std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)));
-}
-
-/// 2^e for e in [0, 1023], built from its bits.
-inline double ct_pow2(int e) noexcept {
-  return std::bit_cast<double>(static_cast<std::uint64_t>(1023 + e) << 52);
-}
-
-/// A 128-bit value as two words, for shifts by a secret count: the
-/// compiler's uint128 shift tests the count against 64 with a branch.
-struct ct_words {
-  std::uint64_t hi;
-  std::uint64_t lo;
-};
-
-/// v >> n for n in [0, 127], branch-free.
-inline ct_words ct_shr(ct_words v, int n) noexcept {
-  const int s = n & 63;
-  // (hi << 1) << (63 - s) is hi << (64 - s) without the undefined shift by 64.
-  const std::uint64_t lo = (v.lo >> s) | ((v.hi << 1) << (63 - s));
-  const std::uint64_t hi = v.hi >> s;
-  const std::uint64_t whole = ct_mask(static_cast<std::uint64_t>(n >> 6) & 1);
-  return {ct_select(whole, 0, hi), ct_select(whole, hi, lo)};
-}
-
-/// v << n for n in [0, 127], branch-free.
-inline ct_words ct_shl(ct_words v, int n) noexcept {
-  const int s = n & 63;
-  const std::uint64_t hi = (v.hi << s) | ((v.lo >> 1) >> (63 - s));
-  const std::uint64_t lo = v.lo << s;
-  const std::uint64_t whole = ct_mask(static_cast<std::uint64_t>(n >> 6) & 1);
-  return {ct_select(whole, lo, hi), ct_select(whole, 0, lo)};
 }
 
 /// floor(p 2^128) for a double p in [0, 1), without a branch on p: the
@@ -213,37 +170,6 @@ inline ct_threshold ct_threshold_below(double p) noexcept {
   const int right = r0 - ((r0 - 127) & ~((r0 - 127) >> 31));             // min(r0, 127)
   const ct_words t = ct_shr(ct_shl(ct_words{0, m}, left), right);
   return {t.hi, t.lo};
-}
-
-/// round_to_double without a branch: s rounded to the nearest double, ties
-/// to even, for |s| < 2^127.
-inline double ct_round_to_double(int128 s) noexcept {
-  const auto us = static_cast<uint128>(s);
-  const std::uint64_t negative = static_cast<std::uint64_t>(us >> 127);
-  const uint128 flip = uint128{0} - negative;
-  const uint128 abs = (us ^ flip) - flip;  // |s|
-  const ct_words m{static_cast<std::uint64_t>(abs >> 64), static_cast<std::uint64_t>(abs)};
-  const std::uint64_t hi_set = ct_is_zero(m.hi) ^ 1;
-  const int width = static_cast<int>(hi_set) * (64 + ct_bit_width(m.hi)) +
-                    static_cast<int>(hi_set ^ 1) * ct_bit_width(m.lo);
-  const int excess = width - 53;
-  const int shift = excess & ~(excess >> 31);  // max(excess, 0), at most 74
-  const ct_words kept = ct_shr(m, shift);      // < 2^53
-  const ct_words unit = ct_shl({0, 1}, shift);
-  // rest = m mod 2^shift, half = 2^shift / 2 (0 when shift = 0).
-  const std::uint64_t borrow = ct_is_zero(unit.lo);
-  const ct_words mask{unit.hi - borrow, unit.lo - 1};
-  const ct_words rest{m.hi & mask.hi, m.lo & mask.lo};
-  const ct_words half = ct_shr(unit, 1);
-  const std::uint64_t above = ct_lt_128(half.hi, half.lo, rest.hi, rest.lo);
-  const std::uint64_t tie = ct_is_zero((rest.hi ^ half.hi) | (rest.lo ^ half.lo)) &
-                            (ct_is_zero(static_cast<std::uint64_t>(shift)) ^ 1);
-  const std::uint64_t up = above | (tie & kept.lo & 1);
-  // kept + up <= 2^53: exact as a signed conversion, then an exact
-  // power-of-two product.
-  const double magnitude =
-      static_cast<double>(static_cast<std::int64_t>(kept.lo + up)) * ct_pow2(shift);
-  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(magnitude) | (negative << 63));
 }
 
 /// nearbyint (ties to even) of a finite double, without the library's
