@@ -51,6 +51,8 @@
 #include <privet/algorithms/ldp_triehh.hpp>
 #include <privet/algorithms/triehh_constant_time.hpp>
 #include <privet/core/csprng.hpp>
+#include <privet/core/detail/ct_word.hpp>
+#include <privet/core/detail/int128.hpp>
 #include <privet/core/testing.hpp>
 #include <privet/core/uniform_subset.hpp>
 #include <privet/mechanisms/bernoulli.hpp>
@@ -686,6 +688,52 @@ void clip_rows(const std::string& name, std::size_t n, bool control) {
       {}, "", false, "rows within C vs all above C");
 }
 
+// The exact gradient sum's conversion of its int128 totals (a step of more
+// than 2,048 rows), split by the input: 64 totals below 2^63 grid units
+// against 64 beyond it (up to 2^100). Both classes read both tables and
+// pick their values by a mask. The control is the conversion before this
+// change: an int64 shortcut when the total fits, else the runtime's.
+void wide_sum(const std::string& name, std::size_t n, bool control) {
+  using privet::detail::int128;
+  using privet::detail::uint128;
+  constexpr std::size_t p = 64;
+  static const auto tables = [] {
+    std::array<std::array<int128, p>, 2> t{};
+    privet::testing::seeded_release_generator gen(13);
+    for (std::size_t j = 0; j < p; ++j) {
+      const int128 sign = (gen() & 1) != 0 ? -1 : 1;
+      t[0][j] = sign * static_cast<int128>(gen() >> 2);  // below 2^62
+      const auto bits = 64 + static_cast<unsigned>(gen() % 37);
+      t[1][j] = sign * static_cast<int128>(((static_cast<uint128>(gen()) << 64) | gen()) >>
+                                           (128 - bits));  // 2^63 to 2^100
+    }
+    return t;
+  }();
+  std::array<int128, p> totals{};
+  run(
+      name, n, true, false,
+      [&](int cls, counted_csprng&) {
+        const uint128 pick = uint128{0} - static_cast<uint128>(cls);
+        for (std::size_t j = 0; j < p; ++j) {
+          totals[j] = static_cast<int128>((static_cast<uint128>(tables[1][j]) & pick) |
+                                          (static_cast<uint128>(tables[0][j]) & ~pick));
+        }
+        double sum = 0;
+        for (std::size_t j = 0; j < p; ++j) {
+          const int128 t = totals[j];
+          if (control) {
+            const auto small = static_cast<std::int64_t>(t);
+            sum += small == t ? static_cast<double>(small) : static_cast<double>(t);
+          } else {
+            sum += privet::detail::ct_round_to_double(t);
+          }
+        }
+        benchmark_sink = sum;
+        return 0.0;
+      },
+      {}, "", false, "totals below vs beyond 2^63");
+}
+
 // A model's clipped sum (C = 1) over a dense batch, split by the input:
 // labels[0] (every label usable) against labels[1] (some equal to
 // `invalid`, left out of the sum). Both classes share one batch; the
@@ -1081,6 +1129,8 @@ int main(int argc, char** argv) {
   dpsgd_lstm_step<true>("frame-label LSTM step, gradient_frames = 16", slow, true);
   clip_rows("control: clip rows, skipping rows within C (64 x 1024)", n, true);
   clip_rows("clip_and_sum_rows (64 x 1024)", n, false);
+  wide_sum("control: int128 totals, int64 shortcut and runtime conversion (64)", n, true);
+  wide_sum("exact sum's int128 totals, ct_round_to_double (64)", n, false);
   mlp_left_out("control: MLP clipped sum over the usable examples", n, true);
   mlp_left_out("MLP clipped_gradient_sum (64-64-10, 64)", n, false);
   lr_left_out("control: dense LR clipped sum over the usable examples", n, true);
