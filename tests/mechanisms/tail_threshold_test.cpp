@@ -148,6 +148,35 @@ TEST_CASE("discrete Gaussian tail bounds hold the 113-bit direct sum and are wit
   }
 }
 
+TEST_CASE("discrete Gaussian tail bounds hold far past where erfc leaves the long double range") {
+  // y = k / (sigma sqrt 2) from 99 to 113: long double erfc(y) leaves the
+  // normal range at y = 106.53, f(k) = e^{-y^2} at 106.56 (z = 150.68
+  // between), and both are 0 by 113. The reference
+  // sums f from k in 50-digit arithmetic (no exponent limit) by the
+  // recurrence, over a normaliser sqrt(2 pi) sigma (theta - 1 < 1e-3000).
+  using big = boost::multiprecision::cpp_bin_float_50;
+  for (double sigma : {2048.5, 25000.0}) {
+    const privet::discrete_gaussian_distribution d(sigma);
+    const big s2 = big(d.sigma2_num()) / big(d.sigma2_den());
+    for (double z : {140.0, 150.0, 150.68, 151.0, 160.0}) {
+      const auto k = static_cast<std::int64_t>(std::llround(z * sigma));
+      big w = exp(-big(k) * k / (2 * s2)), r = exp(-big(2 * k + 1) / (2 * s2));
+      const big step = exp(-1 / s2);
+      big sum = 0;
+      for (int i = 0; i < 200000 && w > sum * 1e-45; ++i) {
+        sum += w;
+        w *= r;
+        r *= step;
+      }
+      const big p = sum / (sqrt(2 * boost::math::constants::pi<big>() * s2));
+      const privet::probability_bounds b = privet::discrete_gaussian_upper_tail_bounds(d, k);
+      INFO("sigma = " << sigma << ", k = " << k << ", p = " << p.str(10));
+      CHECK(big(b.lower) <= p);
+      CHECK(p <= big(b.upper));
+    }
+  }
+}
+
 TEST_CASE("normal tail bounds hold erfc at 50 digits and are within 2^-50 relative") {
   using big = boost::multiprecision::cpp_bin_float_50;
   for (long double x : {-30.0L, -5.0L, -1.0L, -0.25L, 0.0L, 0.7L, 2.326L, 5.0L, 12.0L, 37.5L}) {
@@ -157,6 +186,13 @@ TEST_CASE("normal tail bounds hold erfc at 50 digits and are within 2^-50 relati
     CHECK(big(b.lower) <= p);
     CHECK(p <= big(b.upper));
     CHECK(big(b.upper - b.lower) <= ldexp(p, -50) * (1 + big(x) * x));
+  }
+  for (long double x : {148.0L, 150.5L, 152.0L}) {  // erfc's result subnormal, then 0
+    const privet::probability_bounds b = privet::normal_upper_tail_bounds(x);
+    const big p = boost::math::erfc(big(x) / sqrt(big(2))) / 2;
+    INFO("x = " << static_cast<double>(x));
+    CHECK(big(b.lower) <= p);
+    CHECK(p <= big(b.upper));
   }
   const auto far = privet::normal_upper_tail_bounds(200.0L);  // erfc underflows
   CHECK(far.lower == 0);

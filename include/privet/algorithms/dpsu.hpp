@@ -507,9 +507,11 @@ class fixed_point_noise {
         exponent = std::fabs(x);
         part = std::exp(-exponent) / 2;
       }
+      // exp's error is relative in the normal range, absolute below it.
       const long double rel = allowance * (4 + exponent);
-      probability_bounds b{std::max(0.0L, privet::detail::step_down(part * (1 - rel))), part,
-                           part == 0 ? tiny : privet::detail::step_up(part * (1 + rel))};
+      const long double floor = std::numeric_limits<long double>::min();
+      probability_bounds b{std::max(0.0L, privet::detail::step_down(part * (1 - rel) - floor)),
+                           part, std::min(1.0L, privet::detail::step_up(part * (1 + rel) + floor))};
       return upper_part ? b : privet::detail::complement(b);
     }
   }

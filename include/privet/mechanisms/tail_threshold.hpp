@@ -178,7 +178,9 @@ inline approximate gaussian_tail_direct(long double s2, long double from) {
     const long double t = sum + w;
     carry += std::fabs(sum) >= w ? (sum - t) + w : (w - t) + sum;
     sum = t;
-    error += w * allowance * (1 + a);
+    // A term in the subnormal range has an absolute error of a few of the
+    // smallest steps, which the relative allowance does not cover.
+    error += w * allowance * (1 + a) + 4 * smallest;
     const long double a1 = (x + 1) * (x + 1) / (2 * s2);
     const long double w1 = std::exp(-a1);
     const long double next = w1 * (1 + allowance * (1 + a1)) + smallest;
@@ -230,8 +232,14 @@ inline approximate gaussian_tail_euler_maclaurin(long double s2, long double fro
                                     ? std::fabs(fifth) / 30240 * (1 + allowance * (8 + a))
                                     : 68 / (30240 * s2 * s2 * s) * (1 + allowance);
   const long double sum = integral + corrections;
+  // Far in the tail erfc and f(k) leave the normal range (erfc first, while
+  // the integral is still most of the sum): their absolute error is then up
+  // to the least normal long double, times the factors they are scaled by.
+  const long double underflow =
+      std::numeric_limits<long double>::min() * (2 * s + 1 + r + r3 + r5 + 3 * r / s2);
   const long double error = integral * allowance * (2 + 2 * a) + size * allowance * (4 + a) +
-                            remainder + 8 * std::numeric_limits<long double>::epsilon() * sum;
+                            remainder + underflow +
+                            8 * std::numeric_limits<long double>::epsilon() * sum;
   return {sum, step_up(error)};
 }
 
@@ -303,9 +311,11 @@ inline probability_bounds normal_upper_tail_bounds(long double x) {
   const long double rel = detail::libm_allowance * (2 + x * x);
   probability_bounds b;
   b.estimate = p;
-  b.lower = std::max(0.0L, detail::step_down(p * (1 - rel)));
-  b.upper = p == 0 ? std::numeric_limits<long double>::denorm_min()
-                   : std::min(1.0L, detail::step_up(p * (1 + rel)));
+  // Below the normal range erfc's error is absolute, up to the least
+  // normal long double.
+  const long double floor = std::numeric_limits<long double>::min();
+  b.lower = std::max(0.0L, detail::step_down(p * (1 - rel) - floor));
+  b.upper = std::min(1.0L, detail::step_up(p * (1 + rel) + floor));
   return b;
 }
 
