@@ -7,6 +7,8 @@
 #include <privet/core/testing.hpp>
 
 #include <doctest/doctest.h>
+#include <boost/math/special_functions/erf.hpp>
+#include <boost/multiprecision/cpp_bin_float.hpp>
 #include <support/errors.hpp>
 #include <support/gaussian_reference.hpp>
 
@@ -251,6 +253,58 @@ TEST_CASE("with_noise: explicit noise and threshold delta, guarantee composed by
   const auto g = su.guarantee(1e-8);
   CHECK(g.delta() == doctest::Approx(2e-8).epsilon(1e-12));
   CHECK(rejected_parameter([&] { (void)su.guarantee(); }) == "noise_delta");
+}
+
+TEST_CASE("pass_probability_bounds hold the exact tails at 50 digits, for every noise") {
+  // Scale 1 puts one weight unit at 2^-20 and the noise at 2^20 units
+  // (bits = 20 - ilogb(1)): the discrete Laplace's t = 2^20 exactly, so
+  // P[Z >= k] = q^k / (1 + q), q = e^{-2^-20}, for k >= 1 and 1 - q^(1-k) /
+  // (1 + q) below; the continuous Laplace's P[L > x] = e^{-x} / 2 for x >= 0
+  // and 1 - e^x / 2 below, the normal's erfc(x / sqrt 2) / 2, x in scales.
+  using big = boost::multiprecision::cpp_bin_float_50;
+  using privet::secure_noise;
+  using privet::simulation_only_noise;
+  const dpsu::fixed_point_noise<dpsu::update_norm::l1, secure_noise> lap(1.0);
+  const dpsu::fixed_point_noise<dpsu::update_norm::l1, simulation_only_noise> sim_lap(1.0);
+  const dpsu::fixed_point_noise<dpsu::update_norm::l2, simulation_only_noise> sim_gauss(1.0);
+  const dpsu::fixed_point_noise<dpsu::update_norm::l2, secure_noise> gauss(1.0);
+  REQUIRE(lap.scale_bits() == 20);
+  REQUIRE(lap.scale_units() == 0x1p20);
+  const big unit = big(0x1p20);
+  const big q = exp(-1 / unit);
+  const auto check = [](const privet::probability_bounds& b, const big& want) {
+    CHECK(big(b.lower) <= want);
+    CHECK(want <= big(b.upper));
+    CHECK(big(b.upper - b.lower) <= ldexp(want, -40) + 1e-4900L);
+  };
+  for (const double z : {-30.0, -3.0, -0.5, 0.0, 0.25, 1.0, 4.0, 20.0, 60.0}) {
+    const auto tau = static_cast<std::int64_t>(std::llround(z * 0x1p20));
+    for (const std::int64_t weight : {std::int64_t{0}, std::int64_t{3} << 18}) {
+      const std::int64_t gap = tau - weight;
+      INFO("z = " << z << ", weight = " << weight);
+      // Passing is weight + noise > tau: noise >= gap + 1 for integer noise.
+      const std::int64_t k = gap + 1;
+      const big discrete = k >= 1 ? pow(q, k) / (1 + q) : 1 - pow(q, 1 - k) / (1 + q);
+      check(lap.pass_probability_bounds(weight, tau), discrete);
+      const big x = big(gap) / unit;
+      check(sim_lap.pass_probability_bounds(weight, tau), x >= 0 ? exp(-x) / 2 : 1 - exp(x) / 2);
+      check(sim_gauss.pass_probability_bounds(weight, tau),
+            boost::math::erfc(x / sqrt(big(2))) / 2);
+      // The discrete Gaussian's is the tail function's, at gap + 1.
+      const auto g = gauss.pass_probability_bounds(weight, tau);
+      const auto direct = privet::discrete_gaussian_upper_tail_bounds(
+          privet::discrete_gaussian_distribution(gauss.scale_units()), k);
+      CHECK(g.lower <= direct.upper);
+      CHECK(direct.lower <= g.upper);
+      CHECK(lap.pass_probability(weight, tau) ==
+            static_cast<double>(lap.pass_probability_bounds(weight, tau).estimate));
+    }
+  }
+  // Beyond 2^62 units the grid noises' tails are below every long double.
+  const auto far = lap.pass_probability_bounds(0, std::numeric_limits<std::int64_t>::max());
+  CHECK(far.lower == 0);
+  CHECK(far.upper > 0);
+  CHECK(far.upper < 1e-4000L);
 }
 
 TEST_CASE("parameters and scales are validated by name") {
